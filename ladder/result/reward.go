@@ -1,0 +1,235 @@
+package result
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/swe-refactor-bench/srb/schema"
+)
+
+// File names [Publish] writes into a results directory (HARNESS.md §3.8).
+const (
+	ScoreFile   = "score.json"
+	SummaryFile = "summary.txt"
+	RewardFile  = "reward.json"
+)
+
+// ErrCouldNotRun marks an error meaning a stage or the grader could not
+// run at all. It is a typed outcome, never a lower score: callers wrap it
+// (fmt.Errorf("…: %w", ErrCouldNotRun)), test it with errors.Is, and
+// publish [ErrorVerdict] rather than a zero that reads like a judgement.
+var ErrCouldNotRun = errors.New("could not run")
+
+// ErrorVerdict is the verdict the earlier harness's publish_error
+// published for a grader that could not complete: score 0, valid false
+// (HarnessError = message), the audit gate not run, and a note that the
+// score is not a judgement about the submission. MaxScore is 100.
+func ErrorVerdict(task, message string) *Verdict {
+	v := NewVerdict(task, 100)
+	v.HarnessError = message
+	v.Notes = append(v.Notes, "the score below is not a judgement about the submission; the grader did not complete")
+	return v
+}
+
+// RewardKey turns an id into a reward.json key fragment: lower case, every
+// character that is not a letter or digit replaced by "_", leading and
+// trailing "_" trimmed, and "unnamed" if nothing is left (HARNESS.md §3.8).
+// Letters and digits are Unicode ones, as Python's str.isalnum.
+func RewardKey(id string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(id) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Nl, r) || unicode.Is(unicode.No, r) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if k := strings.Trim(b.String(), "_"); k != "" {
+		return k
+	}
+	return "unnamed"
+}
+
+// Reward flattens v into reward.json's numbers (HARNESS.md §3.8): reward,
+// score, max_score, valid (0/1), stage1_* (ran, passed, failures),
+// stage2_* (ran, scored, points, rate, modules), stage3_* (ran, scored,
+// points, models, survived, broken), blocked_by_audit_gate,
+// blocked_by_behavioural_incomplete, stage2_uncounted_{ran, points, rate,
+// modules, complete}, stage3_uncounted_{ran, points, models, survived},
+// per module module_<key>_{rate, weight, passed, failed, errored, skipped,
+// ran}, per verification round that survived or broke
+// adversary_<key>_survived (errored rounds are absent), and
+// harnesses_distinct. Keys are derived with [RewardKey]. Flags are 0 or 1.
+func Reward(v *Verdict) map[string]float64 {
+	b := func(x bool) float64 {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	has := func(list []string, s string) bool {
+		for _, x := range list {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	flat := map[string]float64{
+		"reward":        v.Reward(),
+		"score":         pyRound(v.Score, 4),
+		"max_score":     v.MaxScore,
+		"valid":         b(v.Valid()),
+		"stage1_ran":    b(v.AuditGate != GateNotRun && v.AuditGate != ""),
+		"stage1_passed": b(v.AuditGate == GatePass),
+		"stage1_failures": float64(len(v.AuditFailures)),
+		"stage2_ran": b(has(v.StagesRun, StageBehavioural) ||
+			v.UnscoredStages[StageBehavioural] != ""),
+		"stage2_scored":  b(has(v.StagesRun, StageBehavioural)),
+		"stage2_points":  pyRound(v.BehaviouralPoints, 4),
+		"stage2_rate":    pyRound(v.BehaviouralRate, 6),
+		"stage2_modules": float64(len(v.Modules)),
+		"stage3_ran": b(has(v.StagesRun, StageVerification) ||
+			v.UnscoredStages[StageVerification] != ""),
+		"stage3_scored":   b(has(v.StagesRun, StageVerification)),
+		"stage3_points":   pyRound(v.VerificationPoints, 4),
+		"stage3_models":   float64(v.AdversariesTotal),
+		"stage3_survived": float64(v.AdversariesSurvived),
+		"stage3_broken":   float64(len(v.VerificationBreaks)),
+	}
+	for _, stop := range []string{"audit-gate", "behavioural-incomplete"} {
+		flat["blocked_by_"+strings.ReplaceAll(stop, "-", "_")] = b(v.BlockedBy == stop)
+	}
+
+	unc := v.Uncounted()
+	fn := unc[StageBehavioural]
+	adv := unc[StageVerification]
+	flat["stage2_uncounted_ran"] = b(truthy(fn["ran"]))
+	flat["stage2_uncounted_points"] = pyRound(num(getOr(fn, "points", 0.0)), 4)
+	flat["stage2_uncounted_rate"] = pyRound(num(getOr(fn, "rate", 0.0)), 6)
+	flat["stage2_uncounted_modules"] = float64(pyIntOf(getOr(fn, "modules", 0)))
+	complete := num(fn["points"]) > 0
+	if c, ok := fn["complete"]; ok {
+		complete = truthy(c)
+	}
+	flat["stage2_uncounted_complete"] = b(complete)
+	flat["stage3_uncounted_ran"] = b(truthy(adv["ran"]))
+	flat["stage3_uncounted_points"] = pyRound(num(getOr(adv, "points", 0.0)), 4)
+	flat["stage3_uncounted_models"] = float64(pyIntOf(getOr(adv, "models_total", 0)))
+	flat["stage3_uncounted_survived"] = float64(pyIntOf(getOr(adv, "models_survived", 0)))
+
+	for _, m := range v.Modules {
+		k := "module_" + RewardKey(m.ID) + "_"
+		flat[k+"rate"] = pyRound(m.Rate, 6)
+		flat[k+"weight"] = pyRound(m.Weight, 6)
+		flat[k+"passed"] = float64(m.Passed)
+		flat[k+"failed"] = float64(m.Failed)
+		flat[k+"errored"] = float64(m.Errored)
+		flat[k+"skipped"] = float64(m.Skipped)
+		flat[k+"ran"] = b(m.Status == UnitOK)
+	}
+
+	for _, e := range asList(asMap(v.Metadata[StageVerification])["rounds"]) {
+		entry, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		rid := entry["adversary"]
+		if !truthy(rid) {
+			rid = entry["id"]
+		}
+		id := ""
+		if truthy(rid) {
+			id = pyStr(rid)
+		}
+		outcome := ""
+		if truthy(entry["outcome"]) {
+			outcome = pyStr(entry["outcome"])
+		}
+		if id == "" || (outcome != "survived" && outcome != "broken") {
+			continue
+		}
+		flat["adversary_"+RewardKey(id)+"_survived"] = b(outcome == "survived")
+	}
+
+	distinct := map[string]bool{}
+	for _, h := range v.Harnesses {
+		if fp, ok := h["fingerprint"]; ok && truthy(fp) {
+			distinct[pyStr(fp)] = true
+		}
+	}
+	flat["harnesses_distinct"] = float64(len(distinct))
+	return flat
+}
+
+// rewardIsFloat says which reward.json keys the earlier harness wrote as
+// floats (1.0) rather than integers (1), so the file reads the same.
+func rewardIsFloat(key string) bool {
+	switch key {
+	case "reward", "score", "max_score":
+		return true
+	}
+	return strings.HasSuffix(key, "_points") || strings.HasSuffix(key, "_rate") ||
+		(strings.HasPrefix(key, "module_") && strings.HasSuffix(key, "_weight"))
+}
+
+// marshalReward renders flat as reward.json: keys sorted, indent 2,
+// trailing newline.
+func marshalReward(flat map[string]float64) ([]byte, error) {
+	keys := make([]string, 0, len(flat))
+	for k := range flat {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	o := make(object, 0, len(keys))
+	for _, k := range keys {
+		if rewardIsFloat(k) {
+			o.add(k, flat[k])
+		} else {
+			o.add(k, pyInt(int64(flat[k])))
+		}
+	}
+	return marshalPy(o)
+}
+
+// Publish writes the three files Harbor reads into dir (HARNESS.md §3.8),
+// each atomically and in this order: score.json (v, validated against the
+// "score" schema), summary.txt (summary plus a newline; render it with the
+// report package), and reward.json (the flat numbers of [Reward], keys
+// sorted, validated against the "reward" schema) LAST, so a consumer polling
+// for reward.json never sees a reward whose detail has not landed. dir is
+// created if needed. Both documents are validated before anything is
+// written.
+func Publish(dir string, v *Verdict, summary string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	scorePath := filepath.Join(dir, ScoreFile)
+	rewardPath := filepath.Join(dir, RewardFile)
+	score, err := v.marshalValid(scorePath)
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	reward, err := marshalReward(Reward(v))
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := schema.ValidateBytes(schema.Reward, reward); err != nil {
+		return fmt.Errorf("publish: write reward %s: %w", rewardPath, withFile(err, rewardPath))
+	}
+	if err := writeAtomic(scorePath, score); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := writeAtomic(filepath.Join(dir, SummaryFile), []byte(summary+"\n")); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := writeAtomic(rewardPath, reward); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,530 @@
+package result
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/schema"
+)
+
+// StageSchema is the schema string of a stage-result envelope
+// (HARNESS.md §3.6).
+const StageSchema = "swerefactor.stage-result/1"
+
+// The three stage names, in ladder order (HARNESS.md §3.6).
+const (
+	StageAudit        = "audit"
+	StageBehavioural  = "behavioural"
+	StageVerification = "verification"
+)
+
+// StageNames returns the three stage names in ladder order.
+func StageNames() []string {
+	return []string{StageAudit, StageBehavioural, StageVerification}
+}
+
+// Stage statuses: whether the stage RAN, never whether the submission
+// passed (HARNESS.md §3.6). Writers emit StatusSkip for a disabled stage; a
+// reader maps it, like anything but "ok", to StatusError.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+	StatusSkip  = "skip"
+)
+
+// Unit statuses (HARNESS.md §3.6). UnitUnreached is the one a module never
+// writes about itself: the suite seeds it for every declared module before
+// the first one starts. A reader maps an unknown status to StatusError.
+const (
+	UnitOK        = "ok"
+	UnitError     = "error"
+	UnitTimeout   = "timeout"
+	UnitSkip      = "skip"
+	UnitUnreached = "unreached"
+)
+
+// Check verdicts (HARNESS.md §3.6). A reader maps an unknown verdict, in any
+// case, to VerdictError: a broken producer is not a pass.
+const (
+	VerdictPass  = "pass"
+	VerdictFail  = "fail"
+	VerdictError = "error"
+	VerdictSkip  = "skip"
+)
+
+// TimeLayout is the layout of started_at: "%Y-%m-%dT%H:%M:%SZ" in UTC.
+const TimeLayout = "2006-01-02T15:04:05Z"
+
+// Check is one atomic verdict of a stage (HARNESS.md §3.6).
+//
+// Weight is one bit: a check with weight ≤ 0 does not score (an
+// observation); any positive weight is one scored check. Required belongs to
+// the audit stage, where it marks a gate. DurationSec is seconds, nil when
+// unmeasured. On the wire, weight is rounded to 6 decimal places and
+// duration_sec to 3, and required, unit, detail, evidence, duration_sec and
+// metadata are written only when set.
+type Check struct {
+	ID          string
+	Verdict     string // pass | fail | error | skip
+	Summary     string
+	Weight      float64
+	Required    bool
+	Unit        string
+	Detail      string
+	Evidence    []map[string]any
+	DurationSec *float64
+	Metadata    map[string]any
+}
+
+// OK reports whether the check passed.
+func (c Check) OK() bool { return c.Verdict == VerdictPass }
+
+// Judged reports whether the check reached a verdict at all (verdict ≠
+// skip). It is for reporting only: a skip still counts in [Pooled]'s
+// denominator.
+func (c Check) Judged() bool { return c.Verdict != VerdictSkip }
+
+func (c Check) pyDoc() object {
+	o := object{
+		{"id", c.ID},
+		{"verdict", c.Verdict},
+		{"summary", c.Summary},
+		{"weight", pyRound(c.Weight, 6)},
+	}
+	if c.Required {
+		o.add("required", true)
+	}
+	if c.Unit != "" {
+		o.add("unit", c.Unit)
+	}
+	if c.Detail != "" {
+		o.add("detail", c.Detail)
+	}
+	if len(c.Evidence) > 0 {
+		o.add("evidence", c.Evidence)
+	}
+	if c.DurationSec != nil {
+		o.add("duration_sec", pyRound(*c.DurationSec, 3))
+	}
+	if len(c.Metadata) > 0 {
+		o.add("metadata", c.Metadata)
+	}
+	return o
+}
+
+// Unit is a named group of checks: one behavioural module, one audit area,
+// one verification round (HARNESS.md §3.6). Weight is the unit's relative
+// share of its stage (6 dp on the wire); Status says whether it ran.
+type Unit struct {
+	ID          string
+	Title       string
+	Weight      float64
+	Status      string // ok | error | timeout | skip | unreached
+	Summary     string
+	DurationSec *float64
+	Metadata    map[string]any
+}
+
+func (u Unit) pyDoc() object {
+	o := object{
+		{"id", u.ID},
+		{"title", u.Title},
+		{"weight", pyRound(u.Weight, 6)},
+		{"status", u.Status},
+	}
+	if u.Summary != "" {
+		o.add("summary", u.Summary)
+	}
+	if u.DurationSec != nil {
+		o.add("duration_sec", pyRound(*u.DurationSec, 3))
+	}
+	if len(u.Metadata) > 0 {
+		o.add("metadata", u.Metadata)
+	}
+	return o
+}
+
+// Stage is one stage's complete output, the envelope with schema
+// "swerefactor.stage-result/1" that the scorer reads (HARNESS.md §3.6).
+//
+// Status is the stage's own: "ok", "error", or "skip" (written for a
+// disabled stage, read back as "error"). StartedAt is UTC in [TimeLayout];
+// DurationSec is seconds (3 dp on the wire). Harness is the provenance stamp
+// ({"fingerprint": "<12 hex>"} or empty), set once by [NewStage] and copied
+// verbatim by every reader: a result read off disk keeps the harness that
+// wrote it (HARNESS.md §4.6, bug 86).
+type Stage struct {
+	Stage       string
+	Task        string
+	Status      string
+	StartedAt   string
+	DurationSec float64
+	Harness     map[string]any
+	Units       []Unit
+	Checks      []Check
+	Metadata    map[string]any
+	Notes       []string
+}
+
+// NewStage returns an empty, ok result for stage of task, started at now,
+// stamped with this harness's [Fingerprint] (an empty stamp when the
+// fingerprint cannot be computed). It is the only place srb stamps a stage.
+func NewStage(stage, task string, now time.Time) *Stage {
+	harness := map[string]any{}
+	if fp := Fingerprint(); fp != "" {
+		harness["fingerprint"] = fp
+	}
+	return &Stage{
+		Stage:     stage,
+		Task:      task,
+		Status:    StatusOK,
+		StartedAt: now.UTC().Format(TimeLayout),
+		Harness:   harness,
+		Units:     []Unit{},
+		Checks:    []Check{},
+		Metadata:  map[string]any{},
+		Notes:     []string{},
+	}
+}
+
+// Failed returns the result of a stage that could not run at all, in the
+// same shape as one that did: status "error", reason as its one note and as
+// metadata["error"] (HARNESS.md §3.6, StageResult.failed).
+func Failed(stage, task, reason string, now time.Time) *Stage {
+	s := NewStage(stage, task, now)
+	s.Status = StatusError
+	s.Notes = append(s.Notes, reason)
+	s.Metadata["error"] = reason
+	return s
+}
+
+// Add appends c to the stage's checks.
+func (s *Stage) Add(c Check) { s.Checks = append(s.Checks, c) }
+
+// Note appends one note.
+func (s *Stage) Note(text string) { s.Notes = append(s.Notes, text) }
+
+// Unit returns the first unit called id, or nil.
+func (s *Stage) Unit(id string) *Unit {
+	for i := range s.Units {
+		if s.Units[i].ID == id {
+			return &s.Units[i]
+		}
+	}
+	return nil
+}
+
+// ChecksOf returns the checks whose Unit is unitID, in order.
+func (s *Stage) ChecksOf(unitID string) []Check {
+	var out []Check
+	for _, c := range s.Checks {
+		if c.Unit == unitID {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func (s *Stage) pyDoc() object {
+	units := make([]any, len(s.Units))
+	for i, u := range s.Units {
+		units[i] = u
+	}
+	checks := make([]any, len(s.Checks))
+	for i, c := range s.Checks {
+		checks[i] = c
+	}
+	harness := s.Harness
+	if harness == nil {
+		harness = map[string]any{}
+	}
+	meta := s.Metadata
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	notes := s.Notes
+	if notes == nil {
+		notes = []string{}
+	}
+	return object{
+		{"schema", StageSchema},
+		{"stage", s.Stage},
+		{"task", s.Task},
+		{"status", s.Status},
+		{"started_at", s.StartedAt},
+		{"duration_sec", pyRound(s.DurationSec, 3)},
+		{"harness", harness},
+		{"units", units},
+		{"checks", checks},
+		{"metadata", meta},
+		{"notes", notes},
+	}
+}
+
+// MarshalJSON writes the envelope with the earlier harness's field order
+// and rounding. It does not validate; [Stage.Write] does.
+func (s *Stage) MarshalJSON() ([]byte, error) { return marshalPy(s) }
+
+// UnmarshalJSON reads an envelope with the earlier harness's leniency (see
+// [ParseStage]); it does not validate against the JSON Schema.
+func (s *Stage) UnmarshalJSON(data []byte) error {
+	doc, err := decodeJSON(data)
+	if err != nil {
+		return fmt.Errorf("parse stage result: %w", err)
+	}
+	got, err := stageFromDoc(doc)
+	if err != nil {
+		return err
+	}
+	*s = *got
+	return nil
+}
+
+// ParseStage reads a stage-result envelope from data, validating it against
+// the "stage-result" JSON Schema first. Reading follows the earlier
+// harness's from_dict: an unknown stage is an error; a status other than
+// "ok" reads as "error"; unknown unit statuses and check verdicts read as
+// "error"; an unparsable weight reads as 1 and a negative one as 0;
+// harness is copied verbatim, never re-stamped.
+func ParseStage(data []byte) (*Stage, error) {
+	doc, err := decodeJSON(data)
+	if err != nil {
+		return nil, &schema.ValidationError{Contract: schema.StageResult, Msg: "not JSON: " + err.Error()}
+	}
+	if err := schema.Validate(schema.StageResult, doc); err != nil {
+		return nil, err
+	}
+	return stageFromDoc(doc)
+}
+
+// ReadStage reads and validates the stage result at path (see
+// [ParseStage]). A schema violation is a *schema.ValidationError with File
+// set to path, wrapped with the operation.
+func ReadStage(path string) (*Stage, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read stage result: %w", err)
+	}
+	s, err := ParseStage(data)
+	if err != nil {
+		return nil, fmt.Errorf("read stage result %s: %w", path, withFile(err, path))
+	}
+	return s, nil
+}
+
+// Write validates the envelope against the "stage-result" JSON Schema and
+// writes it to path atomically (a ".tmp-*.json" file in the same directory,
+// then a rename), creating the directory if needed.
+func (s *Stage) Write(path string) error {
+	data, err := marshalPy(s)
+	if err != nil {
+		return fmt.Errorf("write stage result %s: %w", path, err)
+	}
+	if err := schema.ValidateBytes(schema.StageResult, data); err != nil {
+		return fmt.Errorf("write stage result %s: %w", path, withFile(err, path))
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return fmt.Errorf("write stage result: %w", err)
+	}
+	return nil
+}
+
+// withFile sets File on a schema validation error.
+func withFile(err error, path string) error {
+	var ve *schema.ValidationError
+	if errors.As(err, &ve) && ve.File == "" {
+		ve.File = path
+	}
+	return err
+}
+
+func stageFromDoc(doc any) (*Stage, error) {
+	raw, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("parse stage result: the document is not a JSON object")
+	}
+	stage := strings.ToLower(pyStr(getOr(raw, "stage", "")))
+	switch stage {
+	case StageAudit, StageBehavioural, StageVerification:
+	default:
+		return nil, fmt.Errorf("parse stage result: unknown stage %s; expected one of %s",
+			pyQuoteRepr(stage), strings.Join(StageNames(), ", "))
+	}
+	status := StatusError
+	if strings.ToLower(pyStr(getOr(raw, "status", StatusOK))) == StatusOK {
+		status = StatusOK
+	}
+	started := pyStr(raw["started_at"])
+	if !truthy(raw["started_at"]) {
+		started = time.Now().UTC().Format(TimeLayout)
+	}
+	dur := 0.0
+	if truthy(raw["duration_sec"]) {
+		f, ok := pyFloat(raw["duration_sec"])
+		if !ok {
+			return nil, fmt.Errorf("parse stage result: duration_sec is not a number")
+		}
+		dur = f
+	}
+	s := &Stage{
+		Stage:       stage,
+		Task:        pyStr(getOr(raw, "task", "")),
+		Status:      status,
+		StartedAt:   started,
+		DurationSec: dur,
+		Harness:     copyMap(asMap(raw["harness"])),
+		Units:       []Unit{},
+		Checks:      []Check{},
+		Metadata:    copyMap(asMap(raw["metadata"])),
+		Notes:       []string{},
+	}
+	for _, u := range asList(raw["units"]) {
+		if m, ok := u.(map[string]any); ok {
+			s.Units = append(s.Units, unitFromMap(m))
+		}
+	}
+	for _, c := range asList(raw["checks"]) {
+		if m, ok := c.(map[string]any); ok {
+			s.Checks = append(s.Checks, checkFromMap(m))
+		}
+	}
+	for _, n := range asList(raw["notes"]) {
+		s.Notes = append(s.Notes, pyStr(n))
+	}
+	return s, nil
+}
+
+// getOr is Python's dict.get(key, def): the stored value, even null, when
+// the key is present.
+func getOr(m map[string]any, key string, def any) any {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	return def
+}
+
+// pyQuoteRepr is Python's repr() of a str, close enough for messages.
+func pyQuoteRepr(s string) string {
+	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
+		return `"` + s + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `\'`) + "'"
+}
+
+func weightOf(m map[string]any) float64 {
+	w, ok := pyFloat(getOr(m, "weight", 1.0))
+	switch {
+	case !ok || math.IsInf(w, 0):
+		// Unparsable reads as 1 (the earlier harness). srb also reads an
+		// infinite weight as 1, since JSON cannot carry one back out.
+		return 1
+	case math.IsNaN(w) || w < 0:
+		return 0 // max(0.0, w) in Python
+	}
+	return w
+}
+
+func durationOf(v any) *float64 {
+	f, ok := pyFloat(v)
+	if !ok {
+		return nil
+	}
+	return &f
+}
+
+func checkFromMap(raw map[string]any) Check {
+	verdict := strings.ToLower(pyStr(getOr(raw, "verdict", VerdictError)))
+	switch verdict {
+	case VerdictPass, VerdictFail, VerdictError, VerdictSkip:
+	default:
+		verdict = VerdictError
+	}
+	id := "<unnamed>"
+	if truthy(raw["id"]) {
+		id = pyStr(raw["id"])
+	} else if truthy(raw["name"]) {
+		id = pyStr(raw["name"])
+	}
+	var evidence []map[string]any
+	if ev := raw["evidence"]; truthy(ev) {
+		list, isList := ev.([]any)
+		if !isList {
+			evidence = []map[string]any{{"note": pyStr(ev)}}
+		}
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				evidence = append(evidence, m)
+			} else {
+				evidence = append(evidence, map[string]any{"note": pyStr(e)})
+			}
+		}
+	}
+	return Check{
+		ID:          id,
+		Verdict:     verdict,
+		Summary:     pyStr(getOr(raw, "summary", "")),
+		Weight:      weightOf(raw),
+		Required:    truthy(raw["required"]),
+		Unit:        pyStr(getOr(raw, "unit", "")),
+		Detail:      pyStr(getOr(raw, "detail", "")),
+		Evidence:    evidence,
+		DurationSec: durationOf(raw["duration_sec"]),
+		Metadata:    copyMap(asMap(raw["metadata"])),
+	}
+}
+
+func unitFromMap(raw map[string]any) Unit {
+	status := strings.ToLower(pyStr(getOr(raw, "status", UnitOK)))
+	switch status {
+	case UnitOK, UnitError, UnitTimeout, UnitSkip, UnitUnreached:
+	default:
+		status = UnitError
+	}
+	id := "<unnamed>"
+	if truthy(raw["id"]) {
+		id = pyStr(raw["id"])
+	}
+	return Unit{
+		ID:          id,
+		Title:       pyStr(getOr(raw, "title", "")),
+		Weight:      weightOf(raw),
+		Status:      status,
+		Summary:     pyStr(getOr(raw, "summary", "")),
+		DurationSec: durationOf(raw["duration_sec"]),
+		Metadata:    copyMap(asMap(raw["metadata"])),
+	}
+}
+
+// Pooled returns the number of passing checks and the number of scored
+// checks among checks: every check with weight > 0 counts once, whatever
+// its weight, and a skip stays in the denominator and never passes
+// (HARNESS.md §3.6 "pooled"; bug 64).
+func Pooled(checks []Check) (passed, total int) {
+	for _, c := range checks {
+		if c.Weight <= 0 {
+			continue
+		}
+		total++
+		if c.OK() {
+			passed++
+		}
+	}
+	return passed, total
+}
+
+// Rate is passed/total over [Pooled], and 0 for an empty pool: nothing
+// measured is not everything passing.
+func Rate(checks []Check) float64 {
+	p, t := Pooled(checks)
+	if t == 0 {
+		return 0
+	}
+	return float64(p) / float64(t)
+}
+
+var _ json.Marshaler = (*Stage)(nil)
