@@ -81,12 +81,12 @@ func Reward(v *Verdict) map[string]float64 {
 		return false
 	}
 	flat := map[string]float64{
-		"reward":        v.Reward(),
-		"score":         pyRound(v.Score, 4),
-		"max_score":     v.MaxScore,
-		"valid":         b(v.Valid()),
-		"stage1_ran":    b(v.AuditGate != GateNotRun && v.AuditGate != ""),
-		"stage1_passed": b(v.AuditGate == GatePass),
+		"reward":          v.Reward(),
+		"score":           pyRound(v.Score, 4),
+		"max_score":       v.MaxScore,
+		"valid":           b(v.Valid()),
+		"stage1_ran":      b(v.AuditGate != GateNotRun && v.AuditGate != ""),
+		"stage1_passed":   b(v.AuditGate == GatePass),
 		"stage1_failures": float64(len(v.AuditFailures)),
 		"stage2_ran": b(has(v.StagesRun, StageBehavioural) ||
 			v.UnscoredStages[StageBehavioural] != ""),
