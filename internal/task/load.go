@@ -1,0 +1,465 @@
+package task
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	cueerrors "cuelang.org/go/cue/errors"
+	"cuelang.org/go/cue/token"
+
+	"github.com/swe-refactor-bench/srb/schema"
+)
+
+// Load reads dir/task.cue, checks it against the schema's #Task and
+// decodes it. It returns the task and nil, or nil and every schema problem
+// found (never just the first), each with its file:line:col, field path
+// and a message saying how to fix it. An unknown or misspelt key names
+// the nearest known key.
+func Load(dir string) (*Task, []Problem) {
+	file := filepath.Join(dir, FileName)
+	src, err := os.ReadFile(file)
+	if err != nil {
+		msg := fmt.Sprintf("cannot read the task: %v", err)
+		if errors.Is(err, fs.ErrNotExist) {
+			msg = fmt.Sprintf("no %s in %s: a task folder holds its declaration in %s (srb new scaffolds one)", FileName, dir, FileName)
+		}
+		return nil, []Problem{{Rule: RuleTaskFolder, File: file, Msg: msg}}
+	}
+	ctx := cuecontext.New()
+	sch := ctx.CompileBytes(schema.TaskCUE(), cue.Filename("schema/task.cue"))
+	if err := sch.Err(); err != nil && !sch.Exists() {
+		// The embedded schema is part of srb; failing to compile it is a bug.
+		panic(fmt.Sprintf("srb's embedded task schema does not compile: %v", err))
+	}
+	def := sch.LookupPath(cue.ParsePath("#Task"))
+	tv := ctx.CompileBytes(src, cue.Filename(file))
+	if err := tv.Err(); err != nil {
+		return nil, syntaxProblems(file, err)
+	}
+	v := def.Unify(tv)
+	t := &Task{Dir: dir, File: file, source: tv}
+	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+		ps := schemaProblems(t, v, err)
+		if len(ps) > 0 {
+			SortProblems(ps)
+			return nil, ps
+		}
+	}
+	if err := v.Decode(t); err != nil {
+		return nil, schemaProblems(t, v, err)
+	}
+	t.Dir, t.File, t.source = dir, file, tv
+	return t, nil
+}
+
+func syntaxProblems(file string, err error) []Problem {
+	var ps []Problem
+	for _, e := range cueerrors.Errors(err) {
+		format, args := e.Msg()
+		ps = append(ps, Problem{Rule: RuleSyntax, Pos: e.Position(), File: file, Msg: fmt.Sprintf(format, args...)})
+	}
+	if len(ps) == 0 {
+		ps = append(ps, Problem{Rule: RuleSyntax, File: file, Msg: err.Error()})
+	}
+	return ps
+}
+
+// cueErr is one CUE error taken apart.
+type cueErr struct {
+	path []string // without the leading #Task
+	pos  token.Pos
+	msg  string
+}
+
+var (
+	reDisjunction = regexp.MustCompile(`^(\d+) errors? in empty disjunction:?$`)
+	reConflict    = regexp.MustCompile(`^conflicting values (.+) and (.+?)(?: \(mismatched types (\w+) and (\w+)\))?$`)
+	reInvalid     = regexp.MustCompile(`^invalid value (.*) \((does not satisfy|out of bound) (.*)\)(?:: (.*))?$`)
+	reMinMax      = regexp.MustCompile(`list\.(Min|Max)Items`)
+)
+
+// schemaProblems turns CUE's evaluation errors into problems: one per
+// field, with the position in the task file, and messages rewritten so
+// they say how to fix the task rather than how the evaluator failed.
+func schemaProblems(t *Task, v cue.Value, err error) []Problem {
+	var raw []cueErr
+	for _, e := range cueerrors.Errors(err) {
+		path := e.Path()
+		if len(path) > 0 && path[0] == "#Task" {
+			path = path[1:]
+		}
+		format, args := e.Msg()
+		raw = append(raw, cueErr{path: path, pos: pickPos(t.File, e), msg: fmt.Sprintf(format, args...)})
+	}
+	// Group by path, in first-seen order: a disjunction reports one error
+	// per alternative and they belong together.
+	var order []string
+	groups := map[string][]cueErr{}
+	for _, r := range raw {
+		k := strings.Join(r.path, "\x00")
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], r)
+	}
+	// A wrong module kind makes every one of its params "not allowed":
+	// that is noise once the kind itself is reported.
+	badKind := map[string]bool{}
+	for _, k := range order {
+		p := groups[k][0].path
+		if len(p) > 0 && p[len(p)-1] == "kind" {
+			badKind[strings.Join(p[:len(p)-1], "\x00")] = true
+		}
+	}
+	var ps []Problem
+	seen := map[string]bool{}
+	for _, k := range order {
+		g := groups[k]
+		p := g[0].path
+		if i := indexOf(p, "params"); i > 0 && badKind[strings.Join(p[:i], "\x00")] {
+			continue
+		}
+		prob := explain(t, v, g)
+		if prob.Msg == "" {
+			continue
+		}
+		key := prob.Path + "\x00" + prob.Msg
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ps = append(ps, prob)
+	}
+	return ps
+}
+
+func indexOf(p []string, s string) int {
+	for i, x := range p {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// pickPos prefers a position in the task file over one in the schema.
+func pickPos(file string, e cueerrors.Error) token.Pos {
+	for _, p := range cueerrors.Positions(e) {
+		if p.Filename() == file {
+			return p
+		}
+	}
+	return token.NoPos
+}
+
+// cuePath renders path elements as a CUE path: a.b[0].c.
+func cuePath(p []string) string {
+	var sb strings.Builder
+	for _, el := range p {
+		if _, err := strconv.Atoi(el); err == nil {
+			sb.WriteString("[" + el + "]")
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('.')
+		}
+		sb.WriteString(el)
+	}
+	return sb.String()
+}
+
+func explain(t *Task, v cue.Value, g []cueErr) Problem {
+	path := cuePath(g[0].path)
+	pos := token.NoPos
+	for _, e := range g {
+		if e.pos.IsValid() {
+			pos = e.pos
+			break
+		}
+	}
+	if !pos.IsValid() {
+		pos = t.Pos(path)
+	}
+	prob := Problem{Rule: RuleSchema, Pos: pos, File: t.File, Path: path}
+	last := ""
+	if n := len(g[0].path); n > 0 {
+		last = g[0].path[n-1]
+	}
+
+	// Collect the informative messages: drop the disjunction header and,
+	// inside a disjunction, the "conflicting values <default> and x" lines
+	// when a more specific reason exists.
+	var msgs []string
+	disj := false
+	for _, e := range g {
+		if reDisjunction.MatchString(e.msg) {
+			disj = true
+			continue
+		}
+		msgs = append(msgs, e.msg)
+	}
+	if disj {
+		var alts []string
+		var got string
+		var other []string
+		for _, m := range msgs {
+			if c := reConflict.FindStringSubmatch(m); c != nil && c[3] == "" {
+				alts = append(alts, c[1])
+				got = c[2]
+				continue
+			}
+			other = append(other, m)
+		}
+		switch {
+		case len(other) > 0:
+			msgs = other
+		case len(alts) > 0:
+			sort.Strings(alts)
+			prob.Msg = fmt.Sprintf("%s is not one of %s", got, strings.Join(alts, ", "))
+			return prob
+		}
+	}
+	if len(msgs) == 0 {
+		return Problem{}
+	}
+	m := msgs[0]
+
+	switch {
+	case m == "field not allowed":
+		prob.Rule = RuleUnknownField
+		prob.Msg = fmt.Sprintf("unknown field %q", last)
+		if s := suggest(last, allowedFields(v, g[0].path[:len(g[0].path)-1])); s != "" {
+			prob.Msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		return prob
+	case strings.HasPrefix(m, "incomplete value") || strings.Contains(m, "field is required but not present") ||
+		strings.HasPrefix(m, "non-concrete value"):
+		prob.Rule = RuleMissingField
+		prob.Msg = fmt.Sprintf("%s is required and has no value: declare it (docs/SCHEMA.md describes it)", last)
+		if !pos.IsValid() {
+			prob.Pos = t.Pos(path)
+		}
+		return prob
+	}
+
+	if c := reConflict.FindStringSubmatch(m); c != nil {
+		want, got, wantType, gotType := c[1], c[2], c[3], c[4]
+		switch {
+		case wantType != "" && gotType == "string" && (wantType == "int" || wantType == "float" || wantType == "number" || wantType == "bool"):
+			prob.Rule = RuleQuotedValue
+			prob.Msg = fmt.Sprintf("must be %s, not the string %s: write it without quotes", article(wantType), got)
+		case wantType == "int" && gotType == "float":
+			prob.Msg = fmt.Sprintf("must be a whole number, not %s", got)
+		case wantType != "":
+			prob.Msg = fmt.Sprintf("must be %s, not %s (%s)", article(wantType), gotType, got)
+		default:
+			prob.Msg = fmt.Sprintf("is %s but must be %s", got, want)
+		}
+		switch path {
+		case "scoring.max_score":
+			prob.Rule = RuleScoring
+			prob.Msg = fmt.Sprintf("max_score is %s but behavioural_points + verification_points = %s: the policy's points must add up to the maximum", got, want)
+		case "scoring.verification_points":
+			prob.Rule = RuleScoring
+			prob.Msg = fmt.Sprintf("verification_points is %s but points_per_survived_model × verification_models = %s", got, want)
+		case "agent.budget_sec":
+			prob.Rule = RuleAgentBudget
+			prob.Msg = fmt.Sprintf("budget_sec is %s but budget_hours × 3600 = %s: set budget_hours and leave budget_sec out", got, want)
+		}
+		return prob
+	}
+
+	if c := reInvalid.FindStringSubmatch(m); c != nil {
+		val, kind, bound, detail := c[1], c[2], c[3], c[4]
+		switch {
+		case path == "audit._required":
+			prob.Path = "audit.gates"
+			prob.Pos = t.Pos("audit.gates")
+			prob.Rule = RuleRequiredGate
+			prob.Msg = "no gate is required: mark at least one gate required: true (a gate that cannot fail is not a gate)"
+		case path == "verification.adversaries" && reMinMax.MatchString(bound):
+			prob.Rule = RuleAdversaryCount
+			prob.Msg = adversaryCountMsg(t, v)
+		case path == "verification._unrestricted":
+			prob.Path = "verification.adversaries"
+			prob.Pos = t.Pos("verification.adversaries")
+			prob.Rule = RuleUnrestricted
+			n := countTrue(v, "verification.adversaries", "unrestricted")
+			prob.Msg = fmt.Sprintf("%d adversaries are marked unrestricted: exactly one must be (unrestricted: true), the rest take a direction", n)
+		case path == "behavioural._weights" || last == "_weights":
+			prob.Rule = RuleWeights
+			prob.Path = "behavioural.modules"
+			prob.Pos = t.Pos("behavioural.modules")
+			prob.Msg = "the module weights sum to 0: give at least one module a weight above 0 (weight 0 reports without judging)"
+		case path == "id":
+			prob.Msg = fmt.Sprintf("%s must be <class prefix><2 digits>-<slug>, and the prefix of class %q is %q", val, classOf(v), prefixOf(v))
+		default:
+			if len(val) > 60 {
+				val = "value"
+			}
+			if kind == "out of bound" {
+				prob.Msg = fmt.Sprintf("%s is out of bound %s", val, bound)
+			} else {
+				prob.Msg = fmt.Sprintf("%s does not satisfy %s", val, bound)
+			}
+			if detail != "" {
+				prob.Msg += ": " + detail
+			}
+		}
+		return prob
+	}
+	prob.Msg = m
+	return prob
+}
+
+func article(kind string) string {
+	switch kind {
+	case "int":
+		return "a whole number"
+	case "float", "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	case "list":
+		return "a list"
+	case "struct":
+		return "a struct"
+	}
+	return kind
+}
+
+func adversaryCountMsg(t *Task, v cue.Value) string {
+	n := listLen(v.LookupPath(cue.ParsePath("verification.adversaries")))
+	want, _ := v.LookupPath(cue.ParsePath("scoring.verification_models")).Int64()
+	per, _ := v.LookupPath(cue.ParsePath("scoring.points_per_survived_model")).Float64()
+	gap := int64(n) - want
+	if gap < 0 {
+		return fmt.Sprintf("%d adversaries declared but scoring.verification_models is %d: %s of the verification points (%s per missing adversary) could never be contested; declare %d more",
+			n, want, fmtNum(float64(-gap)*per), fmtNum(per), -gap)
+	}
+	return fmt.Sprintf("%d adversaries declared but scoring.verification_models is %d: the extra %d would run without paying (%s points each at most %s in total are paid); remove %d or raise verification_models",
+		n, want, gap, fmtNum(per), fmtNum(float64(want)*per), gap)
+}
+
+func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+func listLen(v cue.Value) int {
+	it, err := v.List()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for it.Next() {
+		n++
+	}
+	return n
+}
+
+func countTrue(v cue.Value, list, field string) int {
+	it, err := v.LookupPath(cue.ParsePath(list)).List()
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for it.Next() {
+		if b, err := it.Value().LookupPath(cue.ParsePath(field)).Bool(); err == nil && b {
+			n++
+		}
+	}
+	return n
+}
+
+func classOf(v cue.Value) string {
+	s, _ := v.LookupPath(cue.ParsePath("class")).String()
+	return s
+}
+
+func prefixOf(v cue.Value) string {
+	prefixes := map[string]string{"language": "lang", "framework": "fw", "platform": "pf", "build": "build"}
+	return prefixes[classOf(v)]
+}
+
+// allowedFields lists the regular and optional field names of the struct
+// at path in v (the schema unified with the task).
+func allowedFields(v cue.Value, path []string) []string {
+	sel := make([]cue.Selector, 0, len(path))
+	for _, el := range path {
+		if i, err := strconv.Atoi(el); err == nil {
+			sel = append(sel, cue.Index(i))
+		} else {
+			sel = append(sel, cue.Str(el))
+		}
+	}
+	s := v.LookupPath(cue.MakePath(sel...))
+	it, err := s.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for it.Next() {
+		names = append(names, it.Selector().Unquoted())
+	}
+	return names
+}
+
+// suggest returns the known name closest to s, or "" when none is close:
+// similarity = 1 − edit distance / longer length, at least 0.6 (the
+// cutoff the earlier harness used with difflib, HARNESS.md §3).
+func suggest(s string, known []string) string {
+	best, bestScore := "", 0.0
+	for _, k := range known {
+		if k == s {
+			continue
+		}
+		n := max(len(s), len(k))
+		if n == 0 {
+			continue
+		}
+		score := 1 - float64(editDistance(s, k))/float64(n)
+		if score > bestScore || (score == bestScore && k < best) {
+			best, bestScore = k, score
+		}
+	}
+	if bestScore >= 0.6 {
+		return best
+	}
+	return ""
+}
+
+// editDistance is the Damerau (optimal string alignment) distance, so a
+// swapped pair of letters ("wieght") costs one edit.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

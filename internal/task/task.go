@@ -1,0 +1,258 @@
+// Package task loads a task folder (tasks/<id>/task.cue and the files it
+// names) into typed Go values and runs srb's static rules over it.
+//
+// The CUE schema (schema/task.cue) closes every struct, types every field
+// strictly and states the invariants CUE can state; the Go rules in this
+// package check what spans files (prompts, the instruction, the folder
+// layout). Every problem names its rule, file:line:col and field.
+package task
+
+import (
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/token"
+)
+
+// FileName is the name of a task's CUE document inside its folder.
+const FileName = "task.cue"
+
+// Task is one loaded, schema-checked task declaration. Field names follow
+// the CUE document (docs/SCHEMA.md); defaults are already applied.
+type Task struct {
+	ID           string         `json:"id"`
+	Class        string         `json:"class"`
+	Title        string         `json:"title"`
+	BudgetHours  int            `json:"budget_hours"`
+	StateA       StateA         `json:"state_a"`
+	StateB       StateB         `json:"state_b"`
+	Instruction  string         `json:"instruction"`
+	Artifacts    Artifacts      `json:"artifacts"`
+	Agent        Agent          `json:"agent"`
+	Audit        Audit          `json:"audit"`
+	Behavioural  Behavioural    `json:"behavioural"`
+	Verification Verification   `json:"verification"`
+	Images       Images         `json:"images"`
+	Timeouts     Timeouts       `json:"timeouts"`
+	Scoring      Scoring        `json:"scoring"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+
+	// Dir is the task folder as given to [Load]; File is Dir/task.cue.
+	Dir  string `json:"-"`
+	File string `json:"-"`
+
+	// source is the task file compiled alone: its positions are the
+	// author's lines, which is what problems cite.
+	source cue.Value
+}
+
+// StateA is the frozen upstream release (HARNESS.md §6.1 "States").
+type StateA struct {
+	Project  string `json:"project"`
+	Version  string `json:"version"`
+	Upstream string `json:"upstream"`
+	License  string `json:"license"` // an SPDX expression
+	Source   Source `json:"source"`
+	// SHA256 is the hex sha256 of the canonical uncompressed tar of the
+	// normalised archive; "" until srb fetch --pin writes it.
+	SHA256 string `json:"sha256,omitempty"`
+	Stack  string `json:"stack"`
+}
+
+// Source says where State A comes from. Kind is one of gomod, npm, debian,
+// url, git, local; the other fields are that kind's parameters.
+type Source struct {
+	Kind    string `json:"kind"`
+	Module  string `json:"module,omitempty"`  // gomod
+	Package string `json:"package,omitempty"` // npm, debian
+	Version string `json:"version,omitempty"` // gomod, npm, debian
+	URL     string `json:"url,omitempty"`     // url, git
+	SHA256  string `json:"sha256,omitempty"`  // url: the downloaded bytes
+	Commit  string `json:"commit,omitempty"`  // git
+	Path    string `json:"path,omitempty"`    // local: relative to the task folder
+}
+
+// StateB is the target stack.
+type StateB struct {
+	Stack      string            `json:"stack"`
+	Toolchains map[string]string `json:"toolchains"` // name → exact version
+	Build      [][]string        `json:"build"`      // argv lists, run in order
+}
+
+// Artifacts is the collection contract: what is taken from the workspace.
+type Artifacts struct {
+	Path    string   `json:"path"`
+	Exclude []string `json:"exclude"`
+}
+
+// Agent is the agent phase. BudgetSec is budget_hours × 3600.
+type Agent struct {
+	Harness   string `json:"harness"`
+	BudgetSec int    `json:"budget_sec"`
+	Network   string `json:"network"`
+	User      string `json:"user"`
+}
+
+// Model is one model position: model name, driver, reasoning effort.
+type Model struct {
+	Model   string         `json:"model"`
+	Driver  string         `json:"driver"`
+	Effort  string         `json:"effort"`
+	Options map[string]any `json:"options,omitempty"`
+}
+
+// Audit is stage 1's declaration.
+type Audit struct {
+	Model
+	Samples         int      `json:"samples"`
+	Prompt          string   `json:"prompt"`
+	AllowedCommands []string `json:"allowed_commands"`
+	RunTimeoutSec   int      `json:"run_timeout_sec"`
+	Gates           []Gate   `json:"gates"`
+}
+
+// Gate is one audit question; a required gate that fails scores the run 0.
+type Gate struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Question string `json:"question"`
+	Required bool   `json:"required"`
+}
+
+// Behavioural is stage 2's declaration.
+type Behavioural struct {
+	Configurations    map[string]Configuration `json:"configurations"`
+	DefaultTimeoutSec int                      `json:"default_timeout_sec"`
+	Env               map[string]string        `json:"env"`
+	Modules           []Module                 `json:"modules"`
+}
+
+// Configuration is one named build configuration of the build ledger.
+type Configuration struct {
+	About string            `json:"about,omitempty"`
+	Args  []string          `json:"args"`
+	Env   map[string]string `json:"env"`
+}
+
+// Module is one behavioural module; Params holds the parameters of Kind.
+type Module struct {
+	ID         string         `json:"id"`
+	Title      string         `json:"title"`
+	Weight     float64        `json:"weight"`
+	TimeoutSec int            `json:"timeout_sec"`
+	About      string         `json:"about"`
+	Kind       string         `json:"kind"`
+	Params     map[string]any `json:"params"`
+}
+
+// Verification is stage 3's declaration.
+type Verification struct {
+	Prompt               string      `json:"prompt"`
+	CandidateCommand     []string    `json:"candidate_command"`
+	CandidateTimeoutSec  int         `json:"candidate_timeout_sec"`
+	RunTimeoutSec        int         `json:"run_timeout_sec"`
+	AllowedCommands      []string    `json:"allowed_commands"`
+	Scope                Scope       `json:"scope"`
+	Reruns               int         `json:"reruns"`
+	RequireDeterministic bool        `json:"require_deterministic"`
+	NetworkAllowed       bool        `json:"network_allowed"`
+	FaultExitCodes       []int       `json:"fault_exit_codes"`
+	Adversaries          []Adversary `json:"adversaries"`
+	Adjudicator          Model       `json:"adjudicator"`
+}
+
+// Scope is stage 3's allow and deny lists.
+type Scope struct {
+	Allow []ScopeItem `json:"allow"`
+	Deny  []ScopeItem `json:"deny"`
+}
+
+// ScopeItem is one direction adversaries may (allow) or may not (deny) take.
+type ScopeItem struct {
+	Text string `json:"text"`
+}
+
+// Adversary is one stage-3 model with its direction.
+type Adversary struct {
+	Model
+	ID           string `json:"id"`
+	BudgetSec    int    `json:"budget_sec"`
+	Direction    string `json:"direction"`
+	Unrestricted bool   `json:"unrestricted"`
+}
+
+// Images declares the base filesystem and the four stage images.
+type Images struct {
+	Base         Base       `json:"base"`
+	Agent        StageImage `json:"agent"`
+	Audit        StageImage `json:"audit"`
+	Behavioural  StageImage `json:"behavioural"`
+	Verification StageImage `json:"verification"`
+}
+
+// Base is the base filesystem: kind debootstrap (suite, mirror, packages,
+// sha256) or registry (ref pinned by digest).
+type Base struct {
+	Kind     string   `json:"kind"`
+	Suite    string   `json:"suite,omitempty"`
+	Mirror   string   `json:"mirror,omitempty"`
+	Packages []string `json:"packages,omitempty"`
+	SHA256   string   `json:"sha256,omitempty"`
+	Ref      string   `json:"ref,omitempty"`
+}
+
+// StageImage is what one stage image adds and what it must have and lack.
+type StageImage struct {
+	Packages []string `json:"packages"`
+	Go       []string `json:"go"`
+	NPM      []string `json:"npm"`
+	MustHave []string `json:"must_have"`
+	MustLack []string `json:"must_lack"`
+}
+
+// Timeouts are stage budgets and the verifier ceiling, in seconds.
+type Timeouts struct {
+	Audit        int `json:"audit"`
+	Behavioural  int `json:"behavioural"`
+	Verification int `json:"verification"`
+	Verifier     int `json:"verifier"`
+}
+
+// Scoring is the task's scoring policy (published: 100 / 40 / 60 / 6 / 10,
+// formula (4) of the paper).
+type Scoring struct {
+	MaxScore               float64 `json:"max_score"`
+	BehaviouralPoints      float64 `json:"behavioural_points"`
+	VerificationPoints     float64 `json:"verification_points"`
+	VerificationModels     int     `json:"verification_models"`
+	PointsPerSurvivedModel float64 `json:"points_per_survived_model"`
+}
+
+// Pos returns the position in the task file of the value at the CUE path
+// p (e.g. "audit.gates[1].id"), or of its nearest declared ancestor; the
+// zero Pos when nothing of it is written in the file.
+func (t *Task) Pos(p string) token.Pos {
+	if !t.source.Exists() {
+		return token.NoPos
+	}
+	for {
+		v := t.source.LookupPath(cue.ParsePath(p))
+		if v.Exists() {
+			if pos := v.Pos(); pos.IsValid() {
+				return pos
+			}
+		}
+		i := lastSep(p)
+		if i < 0 {
+			return token.NoPos
+		}
+		p = p[:i]
+	}
+}
+
+func lastSep(p string) int {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '.' || p[i] == '[' {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,539 @@
+package task
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Report is the outcome of validating one task folder: every problem at
+// once, and notes (counts, margins) beside them. Task is nil when the
+// schema rejected the declaration.
+type Report struct {
+	Dir      string
+	Task     *Task
+	Problems []Problem
+	Notes    []Note
+}
+
+// OK reports whether validation found no problem.
+func (r *Report) OK() bool { return len(r.Problems) == 0 }
+
+// Validate loads the task in dir and runs every static rule on it. Rules
+// that need the schema-checked task run only when the schema accepts it;
+// the schema's problems are then the whole report.
+func Validate(dir string) *Report {
+	r := &Report{Dir: dir}
+	t, ps := Load(dir)
+	if len(ps) > 0 {
+		r.Problems = ps
+		return r
+	}
+	r.Task = t
+	v := &validator{t: t, r: r}
+	for _, rule := range []func(){
+		v.duplicateIDs,
+		v.filesExist,
+		v.promptGates,
+		v.promptPlaceholders,
+		v.candidateCommand,
+		v.scopeDeclared,
+		v.modelDrivers,
+		v.instructionFigures,
+		v.ladderBudget,
+		v.layout,
+		v.counts,
+	} {
+		rule()
+	}
+	SortProblems(r.Problems)
+	return r
+}
+
+type validator struct {
+	t *Task
+	r *Report
+}
+
+func (v *validator) problem(rule, path, format string, args ...any) {
+	v.r.Problems = append(v.r.Problems, Problem{Rule: rule, Pos: v.t.Pos(path), File: v.t.File, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) fileProblem(rule, file string, line int, format string, args ...any) {
+	v.r.Problems = append(v.r.Problems, Problem{Rule: rule, File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) note(rule, format string, args ...any) {
+	v.r.Notes = append(v.r.Notes, Note{Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+// path resolves a task-relative path.
+func (v *validator) path(rel string) string { return filepath.Join(v.t.Dir, filepath.FromSlash(rel)) }
+
+func (v *validator) duplicateIDs() {
+	check := func(list string, ids []string) {
+		first := map[string]int{}
+		for i, id := range ids {
+			if j, ok := first[id]; ok {
+				v.problem(RuleDuplicateID, fmt.Sprintf("%s[%d].id", list, i), "id %q is already used by %s[%d]: ids name results and must be unique", id, list, j)
+				continue
+			}
+			first[id] = i
+		}
+	}
+	var g, m, a []string
+	for _, x := range v.t.Audit.Gates {
+		g = append(g, x.ID)
+	}
+	for _, x := range v.t.Behavioural.Modules {
+		m = append(m, x.ID)
+	}
+	for _, x := range v.t.Verification.Adversaries {
+		a = append(a, x.ID)
+	}
+	check("audit.gates", g)
+	check("behavioural.modules", m)
+	check("verification.adversaries", a)
+}
+
+func isFile(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// looksLikeFile reports whether an argv token names a file: it has no
+// shell metacharacters or spaces, is not a flag, and contains a slash or
+// a dot-extension (HARNESS.md §4.3 launch check).
+func looksLikeFile(tok string) bool {
+	if tok == "" || strings.HasPrefix(tok, "-") || strings.ContainsAny(tok, " \t\"'$;|&<>()=") {
+		return false
+	}
+	if strings.Contains(tok, "/") {
+		return true
+	}
+	ext := filepath.Ext(tok)
+	return len(ext) > 1 && len(ext) < len(tok)
+}
+
+func (v *validator) filesExist() {
+	t := v.t
+	if !isFile(v.path(t.Instruction)) {
+		v.problem(RuleFileExists, "instruction", "the instruction file %s does not exist in the task folder", t.Instruction)
+	}
+	if !isFile(v.path(t.Audit.Prompt)) {
+		v.problem(RuleFileExists, "audit.prompt", "the audit prompt %s does not exist in the task folder", t.Audit.Prompt)
+	}
+	if !isFile(v.path(t.Verification.Prompt)) {
+		v.problem(RuleFileExists, "verification.prompt", "the verification prompt %s does not exist in the task folder", t.Verification.Prompt)
+	}
+	if s := t.StateA.Source; s.Kind == "local" {
+		p := s.Path
+		if !filepath.IsAbs(p) {
+			p = v.path(p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			v.problem(RuleFileExists, "state_a.source.path", "the local State A source %s does not exist (resolved to %s)", s.Path, p)
+		}
+	}
+	for i, m := range t.Behavioural.Modules {
+		if m.Kind != "program" {
+			continue
+		}
+		dir, _ := m.Params["dir"].(string)
+		at := fmt.Sprintf("behavioural.modules[%d].params", i)
+		if !isDir(v.path(dir)) {
+			v.problem(RuleFileExists, at+".dir", "module %s: its folder %s does not exist in the task folder", m.ID, dir)
+			continue
+		}
+		cmd, _ := m.Params["command"].([]any)
+		for j, a := range cmd {
+			tok, _ := a.(string)
+			if j == 0 && !strings.Contains(tok, "/") {
+				continue // a program on the stage image's PATH
+			}
+			if !looksLikeFile(tok) || filepath.IsAbs(tok) {
+				continue // absolute paths live in the stage image
+			}
+			if !isFile(filepath.Join(v.path(dir), filepath.FromSlash(tok))) {
+				v.problem(RuleFileExists, fmt.Sprintf("%s.command[%d]", at, j), "module %s: %s does not exist in %s (commands run in the module's folder)", m.ID, tok, dir)
+			}
+		}
+	}
+}
+
+var rePlaceholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]*)\s*\}\}`)
+
+// KnownPlaceholders are the {{names}} srb renders into prompts
+// (HARNESS.md §4.1.3, plus scope for stage 3).
+var KnownPlaceholders = []string{"commands", "findings", "gates", "original", "roots", "scope", "submission", "task", "workspace"}
+
+func (v *validator) readPrompt(rel string) []byte {
+	b, err := os.ReadFile(v.path(rel))
+	if err != nil {
+		return nil // reported by filesExist
+	}
+	return b
+}
+
+func (v *validator) promptGates() {
+	b := v.readPrompt(v.t.Audit.Prompt)
+	if b == nil {
+		return
+	}
+	if rePlaceholder.Match(b) {
+		for _, m := range rePlaceholder.FindAllSubmatch(b, -1) {
+			if string(m[1]) == "gates" {
+				return
+			}
+		}
+	}
+	for i, g := range v.t.Audit.Gates {
+		if !bytes.Contains(b, []byte(g.ID)) {
+			v.problem(RulePromptGates, fmt.Sprintf("audit.gates[%d].id", i), "gate %s is never asked: the audit prompt %s neither mentions it nor has {{gates}}", g.ID, v.t.Audit.Prompt)
+		}
+	}
+}
+
+func (v *validator) promptPlaceholders() {
+	known := map[string]bool{}
+	for _, k := range KnownPlaceholders {
+		known[k] = true
+	}
+	for _, rel := range []string{v.t.Audit.Prompt, v.t.Verification.Prompt} {
+		b := v.readPrompt(rel)
+		if b == nil {
+			continue
+		}
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+		line := 0
+		for sc.Scan() {
+			line++
+			for _, m := range rePlaceholder.FindAllStringSubmatch(sc.Text(), -1) {
+				if !known[m[1]] {
+					hint := ""
+					if s := suggest(m[1], KnownPlaceholders); s != "" {
+						hint = fmt.Sprintf("; did you mean {{%s}}?", s)
+					}
+					v.fileProblem(RulePlaceholder, v.path(rel), line, "unknown placeholder %s would reach the model verbatim (known: %s)%s", m[0], strings.Join(KnownPlaceholders, ", "), hint)
+				}
+			}
+		}
+	}
+}
+
+func (v *validator) candidateCommand() {
+	cmd := v.t.Verification.CandidateCommand
+	for i, tok := range cmd {
+		at := fmt.Sprintf("verification.candidate_command[%d]", i)
+		if i == 0 {
+			if strings.Contains(tok, "/") && !filepath.IsAbs(tok) {
+				v.problem(RuleCandidateCommand, at, "the candidate program %s is relative: candidates run in a working tree, so name it by its absolute path inside the verification image", tok)
+			}
+			continue
+		}
+		if looksLikeFile(tok) && !strings.HasPrefix(tok, "/") {
+			v.problem(RuleCandidateCommand, at, "%s is a relative path: candidates run in a copy of the tree under test, where it does not exist; use its absolute path inside the verification image (e.g. /tests/verification/%s)", tok, filepath.Base(tok))
+		}
+	}
+}
+
+func (v *validator) scopeDeclared() {
+	s := v.t.Verification.Scope
+	if len(s.Allow) == 0 && len(s.Deny) == 0 {
+		v.problem(RuleScope, "verification.scope", "no scope is declared: list what adversaries may assert on (allow) and what they may not (deny)")
+	}
+}
+
+// Dialect returns the driver a model name's family speaks ("anthropic",
+// "openai") or "" when the name implies none (HARNESS.md §2 item 7).
+func Dialect(model string) string {
+	switch {
+	case strings.HasPrefix(model, "claude-"):
+		return "anthropic"
+	case strings.HasPrefix(model, "gpt-"), strings.HasPrefix(model, "o1-"), strings.HasPrefix(model, "o3-"), strings.HasPrefix(model, "o4-"):
+		return "openai"
+	}
+	return ""
+}
+
+func (v *validator) modelDrivers() {
+	type pos struct {
+		path string
+		m    Model
+	}
+	ps := []pos{{"audit", v.t.Audit.Model}, {"verification.adjudicator", v.t.Verification.Adjudicator}}
+	for i, a := range v.t.Verification.Adversaries {
+		ps = append(ps, pos{fmt.Sprintf("verification.adversaries[%d]", i), a.Model})
+	}
+	used := map[string]bool{}
+	for _, p := range ps {
+		used[p.m.Driver] = true
+		if p.m.Driver == "command" || p.m.Driver == "scripted" {
+			continue
+		}
+		d := Dialect(p.m.Model)
+		if d == "" {
+			v.note(RuleModelDriver, "%s: model %s implies no dialect; taken as declared (driver %s)", p.path, p.m.Model, p.m.Driver)
+			continue
+		}
+		if d != p.m.Driver {
+			v.problem(RuleModelDriver, p.path+".driver", "model %s speaks the %s dialect but the driver is %s: write driver: %q", p.m.Model, d, p.m.Driver, d)
+		}
+	}
+	var ds []string
+	for d := range used {
+		ds = append(ds, d)
+	}
+	sort.Strings(ds)
+	v.note(RuleModelDriver, "drivers in use: %s", strings.Join(ds, ", "))
+}
+
+const figure = `([0-9][0-9,]*(?:\.[0-9]+)?)`
+
+var (
+	reShare      = regexp.MustCompile(figure + `\s+of\s+(?:the\s+)?` + figure + `\s+points`)
+	reFullMarks  = regexp.MustCompile(figure + `\s+of\s+(?:its\s+|all\s+)?` + figure + `\b`)
+	reParagraph  = regexp.MustCompile(`\n\s*\n`)
+	reAdversary  = regexp.MustCompile(`(?i)\b(?:([0-9]+)|(two|three|four|five|six|seven|eight|nine|ten|eleven|twelve))\s+(?:independent\s+)?(?:adversaries|adversary|models)\b`)
+	rePerAdv     = regexp.MustCompile(figure + `\s+points?,\s+for\s+` + figure)
+	wordNumerals = map[string]float64{"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+)
+
+func parseFigure(s string) float64 {
+	f, _ := strconv.ParseFloat(strings.ReplaceAll(s, ",", ""), 64)
+	return f
+}
+
+func same(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// instructionFigures checks the ladder figures an instruction quotes
+// against the scoring policy, in the four sentence shapes the corpus uses
+// (HARNESS.md §2 item 16): a stage's share of the whole ("40 of the 100
+// points"), the full-marks entry condition ("all 40 of its 40"), the
+// number of adversaries ("six independent adversaries"), and a
+// per-adversary figure multiplied out ("10 points, for 60"). Pass counts
+// ("1200 of 1277"), inventories and table rows do not match these shapes.
+func (v *validator) instructionFigures() {
+	raw, err := os.ReadFile(v.path(v.t.Instruction))
+	if err != nil {
+		return // reported by filesExist
+	}
+	file := v.path(v.t.Instruction)
+	// Markup is not part of a number; remove it byte-for-byte so offsets
+	// still map to lines.
+	flat := strings.Map(func(r rune) rune {
+		if r == '*' || r == '`' {
+			return ' '
+		}
+		return r
+	}, string(raw))
+	lineOf := func(off int) int { return 1 + strings.Count(flat[:off], "\n") }
+	p := v.t.Scoring
+	claims := 0
+	for _, m := range reShare.FindAllStringSubmatchIndex(flat, -1) {
+		part, whole := parseFigure(flat[m[2]:m[3]]), parseFigure(flat[m[4]:m[5]])
+		if !same(whole, p.MaxScore) {
+			continue // a count of cases, not points
+		}
+		claims++
+		if !same(part, p.BehaviouralPoints) && !same(part, p.VerificationPoints) && !same(part, p.MaxScore) {
+			v.fileProblem(RuleInstructionFigures, file, lineOf(m[0]), "the instruction says %s of the %s points, but the policy pays %s for stage 2 and %s for stage 3: fix the figure or the scoring block",
+				flat[m[2]:m[3]], flat[m[4]:m[5]], fmtNum(p.BehaviouralPoints), fmtNum(p.VerificationPoints))
+		}
+	}
+	for _, m := range reFullMarks.FindAllStringSubmatchIndex(flat, -1) {
+		lo, hi := parseFigure(flat[m[2]:m[3]]), parseFigure(flat[m[4]:m[5]])
+		if !same(lo, hi) {
+			continue // a pass count or an inventory
+		}
+		window := strings.ToLower(flat[max(0, m[0]-200):min(len(flat), m[1]+200)])
+		if !strings.Contains(window, "full marks") && !strings.Contains(window, "stage 3") {
+			continue
+		}
+		claims++
+		if !same(lo, p.BehaviouralPoints) {
+			v.fileProblem(RuleInstructionFigures, file, lineOf(m[0]), "the instruction states the stage-3 entry condition as %s of %s, but stage 2 pays %s and full marks is all of it",
+				flat[m[2]:m[3]], flat[m[4]:m[5]], fmtNum(p.BehaviouralPoints))
+		}
+	}
+	off := 0
+	for _, para := range splitKeep(flat) {
+		start := off
+		off += len(para.text) + para.sep
+		if !strings.Contains(strings.ToLower(para.text), "adversar") {
+			continue
+		}
+		for _, m := range reAdversary.FindAllStringSubmatchIndex(para.text, -1) {
+			var n float64
+			if m[2] >= 0 {
+				n = parseFigure(para.text[m[2]:m[3]])
+			} else {
+				n = wordNumerals[strings.ToLower(para.text[m[4]:m[5]])]
+			}
+			claims++
+			if !same(n, float64(p.VerificationModels)) {
+				v.fileProblem(RuleInstructionFigures, file, lineOf(start+m[0]), "the instruction says %q, but the policy declares verification_models = %d; every adversary the prose invents or drops is %s points an agent budgets against wrongly",
+					para.text[m[0]:m[1]], p.VerificationModels, fmtNum(p.PointsPerSurvivedModel))
+			}
+		}
+	}
+	for _, m := range rePerAdv.FindAllStringSubmatchIndex(flat, -1) {
+		each, total := parseFigure(flat[m[2]:m[3]]), parseFigure(flat[m[4]:m[5]])
+		if !same(each, p.PointsPerSurvivedModel) {
+			continue
+		}
+		claims++
+		if !same(total, p.VerificationPoints) {
+			v.fileProblem(RuleInstructionFigures, file, lineOf(m[0]), "the instruction multiplies %s points per adversary out to %s, but the policy pays %s for stage 3 (%d × %s)",
+				flat[m[2]:m[3]], flat[m[4]:m[5]], fmtNum(p.VerificationPoints), p.VerificationModels, fmtNum(p.PointsPerSurvivedModel))
+		}
+	}
+	if claims == 0 {
+		v.note(RuleInstructionFigures, "%s quotes no ladder figures, so none were checked against the scoring policy", v.t.Instruction)
+	} else {
+		v.note(RuleInstructionFigures, "%s quotes %d ladder figure(s)", v.t.Instruction, claims)
+	}
+}
+
+type paragraph struct {
+	text string
+	sep  int // bytes of separator after it
+}
+
+func splitKeep(s string) []paragraph {
+	var out []paragraph
+	for {
+		loc := reParagraph.FindStringIndex(s)
+		if loc == nil {
+			return append(out, paragraph{text: s})
+		}
+		out = append(out, paragraph{text: s[:loc[0]], sep: loc[1] - loc[0]})
+		s = s[loc[1]:]
+	}
+}
+
+func (v *validator) ladderBudget() {
+	to := v.t.Timeouts
+	sum := to.Audit + to.Behavioural + to.Verification
+	shape := fmt.Sprintf("%d + %d + %d", to.Audit, to.Behavioural, to.Verification)
+	if sum > to.Verifier {
+		v.problem(RuleLadderBudget, "timeouts.verifier", "the verifier ceiling is %d s but the stages declare %s = %d s, %d s more: the verifier would be killed mid-ladder, and a stage with no result costs a re-run; raise timeouts.verifier to at least %d",
+			to.Verifier, shape, sum, sum-to.Verifier, sum)
+		return
+	}
+	v.note(RuleLadderBudget, "ladder budget %s = %d s inside a %d s verifier ceiling (%d s spare)", shape, sum, to.Verifier, to.Verifier-sum)
+}
+
+// Layout of a task folder (docs/AUTHORING.md "Task folder layout"):
+// programs live under modules/, data under data/ (read-only inputs) and
+// truth/ (ground truth, written by srb freeze), prompts under prompts/.
+// Data folders hold no programs; programs' folders hold no payloads.
+var (
+	layoutTop = map[string]bool{
+		FileName: true, "README.md": true, "prompts": true, "modules": true,
+		"data": true, "truth": true, "images.lock": true, ".gitignore": true,
+	}
+	dataDirs      = []string{"data", "truth", "prompts"}
+	payloadSuffix = []string{".tar", ".gz", ".tgz", ".xz", ".zst", ".bz2", ".zip", ".jar", ".bin", ".whl"}
+)
+
+func (v *validator) layout() {
+	entries, err := os.ReadDir(v.t.Dir)
+	if err != nil {
+		v.fileProblem(RuleLayout, v.t.Dir, 0, "cannot list the task folder: %v", err)
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if layoutTop[name] || name == v.t.Instruction {
+			continue
+		}
+		v.fileProblem(RuleLayout, filepath.Join(v.t.Dir, name), 0, "%s does not belong at the top of a task folder: programs go in modules/, read-only inputs in data/, prompts in prompts/ (allowed at the top: task.cue, %s, README.md, images.lock)", name, v.t.Instruction)
+	}
+	for _, d := range dataDirs {
+		root := filepath.Join(v.t.Dir, d)
+		_ = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return nil
+			}
+			if isProgram(p, e) {
+				v.fileProblem(RuleLayout, p, 0, "%s is a program inside %s/, which holds data only: move it under modules/, or clear its executable bit if it is data", rel(v.t.Dir, p), d)
+			}
+			return nil
+		})
+	}
+	for i, m := range v.t.Behavioural.Modules {
+		if dir, _ := m.Params["dir"].(string); m.Kind == "program" && dir != "" && !strings.HasPrefix(filepath.ToSlash(filepath.Clean(dir))+"/", "modules/") {
+			v.problem(RuleLayout, fmt.Sprintf("behavioural.modules[%d].params.dir", i), "module %s lives in %s; module programs live under modules/ (e.g. modules/%s)", m.ID, dir, m.ID)
+		}
+	}
+	_ = filepath.WalkDir(filepath.Join(v.t.Dir, "modules"), func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return nil
+		}
+		for _, s := range payloadSuffix {
+			if strings.HasSuffix(e.Name(), s) {
+				v.fileProblem(RuleLayout, p, 0, "%s is a payload inside modules/, which holds programs: move it to data/", rel(v.t.Dir, p))
+				break
+			}
+		}
+		return nil
+	})
+}
+
+func rel(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// isProgram: an executable bit, a #! line, or an ELF header.
+func isProgram(p string, e fs.DirEntry) bool {
+	info, err := e.Info()
+	if err != nil || !info.Mode().IsRegular() {
+		return false
+	}
+	if info.Mode().Perm()&0o111 != 0 {
+		return true
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := f.Read(head)
+	head = head[:n]
+	return bytes.HasPrefix(head, []byte("#!")) || bytes.Equal(head, []byte("\x7fELF"))
+}
+
+func (v *validator) counts() {
+	req := 0
+	for _, g := range v.t.Audit.Gates {
+		if g.Required {
+			req++
+		}
+	}
+	v.note("counts", "%d gate(s), %d required; %d sample(s) vote on each", len(v.t.Audit.Gates), req, v.t.Audit.Samples)
+	sum := 0.0
+	for _, m := range v.t.Behavioural.Modules {
+		sum += m.Weight
+	}
+	v.note("counts", "%d module(s), weights summing to %s; %d build configuration(s)", len(v.t.Behavioural.Modules), fmtNum(sum), len(v.t.Behavioural.Configurations))
+	v.note("counts", "%d adversaries, %d rerun(s) per candidate, %d allow and %d deny scope item(s)", len(v.t.Verification.Adversaries), v.t.Verification.Reruns, len(v.t.Verification.Scope.Allow), len(v.t.Verification.Scope.Deny))
+}
