@@ -58,7 +58,20 @@ func Load(dir string) (*Task, []Problem) {
 		return nil, schemaProblems(t, v, err)
 	}
 	t.Dir, t.File, t.source = dir, file, tv
+	if len(t.Verification.FaultExitCodes) == 0 {
+		t.Verification.FaultExitCodes = DefaultFaultExitCodes()
+	}
 	return t, nil
+}
+
+// DefaultFaultExitCodes are 64–78, the sysexits codes (HARNESS.md §4.3):
+// a candidate exiting with one of them says the tree could not be tested.
+func DefaultFaultExitCodes() []int {
+	codes := make([]int, 0, 15)
+	for c := 64; c <= 78; c++ {
+		codes = append(codes, c)
+	}
+	return codes
 }
 
 func syntaxProblems(file string, err error) []Problem {
@@ -82,7 +95,7 @@ type cueErr struct {
 
 var (
 	reDisjunction = regexp.MustCompile(`^(\d+) errors? in empty disjunction:?$`)
-	reConflict    = regexp.MustCompile(`^conflicting values (.+) and (.+?)(?: \(mismatched types (\w+) and (\w+)\))?$`)
+	reConflict    = regexp.MustCompile(`^conflicting values (.+?) and (.+?)(?: \(mismatched types (\w+) and (\w+)\))?$`)
 	reInvalid     = regexp.MustCompile(`^invalid value (.*) \((does not satisfy|out of bound) (.*)\)(?:: (.*))?$`)
 	reMinMax      = regexp.MustCompile(`list\.(Min|Max)Items`)
 )
@@ -253,6 +266,14 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 
 	if c := reConflict.FindStringSubmatch(m); c != nil {
 		want, got, wantType, gotType := c[1], c[2], c[3], c[4]
+		if wantType == "string" && gotType != "" && gotType != "string" {
+			// CUE orders the operands as it met them; the user's quoted
+			// value is the string side.
+			want, got, wantType, gotType = got, want, gotType, wantType
+		}
+		if wantType == "bool" || wantType == "int" {
+			want = wantType
+		}
 		switch {
 		case wantType != "" && gotType == "string" && (wantType == "int" || wantType == "float" || wantType == "number" || wantType == "bool"):
 			prob.Rule = RuleQuotedValue
@@ -262,7 +283,10 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 		case wantType != "":
 			prob.Msg = fmt.Sprintf("must be %s, not %s (%s)", article(wantType), gotType, got)
 		default:
-			prob.Msg = fmt.Sprintf("is %s but must be %s", got, want)
+			prob.Msg = fmt.Sprintf("must be %s, not %s", want, got)
+		}
+		if last == "kind" && len(g[0].path) > 2 && g[0].path[len(g[0].path)-3] == "modules" {
+			prob.Msg = fmt.Sprintf("%s is not a module kind srb knows (known: %s)", got, strings.Join(moduleKinds(v), ", "))
 		}
 		switch path {
 		case "scoring.max_score":
@@ -339,8 +363,22 @@ func article(kind string) string {
 	return kind
 }
 
+// moduleKinds lists the kinds of #ModuleKinds in the schema.
+func moduleKinds(v cue.Value) []string {
+	var out []string
+	it, err := v.Context().CompileBytes(schema.TaskCUE()).LookupPath(cue.ParsePath("#ModuleKinds")).Fields()
+	if err != nil {
+		return nil
+	}
+	for it.Next() {
+		out = append(out, it.Selector().Unquoted())
+	}
+	sort.Strings(out)
+	return out
+}
+
 func adversaryCountMsg(t *Task, v cue.Value) string {
-	n := listLen(v.LookupPath(cue.ParsePath("verification.adversaries")))
+	n := listLen(t.source.LookupPath(cue.ParsePath("verification.adversaries")))
 	want, _ := v.LookupPath(cue.ParsePath("scoring.verification_models")).Int64()
 	per, _ := v.LookupPath(cue.ParsePath("scoring.points_per_survived_model")).Float64()
 	gap := int64(n) - want

@@ -1,0 +1,100 @@
+// Package cli builds srb's cobra command tree: one file per command, each
+// with an Options struct, a NewCmdX constructor and a runX function that
+// is plain Go. Only this package writes to the process's stdout/stderr.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes (DEVELOPERS.md; HARNESS.md §1.1): a stage's exit status says
+// whether it ran, never what it decided.
+const (
+	// ExitRan: the command ran; its verdict, if any, is in its output.
+	ExitRan = 0
+	// ExitCouldNotRun: a harness fault (missing engine, unreadable file).
+	ExitCouldNotRun = 1
+	// ExitBadTask: the task's own configuration is wrong.
+	ExitBadTask = 2
+)
+
+// exitError carries an exit code with the error that caused it. When
+// printed is true the command already showed the error to the user, so
+// Main does not print it again (cue's ErrPrintedError).
+type exitError struct {
+	code    int
+	err     error
+	printed bool
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// badTask wraps err as a configuration error (exit 2).
+func badTask(err error) error { return &exitError{code: ExitBadTask, err: err} }
+
+// couldNotRun wraps err as a harness fault (exit 1).
+func couldNotRun(err error) error { return &exitError{code: ExitCouldNotRun, err: err} }
+
+// silent returns an exit code whose message was already printed.
+func silent(code int, err error) error { return &exitError{code: code, err: err, printed: true} }
+
+// Main runs srb with os.Args and returns the process exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f := NewFactory()
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes srb with args against the factory's streams and returns the
+// exit code. Tests call it in-process.
+func Run(ctx context.Context, f *Factory, args []string) int {
+	root := NewRoot(f)
+	root.SetArgs(args)
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitRan
+	}
+	code := ExitCouldNotRun
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+		if ee.printed {
+			return code
+		}
+	} else if isUsageError(err) {
+		code = ExitCouldNotRun
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(f.IO.ErrOut, "srb: interrupted")
+		return ExitCouldNotRun
+	}
+	fmt.Fprintf(f.IO.ErrOut, "srb: %v\n", err)
+	return code
+}
+
+func isUsageError(err error) bool {
+	var ue *usageError
+	return errors.As(err, &ue)
+}
+
+// usageError is a wrong invocation (unknown flag, wrong argument count).
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/ladder/report"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+const reportDoc = `Render a verdict (score.json) as the text report.
+
+FILE is a score.json, or a results folder holding one. The file is
+validated against the score contract first; srb reads verdicts the earlier
+harness wrote.
+
+Examples:
+  srb report runs/1/verifier/score.json
+  srb report runs/1/verifier --title "lang01, run 1"`
+
+// ReportOptions are the inputs of srb report.
+type ReportOptions struct {
+	IO    IOStreams
+	File  string
+	Title string
+	JSON  bool
+}
+
+// NewCmdReport builds `srb report`.
+func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
+	opts := &ReportOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "report FILE|DIR",
+		Short: "Render score.json as the text report",
+		Long:  reportDoc,
+		Args:  argsValidator(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runReport(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title (default: the verdict's task)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runReport(opts *ReportOptions) error {
+	p := opts.File
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		p = filepath.Join(p, result.ScoreFile)
+	}
+	if _, err := os.Stat(p); err != nil {
+		return couldNotRun(fmt.Errorf("report: no verdict at %s", p))
+	}
+	v, err := result.ReadVerdict(p)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	if opts.JSON {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return couldNotRun(err)
+		}
+		_, err = fmt.Fprintf(opts.IO.Out, "%s\n", b)
+		return err
+	}
+	title := opts.Title
+	if title == "" {
+		title = v.Task
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, report.Render(v, title))
+	return err
+}

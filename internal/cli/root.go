@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+const rootDoc = `srb makes SWE Refactor Bench tasks declarative and grades submissions.
+
+A task is a CUE document (tasks/<id>/task.cue). srb type-checks and lints it,
+and grades a submission with the three-stage ladder: audit (a gate),
+behavioural (40 points, all or nothing) and verification (60 points, 10 per
+adversary that finds no break).
+
+Exit codes: 0 ran, 1 could not run (a harness fault), 2 the task's own
+configuration is wrong.`
+
+// NewRoot builds the srb command tree.
+func NewRoot(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "srb",
+		Short:         "SWE Refactor Bench: declarative migration tasks and the grading ladder",
+		Long:          rootDoc,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
+	})
+	for _, c := range []*cobra.Command{
+		NewCmdVersion(f, nil),
+		NewCmdValidate(f, nil),
+		NewCmdSchema(f, nil),
+		NewCmdScore(f, nil),
+		NewCmdReport(f, nil),
+	} {
+		root.AddCommand(c)
+	}
+	return root
+}

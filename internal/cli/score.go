@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/report"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+)
+
+const scoreDoc = `Grade a run from its stage result files.
+
+Reads audit.json, behavioural.json and verification.json from the results
+folder, grades them with formula (4) of the paper and the status rules, and
+writes score.json, summary.txt and reward.json (last, atomically) there. The
+text report is printed (the verdict as JSON with --json).
+
+With TASK, the task's scoring policy is used. Without TASK, srb grades with
+the published policy (100 / 40 / 60 / 6 / 10) and all three stages
+declared: this is how results the earlier harness wrote are re-graded.
+
+A stage file that is absent means the stage did not run; one that cannot be
+read is a harness fault and makes the verdict invalid, never a zero.
+
+Examples:
+  srb score --results runs/1/verifier
+  srb score tasks/lang90-tally-c-to-go --results runs/1/verifier --json`
+
+// ScoreOptions are the inputs of srb score.
+type ScoreOptions struct {
+	IO      IOStreams
+	Now     func() time.Time
+	Task    string
+	Results string
+	Title   string
+	JSON    bool
+}
+
+// NewCmdScore builds `srb score`.
+func NewCmdScore(f *Factory, runF func(*ScoreOptions) error) *cobra.Command {
+	opts := &ScoreOptions{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "score [TASK] --results DIR",
+		Short: "Grade stage results into score.json, summary.txt and reward.json",
+		Long:  scoreDoc,
+		Args:  argsValidator(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Task = args[0]
+			}
+			if opts.Results == "" {
+				return &usageError{err: errors.New("--results DIR is required")}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runScore(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Results, "results", "", "the folder holding the stage result files (required)")
+	cmd.Flags().StringVar(&opts.Title, "title", "", "the report's title (default: the task id)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// stageFiles are the stage result files in ladder order.
+var stageFiles = []string{"audit", "behavioural", "verification"}
+
+// readStageFile reads results/<stage>.json: nil when absent; a failed
+// stage result naming the file when it cannot be read or is invalid
+// (HARNESS.md §1.4 "score": a reading failure is a harness fault).
+func readStageFile(dir, stage, taskID string, now time.Time) (*result.Stage, error) {
+	p := filepath.Join(dir, stage+".json")
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	s, err := result.ReadStage(p)
+	if err != nil {
+		return result.Failed(stage, taskID, fmt.Sprintf("result at %s is unreadable: %v", p, err), now), err
+	}
+	return s, nil
+}
+
+// taskFromResults guesses the task id from the stage files' task fields,
+// else the folder's name.
+func taskFromResults(dir string) string {
+	for _, s := range stageFiles {
+		b, err := os.ReadFile(filepath.Join(dir, s+".json"))
+		if err != nil {
+			continue
+		}
+		var head struct {
+			Task string `json:"task"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Task != "" {
+			return head.Task
+		}
+	}
+	abs, _ := filepath.Abs(dir)
+	return filepath.Base(abs)
+}
+
+// Policy converts a task's scoring block into the scoring policy.
+func Policy(s task.Scoring) scoring.Policy {
+	return scoring.Policy{
+		MaxScore:               s.MaxScore,
+		BehaviouralPoints:      s.BehaviouralPoints,
+		VerificationPoints:     s.VerificationPoints,
+		VerificationModels:     s.VerificationModels,
+		PointsPerSurvivedModel: s.PointsPerSurvivedModel,
+	}
+}
+
+func runScore(opts *ScoreOptions) error {
+	policy := scoring.Published()
+	taskID := ""
+	if opts.Task != "" {
+		dirs, err := resolveTasks([]string{opts.Task})
+		if err != nil {
+			return couldNotRun(err)
+		}
+		t, problems := task.Load(dirs[0])
+		if len(problems) > 0 {
+			// The verdict says the grader could not run; nothing measured is
+			// overwritten by a zero.
+			msg := fmt.Sprintf("cannot read the task %s: %s", dirs[0], problems[0].Format(""))
+			for _, p := range problems {
+				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
+			}
+			v := result.ErrorVerdict(filepath.Base(dirs[0]), msg)
+			if err := result.Publish(opts.Results, v, report.Render(v, v.Task)); err != nil {
+				return couldNotRun(err)
+			}
+			return silent(ExitBadTask, errors.New(msg))
+		}
+		taskID = t.ID
+		policy = Policy(t.Scoring)
+	} else {
+		taskID = taskFromResults(opts.Results)
+	}
+	if st, err := os.Stat(opts.Results); err != nil || !st.IsDir() {
+		return couldNotRun(fmt.Errorf("score: no results folder at %s", opts.Results))
+	}
+	now := opts.Now()
+	var stages scoring.Stages
+	stages.Declared = append([]string(nil), stageFiles...)
+	for _, name := range stageFiles {
+		s, err := readStageFile(opts.Results, name, taskID, now)
+		if err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", err)
+		}
+		switch name {
+		case "audit":
+			stages.Audit = s
+		case "behavioural":
+			stages.Behavioural = s
+		case "verification":
+			stages.Verification = s
+		}
+	}
+	v := scoring.Grade(taskID, stages, policy)
+	title := opts.Title
+	if title == "" {
+		title = v.Task
+	}
+	text := report.Render(v, title)
+	if err := result.Publish(opts.Results, v, text); err != nil {
+		return couldNotRun(err)
+	}
+	if opts.JSON {
+		b, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return couldNotRun(err)
+		}
+		_, err = fmt.Fprintf(opts.IO.Out, "%s\n", b)
+		return err
+	}
+	_, err := fmt.Fprintln(opts.IO.Out, text)
+	return err
+}

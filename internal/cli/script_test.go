@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain makes the test binary double as srb, so scripts run the real
+// command tree in a subprocess (cue's cmd/cue/cmd/script_test.go).
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"srb": func() { os.Exit(Main()) },
+	})
+}
+
+// updateGoldens reports whether SRB_UPDATE=1: a failing cmp then rewrites
+// the expected section of the script (one variable for every golden in
+// the repository).
+func updateGoldens() bool { return os.Getenv("SRB_UPDATE") == "1" }
+
+// TestScript runs testdata/script/<command>/*.txtar, one subtest per
+// command directory, found by walking rather than listed by hand.
+func TestScript(t *testing.T) {
+	dirs, err := os.ReadDir(filepath.Join("testdata", "script"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		t.Run(d.Name(), func(t *testing.T) {
+			testscript.Run(t, testscript.Params{
+				Dir:                 filepath.Join("testdata", "script", d.Name()),
+				UpdateScripts:       updateGoldens(),
+				RequireExplicitExec: true,
+				RequireUniqueNames:  true,
+				Setup: func(env *testscript.Env) error {
+					env.Setenv("SRB_REPO_ROOT", repo)
+					return nil
+				},
+				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+					"fixture": cmdFixture(repo),
+					"replace": cmdReplace,
+				},
+			})
+		})
+	}
+}
+
+// cmdFixture copies the repository's fixture tree (testdata/tasks and
+// testdata/statea) into the script's work directory, so scripts can edit
+// a task without touching the repository: "fixture".
+func cmdFixture(repo string) func(ts *testscript.TestScript, neg bool, args []string) {
+	return func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 0 {
+			ts.Fatalf("usage: fixture")
+		}
+		for _, sub := range []string{"tasks", "statea"} {
+			src := filepath.Join(repo, "testdata", sub)
+			dst := ts.MkAbs(sub)
+			ts.Check(copyTree(src, dst))
+		}
+	}
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, info.Mode().Perm())
+	})
+}
+
+// cmdReplace edits a file in place: "replace FILE OLD NEW" replaces every
+// occurrence of OLD (which must occur) with NEW; \n in either means a
+// newline.
+func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	p := ts.MkAbs(args[0])
+	b, err := os.ReadFile(p)
+	ts.Check(err)
+	old := strings.ReplaceAll(args[1], `\n`, "\n")
+	repl := strings.ReplaceAll(args[2], `\n`, "\n")
+	if !strings.Contains(string(b), old) {
+		ts.Fatalf("replace: %q does not occur in %s", old, args[0])
+	}
+	info, err := os.Stat(p)
+	ts.Check(err)
+	ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(b), old, repl)), info.Mode().Perm()))
+}
+

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+const validateDoc = `Check tasks against the schema and srb's static rules.
+
+Each TASK is a task folder (holding task.cue) or a task id under ./tasks.
+With no TASK, every folder under ./tasks that holds a task.cue is checked.
+
+Every problem is reported at once, each as
+
+  FILE:LINE:COL: FIELD: MESSAGE [RULE]
+
+followed by notes (counts, margins). Exit status 2 when any task has a
+problem, 0 when all are consistent. docs/SCHEMA.md lists every rule.
+
+Examples:
+  srb validate
+  srb validate tasks/build01-libsodium-autotools-to-cmake
+  srb validate lang01-cmark-c-to-rust --json`
+
+// ValidateOptions are the inputs of srb validate.
+type ValidateOptions struct {
+	IO    IOStreams
+	Getwd func() (string, error)
+	Tasks []string
+	JSON  bool
+}
+
+// NewCmdValidate builds `srb validate`.
+func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Command {
+	opts := &ValidateOptions{IO: f.IO, Getwd: f.Getwd}
+	cmd := &cobra.Command{
+		Use:   "validate [TASK...]",
+		Short: "Type-check tasks and run the static rules",
+		Long:  validateDoc,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Tasks = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return runValidate(opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// resolveTasks turns arguments into task folders: a folder holding
+// task.cue, or an id under ./tasks. No argument means every task under
+// ./tasks. A name that resolves to nothing is kept as given so the loader
+// reports it as a problem with the folder.
+func resolveTasks(args []string) ([]string, error) {
+	if len(args) == 0 {
+		matches, err := filepath.Glob(filepath.Join("tasks", "*", task.FileName))
+		if err != nil {
+			return nil, err
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("no tasks given and none found under ./tasks (looked for tasks/*/%s)", task.FileName)
+		}
+		var dirs []string
+		for _, m := range matches {
+			dirs = append(dirs, filepath.Dir(m))
+		}
+		sort.Strings(dirs)
+		return dirs, nil
+	}
+	var dirs []string
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			dirs = append(dirs, filepath.Clean(a))
+			continue
+		}
+		if st, err := os.Stat(filepath.Join("tasks", a)); err == nil && st.IsDir() {
+			dirs = append(dirs, filepath.Join("tasks", a))
+			continue
+		}
+		dirs = append(dirs, a)
+	}
+	return dirs, nil
+}
+
+type jsonProblem struct {
+	Rule    string `json:"rule"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+type jsonNote struct {
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+type jsonValidation struct {
+	Task     string        `json:"task"`
+	Dir      string        `json:"dir"`
+	OK       bool          `json:"ok"`
+	Problems []jsonProblem `json:"problems"`
+	Notes    []jsonNote    `json:"notes"`
+}
+
+func toJSONProblem(p task.Problem, base string) jsonProblem {
+	file, line, col := p.File, p.Line, 0
+	if p.Pos.IsValid() {
+		file, line, col = p.Pos.Filename(), p.Pos.Line(), p.Pos.Column()
+	}
+	if base != "" && file != "" {
+		if r, err := filepath.Rel(base, file); err == nil {
+			file = filepath.ToSlash(r)
+		}
+	}
+	return jsonProblem{Rule: p.Rule, File: file, Line: line, Column: col, Field: p.Path, Message: p.Msg}
+}
+
+func runValidate(opts *ValidateOptions) error {
+	dirs, err := resolveTasks(opts.Tasks)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	base := ""
+	if opts.Getwd != nil {
+		base, _ = opts.Getwd()
+	}
+	var reports []*task.Report
+	bad := 0
+	for _, d := range dirs {
+		r := task.Validate(d)
+		reports = append(reports, r)
+		if !r.OK() {
+			bad++
+		}
+	}
+	if opts.JSON {
+		out := []jsonValidation{}
+		for _, r := range reports {
+			jv := jsonValidation{Task: taskName(r), Dir: filepath.ToSlash(r.Dir), OK: r.OK(), Problems: []jsonProblem{}, Notes: []jsonNote{}}
+			for _, p := range r.Problems {
+				jv.Problems = append(jv.Problems, toJSONProblem(p, base))
+			}
+			for _, n := range r.Notes {
+				jv.Notes = append(jv.Notes, jsonNote{Rule: n.Rule, Message: n.Msg})
+			}
+			out = append(out, jv)
+		}
+		if err := writeJSON(opts.IO.Out, out); err != nil {
+			return couldNotRun(err)
+		}
+	} else {
+		w := opts.IO.Out
+		for i, r := range reports {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			for _, p := range r.Problems {
+				fmt.Fprintln(w, relativise(p.Format(base)))
+			}
+			for _, n := range r.Notes {
+				fmt.Fprintf(w, "note: %s [%s]\n", n.Msg, n.Rule)
+			}
+			if r.OK() {
+				fmt.Fprintf(w, "%s: configuration is consistent\n", taskName(r))
+			} else {
+				fmt.Fprintf(w, "%s: %d problem(s)\n", taskName(r), len(r.Problems))
+			}
+		}
+	}
+	if bad > 0 {
+		return silent(ExitBadTask, fmt.Errorf("%d of %d task(s) have problems", bad, len(reports)))
+	}
+	return nil
+}
+
+func relativise(s string) string { return s }
+
+func taskName(r *task.Report) string {
+	if r.Task != nil {
+		return r.Task.ID
+	}
+	return filepath.Base(r.Dir)
+}

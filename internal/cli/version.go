@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+const versionDoc = `Print srb's version and its fingerprint.
+
+The fingerprint identifies the exact srb binary (the first 12 hex digits of
+the sha256 of the executable). It is stamped into every stage result srb
+writes, once, when the result is made, and reports show which fingerprints
+graded a run.
+
+Examples:
+  srb version
+  srb version --json`
+
+// VersionOptions are the inputs of srb version.
+type VersionOptions struct {
+	IO   IOStreams
+	JSON bool
+}
+
+// NewCmdVersion builds `srb version`.
+func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command {
+	opts := &VersionOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print srb's version and fingerprint",
+		Long:  versionDoc,
+		Args:  argsValidator(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runVersion(opts)
+		},
+	}
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// Version returns srb's module version: the tagged version when built from
+// a module, "devel" otherwise.
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func runVersion(opts *VersionOptions) error {
+	fp := result.Fingerprint()
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, map[string]string{
+			"version":     Version(),
+			"fingerprint": fp,
+			"go":          runtime.Version(),
+		})
+	}
+	if fp == "" {
+		fp = "unknown"
+	}
+	_, err := fmt.Fprintf(opts.IO.Out, "srb %s (fingerprint %s, %s %s/%s)\n", Version(), fp, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
+}
