@@ -36,6 +36,8 @@ const (
 	Reward = "reward"
 	// Telemetry is telemetry.json, schema "swerefactor.telemetry/1" (HARNESS.md §3.9).
 	Telemetry = "telemetry"
+	// TranscriptRecord is one line of a JSONL transcript (HARNESS.md §3.10).
+	TranscriptRecord = "transcript-record"
 )
 
 // Names returns the names of every embedded JSON Schema, sorted.
