@@ -106,7 +106,7 @@ func (c Check) pyDoc() object {
 		o.add("detail", c.Detail)
 	}
 	if len(c.Evidence) > 0 {
-		o.add("evidence", c.Evidence)
+		o.add("evidence", orderedMaps(c.Evidence, citationOrder))
 	}
 	if c.DurationSec != nil {
 		o.add("duration_sec", pyRound(*c.DurationSec, 3))

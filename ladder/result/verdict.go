@@ -280,11 +280,35 @@ var (
 	failureOrder   = []string{"id", "verdict", "summary", "detail", "evidence"}
 	breakOrder     = []string{"adversary", "summary", "detail", "evidence"}
 	harnessOrder   = []string{"fingerprint", "stage"}
+	// citationOrder is the key order of an audit citation (HARNESS.md §3.6).
+	citationOrder = []string{"path", "line", "quote", "note", "grounded", "ground_note"}
 )
 
 func orderedMaps[M ~map[string]any](list []M, order []string) []any {
 	out := make([]any, 0, len(list))
 	for _, m := range list {
+		out = append(out, ordered{m: m, order: order})
+	}
+	return out
+}
+
+// withCitations writes the "evidence" list of an audit failure or a break
+// with citation keys in the earlier harness's order.
+func withCitations(list []map[string]any, order []string) []any {
+	out := make([]any, 0, len(list))
+	for _, m := range list {
+		if ev := asList(m["evidence"]); len(ev) > 0 {
+			m = copyMap(m)
+			items := make([]any, len(ev))
+			for i, e := range ev {
+				if em, ok := e.(map[string]any); ok {
+					items[i] = ordered{m: em, order: citationOrder}
+				} else {
+					items[i] = e
+				}
+			}
+			m["evidence"] = items
+		}
 		out = append(out, ordered{m: m, order: order})
 	}
 	return out
@@ -346,14 +370,14 @@ func (v *Verdict) pyDoc() object {
 			{"points", pyRound(v.VerificationPoints, 4)},
 			{"models_total", v.AdversariesTotal},
 			{"models_survived", v.AdversariesSurvived},
-			{"breaks", orderedMaps(v.VerificationBreaks, breakOrder)},
+			{"breaks", withCitations(v.VerificationBreaks, breakOrder)},
 		}},
 		{"stages_run", strs(v.StagesRun)},
 		{"unscored_stages", unscoredStages},
 		{"blocked_by", v.BlockedBy},
 		{"harnesses", orderedMaps(v.Harnesses, harnessOrder)},
 		{"harness_error", v.HarnessError},
-		{"audit_failures", orderedMaps(v.AuditFailures, failureOrder)},
+		{"audit_failures", withCitations(v.AuditFailures, failureOrder)},
 		{"notes", strs(v.Notes)},
 		{"uncredited", unscored},
 		{"metadata", meta},
