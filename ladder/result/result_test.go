@@ -608,3 +608,24 @@ func TestPublishWritesNothingInvalid(t *testing.T) {
 		t.Errorf("files written for an invalid verdict: %v", entries)
 	}
 }
+
+// A verdict written before module rows carried a status reads with status
+// "" (which counts as reported) and writes back as the earlier harness
+// would, "status": "".
+func TestVerdictBeforeModuleStatus(t *testing.T) {
+	v, err := result.ReadVerdict("testdata/score-before-status.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := v.Modules[0]; m.Status != "" || !m.Complete || result.ReportedModules(v.Modules) != 1 {
+		t.Errorf("row %+v", m)
+	}
+	path := filepath.Join(t.TempDir(), "score.json")
+	if err := v.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := os.ReadFile(path)
+	if !strings.Contains(string(text), `"status": "",`) {
+		t.Errorf("written as\n%s", text)
+	}
+}
