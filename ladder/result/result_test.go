@@ -610,14 +610,15 @@ func TestPublishWritesNothingInvalid(t *testing.T) {
 }
 
 // A verdict written before module rows carried a status reads with status
-// "" (which counts as reported) and writes back as the earlier harness
+// "" (which counts as reported), is not complete without a scored_weight,
+// and writes back as the earlier harness
 // would, "status": "".
 func TestVerdictBeforeModuleStatus(t *testing.T) {
 	v, err := result.ReadVerdict("testdata/score-before-status.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := v.Modules[0]; m.Status != "" || !m.Complete || result.ReportedModules(v.Modules) != 1 {
+	if m := v.Modules[0]; m.Status != "" || m.Complete || result.ReportedModules(v.Modules) != 1 {
 		t.Errorf("row %+v", m)
 	}
 	path := filepath.Join(t.TempDir(), "score.json")
