@@ -20,7 +20,8 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// exactArgs and rangeArgs wrap cobra's validators as usage errors.
+// argsValidator wraps a cobra positional-argument validator so that its
+// failures are usage errors (exit 1).
 func argsValidator(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {

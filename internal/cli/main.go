@@ -12,7 +12,7 @@ import (
 	"syscall"
 )
 
-// Exit codes (DEVELOPERS.md; HARNESS.md §1.1): a stage's exit status says
+// Exit codes (the project's standard; the earlier harness's cli.py, HARNESS.md §1.1): a stage's exit status says
 // whether it ran, never what it decided.
 const (
 	// ExitRan: the command ran; its verdict, if any, is in its output.

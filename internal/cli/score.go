@@ -29,7 +29,9 @@ the published policy (100 / 40 / 60 / 6 / 10) and all three stages
 declared: this is how results the earlier harness wrote are re-graded.
 
 A stage file that is absent means the stage did not run; one that cannot be
-read is a harness fault and makes the verdict invalid, never a zero.
+read is a harness fault and makes the verdict invalid, never a zero. The
+exit status is 0 when the verdict is valid and 1 when it is not (the run
+must be re-graded or re-run); the files are written either way.
 
 Examples:
   srb score --results runs/1/verifier
@@ -181,9 +183,15 @@ func runScore(opts *ScoreOptions) error {
 		if err != nil {
 			return couldNotRun(err)
 		}
-		_, err = fmt.Fprintf(opts.IO.Out, "%s\n", b)
-		return err
+		fmt.Fprintf(opts.IO.Out, "%s\n", b)
+	} else {
+		fmt.Fprintln(opts.IO.Out, text)
 	}
-	_, err := fmt.Fprintln(opts.IO.Out, text)
-	return err
+	if !v.Valid() {
+		// The verdict is published (valid: false) so nothing downstream
+		// mistakes the run for a zero; the exit status says to re-run.
+		fmt.Fprintf(opts.IO.ErrOut, "srb: the grader could not complete: %s\n", v.HarnessError)
+		return silent(ExitCouldNotRun, errors.New(v.HarnessError))
+	}
+	return nil
 }

@@ -114,4 +114,3 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(b), old, repl)), info.Mode().Perm()))
 }
-

@@ -165,7 +165,7 @@ func runValidate(opts *ValidateOptions) error {
 				fmt.Fprintln(w)
 			}
 			for _, p := range r.Problems {
-				fmt.Fprintln(w, relativise(p.Format(base)))
+				fmt.Fprintln(w, p.Format(base))
 			}
 			for _, n := range r.Notes {
 				fmt.Fprintf(w, "note: %s [%s]\n", n.Msg, n.Rule)
@@ -182,8 +182,6 @@ func runValidate(opts *ValidateOptions) error {
 	}
 	return nil
 }
-
-func relativise(s string) string { return s }
 
 func taskName(r *task.Report) string {
 	if r.Task != nil {

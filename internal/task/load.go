@@ -247,6 +247,11 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 	m := msgs[0]
 
 	switch {
+	case strings.HasPrefix(m, "invalid interpolation"):
+		return Problem{} // a consequence of another field's problem (class)
+	case strings.HasPrefix(m, "incompatible list lengths (0 and"):
+		prob.Msg = fmt.Sprintf("%s is empty: list at least one", last)
+		return prob
 	case m == "field not allowed":
 		prob.Rule = RuleUnknownField
 		prob.Msg = fmt.Sprintf("unknown field %q", last)

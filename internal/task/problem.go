@@ -138,7 +138,8 @@ const (
 	RulePlaceholder = "prompt-placeholder"
 	// RuleFileExists: a file or program the task names does not exist.
 	RuleFileExists = "file-exists"
-	// RuleCandidateCommand: the candidate command is not absolute.
+	// RuleCandidateCommand: the candidate program or a file it names is a
+	// relative path (a bare program name on PATH is fine).
 	RuleCandidateCommand = "candidate-command"
 	// RuleScope: no scope declared for stage 3.
 	RuleScope = "scope-declared"
@@ -150,4 +151,6 @@ const (
 	RuleLadderBudget = "ladder-budget"
 	// RuleLayout: the task folder mixes programs and data.
 	RuleLayout = "layout"
+	// RuleCounts: notes only — how many gates, modules, adversaries.
+	RuleCounts = "counts"
 )

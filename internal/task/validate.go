@@ -438,7 +438,7 @@ func (v *validator) ladderBudget() {
 	v.note(RuleLadderBudget, "ladder budget %s = %d s inside a %d s verifier ceiling (%d s spare)", shape, sum, to.Verifier, to.Verifier-sum)
 }
 
-// Layout of a task folder (docs/AUTHORING.md "Task folder layout"):
+// Layout of a task folder (docs/SCHEMA.md "Task folder layout"):
 // programs live under modules/, data under data/ (read-only inputs) and
 // truth/ (ground truth, written by srb freeze), prompts under prompts/.
 // Data folders hold no programs; programs' folders hold no payloads.
@@ -459,10 +459,10 @@ func (v *validator) layout() {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if layoutTop[name] || name == v.t.Instruction {
+		if layoutTop[name] || name == strings.SplitN(filepath.ToSlash(v.t.Instruction), "/", 2)[0] {
 			continue
 		}
-		v.fileProblem(RuleLayout, filepath.Join(v.t.Dir, name), 0, "%s does not belong at the top of a task folder: programs go in modules/, read-only inputs in data/, prompts in prompts/ (allowed at the top: task.cue, %s, README.md, images.lock)", name, v.t.Instruction)
+		v.fileProblem(RuleLayout, filepath.Join(v.t.Dir, name), 0, "%s does not belong at the top of a task folder: programs go in modules/, read-only inputs in data/, prompts in prompts/ (allowed at the top: task.cue, %s, README.md, images.lock, .gitignore, and the folders modules/, data/, truth/, prompts/)", name, v.t.Instruction)
 	}
 	for _, d := range dataDirs {
 		root := filepath.Join(v.t.Dir, d)
@@ -529,11 +529,11 @@ func (v *validator) counts() {
 			req++
 		}
 	}
-	v.note("counts", "%d gate(s), %d required; %d sample(s) vote on each", len(v.t.Audit.Gates), req, v.t.Audit.Samples)
+	v.note(RuleCounts, "%d gate(s), %d required; %d sample(s) vote on each", len(v.t.Audit.Gates), req, v.t.Audit.Samples)
 	sum := 0.0
 	for _, m := range v.t.Behavioural.Modules {
 		sum += m.Weight
 	}
-	v.note("counts", "%d module(s), weights summing to %s; %d build configuration(s)", len(v.t.Behavioural.Modules), fmtNum(sum), len(v.t.Behavioural.Configurations))
-	v.note("counts", "%d adversaries, %d rerun(s) per candidate, %d allow and %d deny scope item(s)", len(v.t.Verification.Adversaries), v.t.Verification.Reruns, len(v.t.Verification.Scope.Allow), len(v.t.Verification.Scope.Deny))
+	v.note(RuleCounts, "%d module(s), weights summing to %s; %d build configuration(s)", len(v.t.Behavioural.Modules), fmtNum(sum), len(v.t.Behavioural.Configurations))
+	v.note(RuleCounts, "%d adversaries, %d rerun(s) per candidate, %d allow and %d deny scope item(s)", len(v.t.Verification.Adversaries), v.t.Verification.Reruns, len(v.t.Verification.Scope.Allow), len(v.t.Verification.Scope.Deny))
 }
