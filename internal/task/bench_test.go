@@ -25,7 +25,6 @@ func bareLoad(b *testing.B, src []byte) {
 	}
 }
 
-
 // BenchmarkValidate runs srb validate's whole rule set on the fixture task,
 // warm, and reports its cost as a ratio to a bare CUE load of the same
 // files measured in the same run (x-baseline), and in ms per task (target

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"path/filepath"
 	"testing"
 )
 
@@ -14,5 +15,23 @@ func TestFixtureValidatesClean(t *testing.T) {
 	}
 	if r.Task == nil || r.Task.ID != "lang90-tally-c-to-go" || r.Task.Agent.BudgetSec != 21600 || r.Task.Scoring.MaxScore != 100 {
 		t.Fatalf("task not decoded: %+v", r.Task)
+	}
+}
+
+// TestTasksValidate validates every task under tasks/ (cue's TestLatest:
+// tasks are data, and data that stops validating fails the build).
+func TestTasksValidate(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join("..", "..", "tasks", "*", FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range dirs {
+		dir := filepath.Dir(f)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			r := Validate(dir)
+			for _, p := range r.Problems {
+				t.Errorf("%s", p.Format(""))
+			}
+		})
 	}
 }
