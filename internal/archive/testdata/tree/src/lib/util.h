@@ -1,0 +1,1 @@
+static int answer(void) { return 42; }

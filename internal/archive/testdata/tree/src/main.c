@@ -1,0 +1,3 @@
+#include "lib/util.h"
+
+int main(void) { return answer() - 42; }
