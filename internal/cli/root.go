@@ -31,9 +31,11 @@ func NewRoot(f *Factory) *cobra.Command {
 	for _, c := range []*cobra.Command{
 		NewCmdVersion(f, nil),
 		NewCmdValidate(f, nil),
+		NewCmdLint(f, nil),
 		NewCmdSchema(f, nil),
 		NewCmdScore(f, nil),
 		NewCmdReport(f, nil),
+		NewCmdFetch(f, nil),
 	} {
 		root.AddCommand(c)
 	}

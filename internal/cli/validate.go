@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/lint"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
@@ -21,7 +22,8 @@ Every problem is reported at once, each as
   FILE:LINE:COL: FIELD: MESSAGE [RULE]
 
 followed by notes (counts, margins). Exit status 2 when any task has a
-problem, 0 when all are consistent. docs/SCHEMA.md lists every rule.
+problem, 0 when all are consistent. docs/SCHEMA.md lists every rule;
+the error-level rules of srb lint (docs/AUTHORING.md) run here too.
 
 Examples:
   srb validate
@@ -138,6 +140,12 @@ func runValidate(opts *ValidateOptions) error {
 	bad := 0
 	for _, d := range dirs {
 		r := task.Validate(d)
+		if r.Task != nil {
+			// lint's error rules are validate rules too (srb lint shows
+			// them with their warnings and advice).
+			r.Problems = append(r.Problems, lint.Problems(lint.Check(r.Task))...)
+			task.SortProblems(r.Problems)
+		}
 		reports = append(reports, r)
 		if !r.OK() {
 			bad++

@@ -456,6 +456,10 @@ func allowedFields(v cue.Value, path []string) []string {
 	return names
 }
 
+// Suggest returns the name in known closest to s, or "" when none is
+// close enough (the rule behind "did you mean …?" messages).
+func Suggest(s string, known []string) string { return suggest(s, known) }
+
 // suggest returns the known name closest to s, or "" when none is close:
 // similarity = 1 − edit distance / longer length, at least 0.6 (the
 // cutoff the earlier harness used with difflib, HARNESS.md §3).

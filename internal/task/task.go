@@ -150,6 +150,7 @@ type Verification struct {
 	CandidateTimeoutSec  int         `json:"candidate_timeout_sec"`
 	RunTimeoutSec        int         `json:"run_timeout_sec"`
 	AllowedCommands      []string    `json:"allowed_commands"`
+	Surfaces             []Surface   `json:"surfaces"`
 	Scope                Scope       `json:"scope"`
 	Reruns               int         `json:"reruns"`
 	RequireDeterministic bool        `json:"require_deterministic"`
@@ -159,23 +160,57 @@ type Verification struct {
 	Adjudicator          Model       `json:"adjudicator"`
 }
 
+// Surface is one promised surface (docs/AUTHORING.md): what the
+// instruction promises, and the phrases that show it there.
+type Surface struct {
+	ID       string   `json:"id"`
+	Text     string   `json:"text"`
+	Mentions []string `json:"mentions"`
+	// Promises lists incidental properties ("timing", "addresses",
+	// "ordering") the surface does promise.
+	Promises []string `json:"promises"`
+}
+
 // Scope is stage 3's allow and deny lists.
 type Scope struct {
-	Allow []ScopeItem `json:"allow"`
-	Deny  []ScopeItem `json:"deny"`
+	Allow []AllowItem `json:"allow"`
+	Deny  []DenyItem  `json:"deny"`
 }
 
-// ScopeItem is one direction adversaries may (allow) or may not (deny) take.
-type ScopeItem struct {
-	Text string `json:"text"`
+// AllowItem is one direction adversaries may take; Surfaces are the ids
+// of the surfaces it is about.
+type AllowItem struct {
+	ID       string   `json:"id"`
+	Text     string   `json:"text"`
+	Surfaces []string `json:"surfaces"`
 }
 
-// Adversary is one stage-3 model with its direction.
+// DenyItem is one thing adversaries may not assert on. CarveOuts justify
+// each promised surface it narrows; Mandatory names the mandatory denies
+// it stands for ("tree-identity", "state-a-wrong", "timing", "addresses",
+// "ordering").
+type DenyItem struct {
+	ID        string     `json:"id"`
+	Text      string     `json:"text"`
+	Surfaces  []string   `json:"surfaces"`
+	CarveOuts []CarveOut `json:"carve_outs"`
+	Mandatory []string   `json:"mandatory"`
+}
+
+// CarveOut says why a deny item may narrow the promised surface Surface.
+type CarveOut struct {
+	Surface string `json:"surface"`
+	Why     string `json:"why"`
+}
+
+// Adversary is one stage-3 model. Direction is the id of an allow item
+// ("" for the unrestricted adversary); Focus is optional prose.
 type Adversary struct {
 	Model
 	ID           string `json:"id"`
 	BudgetSec    int    `json:"budget_sec"`
-	Direction    string `json:"direction"`
+	Direction    string `json:"direction,omitempty"`
+	Focus        string `json:"focus,omitempty"`
 	Unrestricted bool   `json:"unrestricted"`
 }
 

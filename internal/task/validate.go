@@ -102,6 +102,29 @@ func (v *validator) duplicateIDs() {
 	check("audit.gates", g)
 	check("behavioural.modules", m)
 	check("verification.adversaries", a)
+	var sf []string
+	for _, x := range v.t.Verification.Surfaces {
+		sf = append(sf, x.ID)
+	}
+	check("verification.surfaces", sf)
+	// Allow and deny items share one namespace: directions name allow items.
+	first := map[string]string{}
+	for i, x := range v.t.Verification.Scope.Allow {
+		at := fmt.Sprintf("verification.scope.allow[%d]", i)
+		if prev, ok := first[x.ID]; ok {
+			v.problem(RuleDuplicateID, at+".id", "id %q is already used by %s: scope item ids are unique across allow and deny", x.ID, prev)
+			continue
+		}
+		first[x.ID] = at
+	}
+	for i, x := range v.t.Verification.Scope.Deny {
+		at := fmt.Sprintf("verification.scope.deny[%d]", i)
+		if prev, ok := first[x.ID]; ok {
+			v.problem(RuleDuplicateID, at+".id", "id %q is already used by %s: scope item ids are unique across allow and deny", x.ID, prev)
+			continue
+		}
+		first[x.ID] = at
+	}
 }
 
 func isFile(p string) bool {
