@@ -1,0 +1,363 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/swe-refactor-bench/srb/internal/archive"
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+// run executes a client program in dir and returns its stdout; a failure
+// carries the program's stderr.
+func run(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdin = nil
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 2000 {
+			msg = "…" + msg[len(msg)-2000:]
+		}
+		return stdout.Bytes(), fmt.Errorf("%s %s: %w: %s", filepath.Base(name), strings.Join(args, " "), err, msg)
+	}
+	return stdout.Bytes(), nil
+}
+
+// fetchGoMod downloads module@version with the go command, which reads
+// GOPROXY, GONOSUMDB and the rest from the environment and verifies the
+// zip against the checksum database.
+func fetchGoMod(ctx context.Context, s task.Source, _, dir string, env *Env) error {
+	work := filepath.Join(env.Work, "gomod")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	env.logf("go mod download %s@%s", s.Module, s.Version)
+	out, err := run(ctx, work, []string{"GOFLAGS=-mod=mod", "GO111MODULE=on"}, env.prog(env.Go, "go"), "mod", "download", "-json", s.Module+"@"+s.Version)
+	var info struct{ Zip, Error string }
+	if jerr := json.Unmarshal(out, &info); jerr == nil && info.Error != "" {
+		return fmt.Errorf("go mod download: %s", info.Error)
+	}
+	if err != nil {
+		return err
+	}
+	if info.Zip == "" {
+		return fmt.Errorf("go mod download %s@%s reported no zip", s.Module, s.Version)
+	}
+	return archive.ExtractFile(info.Zip, dir, archive.Limits{})
+}
+
+// fetchNPM packs package@version with the npm client, which uses its
+// configured registry and checks the tarball's integrity.
+func fetchNPM(ctx context.Context, s task.Source, _, dir string, env *Env) error {
+	work := filepath.Join(env.Work, "npm")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	env.logf("npm pack %s@%s", s.Package, s.Version)
+	out, err := run(ctx, work, nil, env.prog(env.NPM, "npm"), "pack", s.Package+"@"+s.Version, "--pack-destination", work, "--json", "--ignore-scripts")
+	if err != nil {
+		return err
+	}
+	var packs []struct{ Filename string }
+	if err := json.Unmarshal(out, &packs); err != nil || len(packs) != 1 || packs[0].Filename == "" {
+		return fmt.Errorf("npm pack %s@%s: unexpected output %q", s.Package, s.Version, truncate(out, 200))
+	}
+	// npm names scoped packages' tarballs scope-name-version.tgz.
+	return archive.ExtractFile(filepath.Join(work, filepath.Base(packs[0].Filename)), dir, archive.Limits{})
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// fetchDebian downloads a source package with apt-get, in a private apt
+// state whose deb-src entries mirror the system's deb entries (same
+// mirrors, suites, components and keyrings), so apt checks the signed
+// indexes and the files' checksums. It unpacks the upstream .orig tarball
+// (or, for a native package, the package's own tarball).
+func fetchDebian(ctx context.Context, s task.Source, _, dir string, env *Env) error {
+	root := filepath.Join(env.Work, "apt")
+	parts := filepath.Join(root, "sources.list.d")
+	for _, d := range []string{parts, filepath.Join(root, "lists", "partial"), filepath.Join(root, "cache", "archives", "partial"), filepath.Join(root, "dl")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	n, err := writeDebSrc(env.prog(env.AptSources, "/etc/apt"), parts)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("no deb entries in %s to derive deb-src entries from: configure an apt source for the mirror that serves %s", env.prog(env.AptSources, "/etc/apt"), s.Package)
+	}
+	opts := []string{
+		"-q",
+		"-o", "Dir::Etc::SourceList=/dev/null",
+		"-o", "Dir::Etc::SourceParts=" + parts,
+		"-o", "Dir::State::Lists=" + filepath.Join(root, "lists"),
+		"-o", "Dir::Cache=" + filepath.Join(root, "cache"),
+		"-o", "APT::Sandbox::User=root",
+		"-o", "Debug::NoLocking=1",
+	}
+	apt := env.prog(env.AptGet, "apt-get")
+	env.logf("apt-get update (deb-src)")
+	if _, err := run(ctx, root, nil, apt, append(opts, "update")...); err != nil {
+		return err
+	}
+	env.logf("apt-get source --download-only %s=%s", s.Package, s.Version)
+	dl := filepath.Join(root, "dl")
+	if _, err := run(ctx, dl, nil, apt, append(opts, "source", "--download-only", s.Package+"="+s.Version)...); err != nil {
+		return err
+	}
+	upstream := s.Version
+	if i := strings.Index(upstream, ":"); i >= 0 {
+		upstream = upstream[i+1:] // epoch
+	}
+	native := upstream
+	if i := strings.LastIndex(upstream, "-"); i >= 0 {
+		upstream = upstream[:i]
+	}
+	ents, err := os.ReadDir(dl)
+	if err != nil {
+		return err
+	}
+	var orig, nat string
+	for _, e := range ents {
+		name := e.Name()
+		if strings.HasPrefix(name, s.Package+"_"+upstream+".orig.tar.") && !strings.HasSuffix(name, ".asc") {
+			orig = name
+		}
+		if strings.HasPrefix(name, s.Package+"_"+native+".tar.") && !strings.HasSuffix(name, ".asc") {
+			nat = name
+		}
+	}
+	if orig == "" {
+		orig = nat
+	}
+	if orig == "" {
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return fmt.Errorf("apt-get source left no %s_%s.orig.tar.* (got %s)", s.Package, upstream, strings.Join(names, ", "))
+	}
+	return archive.ExtractFile(filepath.Join(dl, orig), dir, archive.Limits{})
+}
+
+// writeDebSrc turns every deb entry of the apt configuration under etc
+// (sources.list, sources.list.d/*.list and *.sources) into a deb-src
+// entry in out, and returns how many it wrote.
+func writeDebSrc(etc, out string) (int, error) {
+	var files []string
+	if _, err := os.Stat(filepath.Join(etc, "sources.list")); err == nil {
+		files = append(files, filepath.Join(etc, "sources.list"))
+	}
+	more, _ := filepath.Glob(filepath.Join(etc, "sources.list.d", "*"))
+	sort.Strings(more)
+	files = append(files, more...)
+	n := 0
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var sb strings.Builder
+		switch {
+		case strings.HasSuffix(f, ".sources"):
+			for _, stanza := range strings.Split(string(b), "\n\n") {
+				var lines []string
+				isDeb := false
+				sc := bufio.NewScanner(strings.NewReader(stanza))
+				for sc.Scan() {
+					line := sc.Text()
+					if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Types") {
+						for _, t := range strings.Fields(v) {
+							if t == "deb" {
+								isDeb = true
+							}
+						}
+						line = "Types: deb-src"
+					}
+					if k, _, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Enabled") {
+						continue
+					}
+					lines = append(lines, line)
+				}
+				if isDeb {
+					sb.WriteString(strings.Join(lines, "\n") + "\n\n")
+					n++
+				}
+			}
+			if sb.Len() > 0 {
+				if err := os.WriteFile(filepath.Join(out, fmt.Sprintf("%02d-%s", i, filepath.Base(f))), []byte(sb.String()), 0o644); err != nil {
+					return n, err
+				}
+			}
+		case strings.HasSuffix(f, ".list") || filepath.Base(f) == "sources.list":
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			for sc.Scan() {
+				line := strings.TrimSpace(sc.Text())
+				if strings.HasPrefix(line, "deb ") {
+					sb.WriteString("deb-src " + strings.TrimPrefix(line, "deb ") + "\n")
+					n++
+				}
+			}
+			if sb.Len() > 0 {
+				if err := os.WriteFile(filepath.Join(out, fmt.Sprintf("%02d-%s.list", i, strings.TrimSuffix(filepath.Base(f), ".list"))), []byte(sb.String()), 0o644); err != nil {
+					return n, err
+				}
+			}
+		}
+	}
+	return n, nil
+}
+
+// bytesMismatch says a url source's downloaded bytes differ from the
+// pinned sha256; the content was still unpacked so its canonical digest
+// can say whether the release itself changed.
+type bytesMismatch struct{ want, got string }
+
+func (b *bytesMismatch) Error() string {
+	return fmt.Sprintf("downloaded bytes have sha256 %s, the task pins %s", b.got, b.want)
+}
+
+// fetchURL downloads an https archive (proxies from the environment),
+// checks its bytes against source.sha256 and unpacks it.
+func fetchURL(ctx context.Context, s task.Source, _, dir string, env *Env) error {
+	env.logf("GET %s", s.URL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", s.URL, resp.Status)
+	}
+	f, err := os.CreateTemp(env.Work, "download-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	h := sha256.New()
+	if _, err := io.Copy(io.MultiWriter(f, h), resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("GET %s: %w", s.URL, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := archive.ExtractFile(f.Name(), dir, archive.Limits{}); err != nil {
+		return err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != s.SHA256 {
+		return &bytesMismatch{want: s.SHA256, got: got}
+	}
+	return nil
+}
+
+// fetchGit fetches one commit with the git client and exports its tree.
+func fetchGit(ctx context.Context, s task.Source, _, dir string, env *Env) error {
+	git := env.prog(env.Git, "git")
+	repo := filepath.Join(env.Work, "git")
+	if _, err := run(ctx, env.Work, nil, git, "init", "-q", repo); err != nil {
+		return err
+	}
+	env.logf("git fetch %s %s", s.URL, s.Commit)
+	if _, err := run(ctx, repo, nil, git, "fetch", "-q", "--depth", "1", s.URL, s.Commit); err != nil {
+		// Servers that refuse fetching by id: fetch everything instead.
+		if _, err2 := run(ctx, repo, nil, git, "fetch", "-q", s.URL, "+refs/*:refs/remotes/src/*"); err2 != nil {
+			return fmt.Errorf("%w; and a full fetch: %v", err, err2)
+		}
+	}
+	tarPath := filepath.Join(env.Work, "git.tar")
+	if _, err := run(ctx, repo, nil, git, "archive", "--format=tar", "-o", tarPath, s.Commit); err != nil {
+		return err
+	}
+	return archive.ExtractFile(tarPath, dir, archive.Limits{})
+}
+
+// fetchLocal reads a local folder (its .git excluded) or archive.
+func fetchLocal(_ context.Context, s task.Source, taskDir, dir string, env *Env) error {
+	p := resolveLocal(taskDir, s.Path)
+	st, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("local source: %w", err)
+	}
+	if !st.IsDir() {
+		return archive.ExtractFile(p, dir, archive.Limits{})
+	}
+	return copyTree(p, filepath.Join(dir, filepath.Base(p)))
+}
+
+// copyTree copies regular files, folders and symbolic links; other file
+// types are refused.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() && d.Name() == ".git" && rel != "." {
+			return filepath.SkipDir
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch m := info.Mode(); {
+		case m.IsDir():
+			return os.MkdirAll(target, 0o755)
+		case m&os.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case m.IsRegular():
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			perm := os.FileMode(0o644)
+			if m.Perm()&0o111 != 0 {
+				perm = 0o755
+			}
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		default:
+			return fmt.Errorf("local source: %s is a %s, not a file, folder or link", rel, m.Type())
+		}
+	})
+}
