@@ -59,7 +59,17 @@ func fetchGoMod(ctx context.Context, s task.Source, _, dir string, env *Env) err
 	if info.Zip == "" {
 		return fmt.Errorf("go mod download %s@%s reported no zip", s.Module, s.Version)
 	}
-	return archive.ExtractFile(info.Zip, dir, archive.Limits{})
+	// A module zip holds every file under "<module>@<version>/", a path of
+	// several folders (gopkg.in/yaml.v3@v3.0.1/): keep only that folder.
+	unz := filepath.Join(work, "unzip")
+	if err := archive.ExtractFile(info.Zip, unz, archive.Limits{}); err != nil {
+		return err
+	}
+	inner := filepath.Join(unz, filepath.FromSlash(s.Module+"@"+s.Version))
+	if !isDir(inner) {
+		return fmt.Errorf("module zip %s has no folder %s@%s", info.Zip, s.Module, s.Version)
+	}
+	return os.Rename(inner, filepath.Join(dir, "module"))
 }
 
 // fetchNPM packs package@version with the npm client, which uses its
@@ -248,7 +258,11 @@ func fetchURL(ctx context.Context, s task.Source, _, dir string, env *Env) error
 	if err != nil {
 		return err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := env.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return err
 	}

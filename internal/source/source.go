@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -123,6 +124,9 @@ type Env struct {
 	AptSources string
 	// Work is scratch space for downloads (default: inside the cache).
 	Work string
+	// HTTPClient fetches url sources (default http.DefaultClient, which
+	// honours HTTPS_PROXY and the system's certificate pool).
+	HTTPClient *http.Client
 	// Log receives one line per step, or nil.
 	Log func(format string, args ...any)
 }
