@@ -194,7 +194,8 @@ func mustRel(base, p string) string {
 }
 
 // containsWord reports whether tok occurs in s with no letter, digit,
-// '_', '-', '.' or '/' on either side.
+// '_', '-', '.' or '/' on either side (a '.' that ends a sentence does
+// not count).
 func containsWord(s, tok string) bool {
 	for off := 0; ; {
 		i := strings.Index(s[off:], tok)
@@ -209,6 +210,9 @@ func containsWord(s, tok string) bool {
 		}
 		if j < len(s) {
 			after, _ = utf8.DecodeRuneInString(s[j:])
+			if after == '.' && (j+1 == len(s) || !tokenRune(rune(s[j+1]))) {
+				after = ' ' // a full stop ends the token
+			}
 		}
 		if !tokenRune(before) && !tokenRune(after) {
 			return true

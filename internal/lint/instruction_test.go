@@ -1,0 +1,64 @@
+package lint
+
+import (
+	"testing"
+)
+
+func TestDocFind(t *testing.T) {
+	src := "# Title\n\nThe C ABI declared in\n`cmark.h` stays UNCHANGED.\n\n- first item\n- second item about\n  the installed tree\n"
+	d := newDoc([]byte(src))
+	for _, c := range []struct {
+		phrase string
+		line   int
+		ok     bool
+	}{
+		{"c abi", 3, true},
+		{"declared in `cmark.h`", 3, true}, // across a line break, white space folded
+		{"  Stays   unchanged ", 4, true},  // case and white space ignored
+		{"title the", 0, false},            // a heading is its own block
+		{"first item - second", 0, false},  // list items are blocks
+		{"about the installed tree", 7, true},
+		{"", 0, false},
+	} {
+		line, ok := d.find(c.phrase)
+		if line != c.line || ok != c.ok {
+			t.Errorf("find(%q) = %d, %v; want %d, %v", c.phrase, line, ok, c.line, c.ok)
+		}
+	}
+}
+
+func TestDocSentences(t *testing.T) {
+	d := newDoc([]byte("# Port it\n\nOne. Two is\nlonger! Three?\n\n- four\n"))
+	var got []string
+	for _, s := range d.sentences() {
+		got = append(got, d.norm[s[0]:s[1]])
+	}
+	want := []string{"# port it", "one.", "two is longer!", "three?", "- four"}
+	if len(got) != len(want) {
+		t.Fatalf("sentences = %q, want %q", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("sentence %d = %q, want %q", i, got[i], want[i])
+		}
+	}
+}
+
+func TestContainsWord(t *testing.T) {
+	for _, c := range []struct {
+		s, tok string
+		want   bool
+	}{
+		{"run run.sh now", "run.sh", true},
+		{"see modules/build/run.sh", "run.sh", false}, // part of a path: the path needle reports it
+		{"rerun.sh", "run.sh", false},
+		{"case ws-tab-017.", "ws-tab-017", true}, // a full stop ends it
+		{"ws-tab-017.txt", "ws-tab-017", false},
+		{"case ws-tab-017 fails", "ws-tab-017", true},
+		{"(ws-tab-017)", "ws-tab-017", true},
+	} {
+		if got := containsWord(c.s, c.tok); got != c.want {
+			t.Errorf("containsWord(%q, %q) = %v, want %v", c.s, c.tok, got, c.want)
+		}
+	}
+}
