@@ -39,7 +39,9 @@ const repackOS = 255
 // 0644; uid and gid are 0, uname and gname empty, the mtime is [CanonicalModTime], the
 // format is tar.FormatPAX with no atime or ctime, so a PAX record appears only when a
 // name or link target does not fit ustar (long or non-ASCII). Symlinks are kept as they
-// are; one whose target leaves the tree is an *[EntryError] matching [ErrLink]. Hard links
+// are; one whose target is absolute or leaves the tree, lexically or through other links,
+// is an *[EntryError] matching [ErrLink]. A name with a backslash is refused
+// ([ErrUnsafePath]) because [Extract] would refuse it: every pin can be unpacked. Hard links
 // are written as ordinary files. Devices, FIFOs and sockets are refused ([ErrSpecialFile]).
 // File mtimes, the umask and the order files were created in do not change the output.
 func WriteCanonical(w io.Writer, root, top string) (digest string, err error) {
@@ -133,17 +135,24 @@ func writeEntry(tw *tar.Writer, r *os.Root, top, p string) error {
 	if err != nil {
 		return err
 	}
+	if strings.ContainsAny(p, "\\\x00") {
+		// Extract refuses such a name, so a pin must not contain one.
+		return reason(ErrUnsafePath, "path contains a backslash")
+	}
 	name := top + "/" + p
 	m := fi.Mode()
 	switch {
 	case m.IsDir():
 		return tw.WriteHeader(canonicalHeader(tar.TypeDir, name+"/", 0o755))
 	case m&fs.ModeSymlink != 0:
-		if err := checkLink(r, p); err != nil {
-			return err
-		}
 		target, err := r.Readlink(p)
 		if err != nil {
+			return err
+		}
+		if err := lexicalLink(p, target); err != nil {
+			return err
+		}
+		if err := checkLink(r, p); err != nil {
 			return err
 		}
 		hdr := canonicalHeader(tar.TypeSymlink, name, 0o777)
