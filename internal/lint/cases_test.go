@@ -54,7 +54,8 @@ func loadCase(t *testing.T, file string) (ar *txtar.Archive, broken, fixed strin
 	return ar, filepath.Join(root, "broken"), filepath.Join(root, "fixed")
 }
 
-// compact renders findings one per line: severity rule where field.
+// compact renders findings one per line: severity rule where field, then
+// the message indented below.
 func compact(r *Report) string {
 	var sb strings.Builder
 	for _, f := range r.Findings {
@@ -69,7 +70,7 @@ func compact(r *Report) string {
 		if l.Field != "" {
 			where += " " + l.Field
 		}
-		fmt.Fprintf(&sb, "%s %s %s\n", f.Severity, f.Rule, where)
+		fmt.Fprintf(&sb, "%s %s %s\n\t%s\n", f.Severity, f.Rule, where, f.Msg)
 	}
 	return sb.String()
 }
