@@ -188,8 +188,8 @@ func TestExtractTarShapes(t *testing.T) {
 
 func TestExtractZipShapes(t *testing.T) {
 	data := zipBytes(t,
-		zent{name: "example.com/mod@v1.2.3/go.mod", body: "module example.com/mod\n"},         // no mode: 0644
-		zent{name: "example.com/mod@v1.2.3/run.sh", mode: 0o700, body: "#!/bin/sh\n"},         // exec bit: 0755
+		zent{name: "example.com/mod@v1.2.3/go.mod", body: "module example.com/mod\n"},                        // no mode: 0644
+		zent{name: "example.com/mod@v1.2.3/run.sh", mode: 0o700, body: "#!/bin/sh\n"},                        // exec bit: 0755
 		zent{name: "example.com/mod@v1.2.3/data/x.txt", mode: fs.ModeSetuid | 0o666, body: "setuid dropped"}, // implied dirs
 		zent{name: "example.com/mod@v1.2.3/empty/"},
 	)
