@@ -46,6 +46,8 @@ func TestScript(t *testing.T) {
 				RequireUniqueNames:  true,
 				Setup: func(env *testscript.Env) error {
 					env.Setenv("SRB_REPO_ROOT", repo)
+					// Each script has its own State A cache.
+					env.Setenv("SRB_CACHE", filepath.Join(env.WorkDir, ".srb-cache"))
 					return nil
 				},
 				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/lint"
+	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
@@ -21,7 +23,10 @@ Every problem is reported at once, each as
 
   FILE:LINE:COL: FIELD: MESSAGE [RULE]
 
-followed by notes (counts, margins). Exit status 2 when any task has a
+followed by notes (counts, margins). The rules that need State A's files
+(exclusion patterns against the files State A ships) read it from the
+cache that srb fetch fills; validate never contacts a registry, and when
+State A is not cached it says so in a note. Exit status 2 when any task has a
 problem, 0 when all are consistent. docs/SCHEMA.md lists every rule;
 the error-level rules of srb lint (docs/AUTHORING.md) run here too.
 
@@ -36,6 +41,7 @@ type ValidateOptions struct {
 	Getwd func() (string, error)
 	Tasks []string
 	JSON  bool
+	Cache string
 }
 
 // NewCmdValidate builds `srb validate`.
@@ -50,10 +56,11 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 			if runF != nil {
 				return runF(opts)
 			}
-			return runValidate(opts)
+			return runValidate(cmd.Context(), opts)
 		},
 	}
 	addJSONFlag(cmd, &opts.JSON)
+	cmd.Flags().StringVar(&opts.Cache, "cache", "", "the State A cache to read (default $SRB_CACHE, else the user cache dir's srb)")
 	return cmd
 }
 
@@ -127,10 +134,16 @@ func toJSONProblem(p task.Problem, base string) jsonProblem {
 	return jsonProblem{Rule: p.Rule, File: file, Line: line, Column: col, Field: p.Path, Message: p.Msg}
 }
 
-func runValidate(opts *ValidateOptions) error {
+func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	dirs, err := resolveTasks(opts.Tasks)
 	if err != nil {
 		return couldNotRun(err)
+	}
+	cacheDir := opts.Cache
+	if cacheDir == "" {
+		if cacheDir, err = source.DefaultCacheDir(); err != nil {
+			return couldNotRun(err)
+		}
 	}
 	base := ""
 	if opts.Getwd != nil {
@@ -144,6 +157,11 @@ func runValidate(opts *ValidateOptions) error {
 			// lint's error rules are validate rules too (srb lint shows
 			// them with their warnings and advice).
 			r.Problems = append(r.Problems, lint.Problems(lint.Check(r.Task))...)
+			// The rules that need State A read it from the cache, never
+			// from a registry.
+			ps, ns := source.Check(ctx, r.Task, &source.Cache{Dir: cacheDir})
+			r.Problems = append(r.Problems, ps...)
+			r.Notes = append(r.Notes, ns...)
 			task.SortProblems(r.Problems)
 		}
 		reports = append(reports, r)

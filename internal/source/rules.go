@@ -111,6 +111,9 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 	var archivePath string
 	switch {
 	case t.StateA.Source.Kind == "local":
+		if _, err := os.Stat(resolveLocal(t.Dir, t.StateA.Source.Path)); err != nil {
+			return ps, ns // reported by validate's file-exists rule
+		}
 		e, err := c.Materialise(ctx, t.StateA, t.Dir, nil)
 		var mm *MismatchError
 		switch {
@@ -148,8 +151,8 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		if len(h) == 0 {
 			continue
 		}
-		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %d file(s) State A ships: %s; collection would strip them from every submission: narrow the pattern (a path such as build/%s matches only under build/)",
-			p.Raw, len(h), listFew(h, 4), strings.TrimPrefix(p.Raw, "*"))
+		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %d file(s) State A ships: %s; collection would strip them from every submission: narrow the pattern to where build outputs appear (a path such as build/%s matches only under build/)",
+			p.Raw, len(h), listFew(h, 4), p.Raw)
 	}
 	ns = append(ns, task.Note{Rule: RuleExcludeStateA, Msg: fmt.Sprintf("%d exclusion pattern(s) checked against the %d file(s) State A ships", len(set.Patterns), len(files))})
 	return ps, ns
