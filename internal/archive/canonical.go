@@ -184,15 +184,14 @@ func writeEntry(tw *tar.Writer, r *os.Root, top, p string) error {
 	return reason(ErrSpecialFile, "file of mode %v", m)
 }
 
-// Repack writes original.tar.gz to w: the canonical tar of [WriteCanonical] through gzip
-// at [RepackLevel], with no name, no mtime and OS byte 255. It returns the digest of the
-// canonical uncompressed tar, the same one WriteCanonical returns for root and top.
+// Repack writes original.tar.gz to w: the canonical tar of [WriteCanonical] as one gzip
+// member at [RepackLevel], with no name, no mtime and OS byte 255, its deflate stream
+// compressed in parallel in 1 MiB blocks (each primed with the previous block's last
+// 32 KiB, ended by a sync flush), so the bytes depend only on the tree, never on the
+// number of CPUs. It returns the digest of the canonical uncompressed tar, the same one
+// WriteCanonical returns for root and top. Any gzip reader reads the output.
 func Repack(w io.Writer, root, top string) (digest string, err error) {
-	zw, err := gzip.NewWriterLevel(w, RepackLevel)
-	if err != nil {
-		return "", fmt.Errorf("repack: %w", err)
-	}
-	zw.OS = repackOS
+	zw := newParallelGzip(w, RepackLevel)
 	digest, err = WriteCanonical(zw, root, top)
 	if err != nil {
 		return "", err
