@@ -61,7 +61,8 @@ func TestScript(t *testing.T) {
 
 // cmdFixture copies the repository's fixture tree (testdata/tasks and
 // testdata/statea) into the script's work directory, so scripts can edit
-// a task without touching the repository: "fixture".
+// a task without touching the repository: "fixture". Running it again
+// restores the pristine copy.
 func cmdFixture(repo string) func(ts *testscript.TestScript, neg bool, args []string) {
 	return func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) != 0 {
@@ -70,6 +71,7 @@ func cmdFixture(repo string) func(ts *testscript.TestScript, neg bool, args []st
 		for _, sub := range []string{"tasks", "statea"} {
 			src := filepath.Join(repo, "testdata", sub)
 			dst := ts.MkAbs(sub)
+			ts.Check(os.RemoveAll(dst)) // a fresh copy, whatever the script did
 			ts.Check(copyTree(src, dst))
 		}
 	}

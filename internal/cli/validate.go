@@ -66,8 +66,8 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 
 // resolveTasks turns arguments into task folders: a folder holding
 // task.cue, or an id under ./tasks. No argument means every task under
-// ./tasks. A name that resolves to nothing is kept as given so the loader
-// reports it as a problem with the folder.
+// ./tasks. A name that resolves to no folder is a usage error (exit 1);
+// a folder without task.cue is the loader's problem to report (exit 2).
 func resolveTasks(args []string) ([]string, error) {
 	if len(args) == 0 {
 		matches, err := filepath.Glob(filepath.Join("tasks", "*", task.FileName))
@@ -94,7 +94,7 @@ func resolveTasks(args []string) ([]string, error) {
 			dirs = append(dirs, filepath.Join("tasks", a))
 			continue
 		}
-		dirs = append(dirs, a)
+		return nil, fmt.Errorf("no task folder %s (nor tasks/%s)", a, a)
 	}
 	return dirs, nil
 }

@@ -49,13 +49,20 @@ func Load(dir string) (*Task, []Problem) {
 	t := &Task{Dir: dir, File: file, source: tv}
 	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
 		ps := schemaProblems(t, v, err)
-		if len(ps) > 0 {
-			SortProblems(ps)
-			return nil, ps
+		if len(ps) == 0 {
+			ps = []Problem{{Rule: RuleSchema, File: file, Msg: err.Error()}}
 		}
+		SortProblems(ps)
+		return nil, ps
 	}
 	if err := v.Decode(t); err != nil {
-		return nil, schemaProblems(t, v, err)
+		ps := schemaProblems(t, v, err)
+		if len(ps) == 0 {
+			// A value CUE accepts that Go cannot hold (a number too large
+			// for its field): never a task without a problem.
+			ps = []Problem{{Rule: RuleSchema, File: file, Msg: fmt.Sprintf("a value does not fit its field: %v", err)}}
+		}
+		return nil, ps
 	}
 	t.Dir, t.File, t.source = dir, file, tv
 	if len(t.Verification.FaultExitCodes) == 0 {
@@ -232,6 +239,10 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 			}
 			other = append(other, m)
 		}
+		// A bound the value breaks says more than the default it differs from.
+		sort.SliceStable(other, func(i, j int) bool {
+			return !reConflict.MatchString(other[i]) && reConflict.MatchString(other[j])
+		})
 		switch {
 		case len(other) > 0:
 			msgs = other
@@ -271,24 +282,36 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 
 	if c := reConflict.FindStringSubmatch(m); c != nil {
 		want, got, wantType, gotType := c[1], c[2], c[3], c[4]
-		if wantType == "string" && gotType != "" && gotType != "string" {
-			// CUE orders the operands as it met them; the user's quoted
-			// value is the string side.
-			want, got, wantType, gotType = got, want, gotType, wantType
+		// CUE orders the operands as it met them; the author's value is
+		// the one written in the task file.
+		if uv := t.source.LookupPath(cue.ParsePath(path)); uv.Exists() && uv.IsConcrete() {
+			lit := fmt.Sprint(uv)
+			if lit == want && lit != got {
+				want, got, wantType, gotType = got, want, gotType, wantType
+			}
+			if wantType != "" {
+				gotType = kindName(uv.Kind())
+			}
 		}
 		if wantType == "bool" || wantType == "int" {
 			want = wantType
 		}
 		switch {
-		case wantType != "" && gotType == "string" && (wantType == "int" || wantType == "float" || wantType == "number" || wantType == "bool"):
+		case gotType == "string" && (wantType == "int" || wantType == "float" || wantType == "number" || wantType == "bool"):
 			prob.Rule = RuleQuotedValue
 			prob.Msg = fmt.Sprintf("must be %s, not the string %s: write it without quotes", article(wantType), got)
 		case wantType == "int" && gotType == "float":
 			prob.Msg = fmt.Sprintf("must be a whole number, not %s", got)
+		case wantType == "string" && (gotType == "int" || gotType == "float" || gotType == "number" || gotType == "bool"):
+			prob.Msg = fmt.Sprintf("must be a string, not %s: quote it", got)
+		case gotType == "null":
+			prob.Msg = fmt.Sprintf("must be %s, not null", article(wantType))
+		case wantType != "" && (gotType == "struct" || gotType == "list"):
+			prob.Msg = fmt.Sprintf("must be %s, not %s", article(wantType), article(gotType))
 		case wantType != "":
-			prob.Msg = fmt.Sprintf("must be %s, not %s (%s)", article(wantType), gotType, got)
+			prob.Msg = fmt.Sprintf("must be %s, not %s (%s)", article(wantType), gotType, clip(got, 60))
 		default:
-			prob.Msg = fmt.Sprintf("must be %s, not %s", want, got)
+			prob.Msg = fmt.Sprintf("must be %s, not %s", clip(want, 60), clip(got, 60))
 		}
 		if last == "kind" && len(g[0].path) > 2 && g[0].path[len(g[0].path)-3] == "modules" {
 			prob.Msg = fmt.Sprintf("%s is not a module kind srb knows (known: %s)", got, strings.Join(moduleKinds(v), ", "))
@@ -331,6 +354,15 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 			prob.Msg = "the module weights sum to 0: give at least one module a weight above 0 (weight 0 reports without judging)"
 		case path == "id":
 			prob.Msg = fmt.Sprintf("%s must be <class prefix><2 digits>-<slug>, and the prefix of class %q is %q", val, classOf(v), prefixOf(v))
+		case strings.HasPrefix(bound, "strings.MinRunes(1)"):
+			prob.Msg = "must not be empty"
+		case strings.HasPrefix(bound, "!~") && strings.Contains(bound, `\\.\\.`):
+			prob.Msg = fmt.Sprintf("%s must not contain \"..\": paths stay inside the task folder", val)
+		case strings.HasPrefix(bound, "=~"):
+			if len(val) > 60 {
+				val = "value"
+			}
+			prob.Msg = fmt.Sprintf("%s does not match the pattern %s", val, strings.TrimPrefix(bound, "=~"))
 		default:
 			if len(val) > 60 {
 				val = "value"
@@ -348,6 +380,36 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 	}
 	prob.Msg = m
 	return prob
+}
+
+// kindName names a CUE kind the way CUE's messages do.
+func kindName(k cue.Kind) string {
+	switch k {
+	case cue.IntKind:
+		return "int"
+	case cue.FloatKind:
+		return "float"
+	case cue.NumberKind:
+		return "number"
+	case cue.StringKind:
+		return "string"
+	case cue.BoolKind:
+		return "bool"
+	case cue.NullKind:
+		return "null"
+	case cue.StructKind:
+		return "struct"
+	case cue.ListKind:
+		return "list"
+	}
+	return k.String()
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
 }
 
 func article(kind string) string {

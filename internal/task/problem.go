@@ -110,6 +110,8 @@ const (
 	RuleTaskFolder = "task-folder"
 	// RuleSyntax: task.cue is not valid CUE.
 	RuleSyntax = "cue-syntax"
+	// RulePackage: the task file is not in package srb.
+	RulePackage = "cue-package"
 	// RuleSchema: a value does not satisfy the schema (type, bound, invariant).
 	RuleSchema = "schema"
 	// RuleUnknownField: a key the schema does not know (structs are closed).

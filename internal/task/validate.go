@@ -3,10 +3,13 @@ package task
 import (
 	"bufio"
 	"bytes"
+	"cuelang.org/go/cue/ast"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -40,6 +43,7 @@ func Validate(dir string) *Report {
 	r.Task = t
 	v := &validator{t: t, r: r}
 	for _, rule := range []func(){
+		v.packageClause,
 		v.duplicateIDs,
 		v.filesExist,
 		v.promptGates,
@@ -77,6 +81,22 @@ func (v *validator) note(rule, format string, args ...any) {
 
 // path resolves a task-relative path.
 func (v *validator) path(rel string) string { return filepath.Join(v.t.Dir, filepath.FromSlash(rel)) }
+
+// packageClause: a task file is in package srb, so the cue tool can vet it
+// beside schema/task.cue.
+func (v *validator) packageClause() {
+	f, ok := v.t.source.Source().(*ast.File)
+	if !ok {
+		return
+	}
+	switch name := f.PackageName(); name {
+	case "srb":
+	case "":
+		v.fileProblem(RulePackage, v.t.File, 1, "the task file has no package clause: begin it with `package srb` so the cue tool vets it beside schema/task.cue")
+	default:
+		v.fileProblem(RulePackage, v.t.File, 1, "the task file is in package %s: write `package srb` so the cue tool vets it beside schema/task.cue", name)
+	}
+}
 
 func (v *validator) duplicateIDs() {
 	check := func(list string, ids []string) {
@@ -127,16 +147,6 @@ func (v *validator) duplicateIDs() {
 	}
 }
 
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
-}
-
 // looksLikeFile reports whether an argv token names a file: it has no
 // shell metacharacters or spaces, is not a flag, and contains a slash or
 // a dot-extension (HARNESS.md §4.3 launch check).
@@ -151,16 +161,47 @@ func looksLikeFile(tok string) bool {
 	return len(ext) > 1 && len(ext) < len(tok)
 }
 
+// inTask describes what is wrong with the task-relative path rel as a
+// file (wantDir false) or folder (wantDir true), or returns "" when it is
+// one. Paths are resolved inside the task folder (os.Root): a link that
+// leads out of it is refused, since images are built from the folder.
+func (v *validator) inTask(rel string, wantDir bool) string {
+	root, err := os.OpenRoot(v.t.Dir)
+	if err != nil {
+		return fmt.Sprintf("cannot be checked: %v", err)
+	}
+	defer root.Close()
+	st, err := root.Stat(filepath.FromSlash(filepath.Clean(rel)))
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		if _, lerr := root.Lstat(filepath.FromSlash(filepath.Clean(rel))); lerr == nil {
+			return "is a link to nothing"
+		}
+		return "does not exist in the task folder"
+	case err != nil && strings.Contains(err.Error(), "escapes"):
+		return "leads outside the task folder (a link): the stage images are built from the task folder alone"
+	case err != nil:
+		return fmt.Sprintf("cannot be read: %v", err)
+	case wantDir && !st.IsDir():
+		return "is a file, not a folder"
+	case !wantDir && st.IsDir():
+		return "is a folder, not a file"
+	case !wantDir && !st.Mode().IsRegular():
+		return "is not a regular file"
+	}
+	return ""
+}
+
 func (v *validator) filesExist() {
 	t := v.t
-	if !isFile(v.path(t.Instruction)) {
-		v.problem(RuleFileExists, "instruction", "the instruction file %s does not exist in the task folder", t.Instruction)
-	}
-	if !isFile(v.path(t.Audit.Prompt)) {
-		v.problem(RuleFileExists, "audit.prompt", "the audit prompt %s does not exist in the task folder", t.Audit.Prompt)
-	}
-	if !isFile(v.path(t.Verification.Prompt)) {
-		v.problem(RuleFileExists, "verification.prompt", "the verification prompt %s does not exist in the task folder", t.Verification.Prompt)
+	for _, f := range []struct{ path, what, rel string }{
+		{"instruction", "the instruction file", t.Instruction},
+		{"audit.prompt", "the audit prompt", t.Audit.Prompt},
+		{"verification.prompt", "the verification prompt", t.Verification.Prompt},
+	} {
+		if why := v.inTask(f.rel, false); why != "" {
+			v.problem(RuleFileExists, f.path, "%s %s %s", f.what, f.rel, why)
+		}
 	}
 	if s := t.StateA.Source; s.Kind == "local" {
 		p := s.Path
@@ -177,8 +218,8 @@ func (v *validator) filesExist() {
 		}
 		dir, _ := m.Params["dir"].(string)
 		at := fmt.Sprintf("behavioural.modules[%d].params", i)
-		if !isDir(v.path(dir)) {
-			v.problem(RuleFileExists, at+".dir", "module %s: its folder %s does not exist in the task folder", m.ID, dir)
+		if why := v.inTask(dir, true); why != "" {
+			v.problem(RuleFileExists, at+".dir", "module %s: its folder %s %s", m.ID, dir, why)
 			continue
 		}
 		cmd, _ := m.Params["command"].([]any)
@@ -190,8 +231,8 @@ func (v *validator) filesExist() {
 			if !looksLikeFile(tok) || filepath.IsAbs(tok) {
 				continue // absolute paths live in the stage image
 			}
-			if !isFile(filepath.Join(v.path(dir), filepath.FromSlash(tok))) {
-				v.problem(RuleFileExists, fmt.Sprintf("%s.command[%d]", at, j), "module %s: %s does not exist in %s (commands run in the module's folder)", m.ID, tok, dir)
+			if why := v.inTask(path.Join(dir, tok), false); why != "" {
+				v.problem(RuleFileExists, fmt.Sprintf("%s.command[%d]", at, j), "module %s: %s in %s %s (commands run in the module's folder)", m.ID, tok, dir, why)
 			}
 		}
 	}
@@ -224,7 +265,9 @@ func (v *validator) promptGates() {
 		}
 	}
 	for i, g := range v.t.Audit.Gates {
-		if !bytes.Contains(b, []byte(g.ID)) {
+		// The id as a whole token: "at" is not asked by "what".
+		re := regexp.MustCompile(`(^|[^A-Za-z0-9_-])` + regexp.QuoteMeta(g.ID) + `($|[^A-Za-z0-9_-])`)
+		if !re.Match(b) {
 			v.problem(RulePromptGates, fmt.Sprintf("audit.gates[%d].id", i), "gate %s is never asked: the audit prompt %s neither mentions it nor has {{gates}}", g.ID, v.t.Audit.Prompt)
 		}
 	}
@@ -482,7 +525,7 @@ func (v *validator) layout() {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if layoutTop[name] || name == strings.SplitN(filepath.ToSlash(v.t.Instruction), "/", 2)[0] {
+		if layoutTop[name] || name == strings.SplitN(filepath.ToSlash(filepath.Clean(v.t.Instruction)), "/", 2)[0] {
 			continue
 		}
 		v.fileProblem(RuleLayout, filepath.Join(v.t.Dir, name), 0, "%s does not belong at the top of a task folder: programs go in modules/, read-only inputs in data/, prompts in prompts/ (allowed at the top: task.cue, %s, README.md, images.lock, .gitignore, and the folders modules/, data/, truth/, prompts/)", name, v.t.Instruction)
@@ -509,7 +552,7 @@ func (v *validator) layout() {
 			return nil
 		}
 		for _, s := range payloadSuffix {
-			if strings.HasSuffix(e.Name(), s) {
+			if strings.HasSuffix(strings.ToLower(e.Name()), s) {
 				v.fileProblem(RuleLayout, p, 0, "%s is a payload inside modules/, which holds programs: move it to data/", rel(v.t.Dir, p))
 				break
 			}

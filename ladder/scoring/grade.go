@@ -528,7 +528,7 @@ func scoreModule(u result.Unit, r *result.Stage) result.ModuleScore {
 		Title:        title,
 		Weight:       u.Weight,
 		Rate:         rate,
-		Complete:     total > 0 && passed >= total,
+		Complete:     u.Status == result.UnitOK && total > 0 && passed >= total,
 		Status:       u.Status,
 		ScoredWeight: float64(total),
 		Passed:       counts[result.VerdictPass],
