@@ -17,9 +17,9 @@ import (
 	"time"
 )
 
-// CanonicalModTime is the modification time of every entry of a canonical tar: the Unix
-// epoch, 1970-01-01T00:00:00Z.
-var CanonicalModTime = time.Unix(0, 0).UTC()
+// CanonicalUnixTime is the modification time, in seconds since the Unix epoch, of every
+// entry of a canonical tar: 0, that is 1970-01-01T00:00:00Z. Changing it moves every pin.
+const CanonicalUnixTime = 0
 
 // RepackLevel is the gzip level of original.tar.gz. It is fixed so that one srb build
 // writes the same bytes every time, but pins never depend on it: they are digests of the
@@ -36,7 +36,7 @@ const repackOS = 255
 // "libsodium-1.0.18"), whose own entry comes first. Entries are sorted bytewise by their
 // slash-separated path relative to root; directories are included (empty ones too) and
 // end in "/". Modes are 0755 for directories and for files with any execute bit, else
-// 0644; uid and gid are 0, uname and gname empty, the mtime is [CanonicalModTime], the
+// 0644; uid and gid are 0, uname and gname empty, the mtime is [CanonicalUnixTime], the
 // format is tar.FormatPAX with no atime or ctime, so a PAX record appears only when a
 // name or link target does not fit ustar (long or non-ASCII). Symlinks are kept as they
 // are; one whose target is absolute or leaves the tree, lexically or through other links,
@@ -125,7 +125,7 @@ func canonicalHeader(typ byte, name string, mode int64) *tar.Header {
 		Typeflag: typ,
 		Name:     name,
 		Mode:     mode,
-		ModTime:  CanonicalModTime,
+		ModTime:  time.Unix(CanonicalUnixTime, 0),
 		Format:   tar.FormatPAX,
 	}
 }

@@ -18,7 +18,8 @@ var (
 	// ErrSpecialFile: a character or block device, a FIFO, a socket or an entry type
 	// srb does not unpack or pin.
 	ErrSpecialFile = errors.New("special file")
-	// ErrTooLarge: the files' contents exceed [Limits.MaxBytes].
+	// ErrTooLarge: the files' contents exceed [Limits.MaxBytes], or more than 1 MiB
+	// follows the end of a tar inside a compressed stream.
 	ErrTooLarge = errors.New("archive too large")
 	// ErrTooManyFiles: the archive has more entries than [Limits.MaxFiles].
 	ErrTooManyFiles = errors.New("too many files")

@@ -45,8 +45,8 @@ func (l Limits) withDefaults() Limits {
 // ExtractFile safely unpacks the archive at path into dir, whatever its [Format] (detected
 // from content by [Detect]). dir is created if absent and must otherwise be an empty
 // directory ([ErrNotEmpty]). All writes go through an [os.Root] at dir. On any error the
-// partial contents are removed (and dir too, if ExtractFile created it); refusals are
-// *[EntryError]s matching the package's sentinels.
+// partial contents are removed (and dir too, if ExtractFile created it). A refusal is an
+// *[EntryError] that names the entry and matches one of the package's sentinels.
 func ExtractFile(path, dir string, lim Limits) error {
 	f, err := os.Open(path)
 	if err != nil {
