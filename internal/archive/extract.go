@@ -78,14 +78,14 @@ func Extract(r io.Reader, format Format, dir string, lim Limits) error {
 	case FormatTarGz:
 		zr, err := gzip.NewReader(r)
 		if err != nil {
-			return fmt.Errorf("extract: gzip: %w", err)
+			return fmt.Errorf("extract: gzip: %w: %v", ErrFormat, err)
 		}
 		defer zr.Close()
 		dec = zr
 	case FormatTarXz:
 		xr, err := xz.NewReader(r)
 		if err != nil {
-			return fmt.Errorf("extract: xz: %w", err)
+			return fmt.Errorf("extract: xz: %w: %v", ErrFormat, err)
 		}
 		dec = xr
 	case FormatTarBz2:

@@ -255,6 +255,20 @@ func TestDetectUnknown(t *testing.T) {
 	if !errors.Is(err, ErrFormat) {
 		t.Errorf("ExtractFile(text) error = %v, want %v", err, ErrFormat)
 	}
+	// Right magic, wrong contents: a gzip of text, a truncated xz, a truncated zip.
+	for name, data := range map[string][]byte{
+		"gzip of text":  gz(t, []byte("not a tar at all, just text that is long enough"), gzip.BestSpeed),
+		"truncated xz":  xzBytes(t, fixtureTar(t))[:40],
+		"truncated zip": fixtureZip(t)[:100],
+	} {
+		dest := filepath.Join(t.TempDir(), "d")
+		if err := ExtractFile(writeTemp(t, data), dest, Limits{}); err == nil {
+			t.Errorf("%s: extracted without error", name)
+		}
+		if _, err := os.Stat(dest); err == nil {
+			t.Errorf("%s: failed extraction left %s", name, dest)
+		}
+	}
 }
 
 func TestSingleTop(t *testing.T) {
