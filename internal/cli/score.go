@@ -29,7 +29,9 @@ the published policy (100 / 40 / 60 / 6 / 10) and all three stages
 declared: this is how results the earlier harness wrote are re-graded.
 
 A stage file that is absent means the stage did not run; one that cannot be
-read is a harness fault and makes the verdict invalid, never a zero. The
+read (or holds another stage's or, with TASK, another task's result) is a
+harness fault and makes the verdict invalid, never a zero. A TASK that
+cannot be loaded writes nothing (exit 2): the folder's verdict stays. The
 exit status is 0 when the verdict is valid and 1 when it is not (the run
 must be re-graded or re-run); the files are written either way.
 
@@ -78,16 +80,32 @@ func NewCmdScore(f *Factory, runF func(*ScoreOptions) error) *cobra.Command {
 var stageFiles = []string{"audit", "behavioural", "verification"}
 
 // readStageFile reads results/<stage>.json: nil when absent; a failed
-// stage result naming the file when it cannot be read or is invalid
-// (HARNESS.md §1.4 "score": a reading failure is a harness fault).
-func readStageFile(dir, stage, taskID string, now time.Time) (*result.Stage, error) {
+// stage result naming the file when it cannot be read, is not a regular
+// file, breaks its contract, holds another stage's result or (checkTask)
+// another task's (HARNESS.md §1.4 "score": a reading failure is a harness
+// fault, never a zero).
+func readStageFile(dir, stage, taskID string, checkTask bool, now time.Time) (*result.Stage, error) {
 	p := filepath.Join(dir, stage+".json")
-	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+	st, err := os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
+	}
+	fail := func(err error) (*result.Stage, error) {
+		return result.Failed(stage, taskID, fmt.Sprintf("result at %s is unreadable: %v", p, err), now), err
+	}
+	if err == nil && !st.Mode().IsRegular() {
+		// A FIFO or a device would block or never end.
+		return fail(fmt.Errorf("%s is not a regular file", p))
 	}
 	s, err := result.ReadStage(p)
 	if err != nil {
-		return result.Failed(stage, taskID, fmt.Sprintf("result at %s is unreadable: %v", p, err), now), err
+		return fail(err)
+	}
+	if s.Stage != stage {
+		return fail(fmt.Errorf("%s holds a %s result, not the %s stage's", p, s.Stage, stage))
+	}
+	if checkTask && s.Task != taskID {
+		return fail(fmt.Errorf("%s is a result of task %s, not %s", p, s.Task, taskID))
 	}
 	return s, nil
 }
@@ -132,17 +150,12 @@ func runScore(opts *ScoreOptions) error {
 		}
 		t, problems := task.Load(dirs[0])
 		if len(problems) > 0 {
-			// The verdict says the grader could not run; nothing measured is
-			// overwritten by a zero.
-			msg := fmt.Sprintf("cannot read the task %s: %s", dirs[0], problems[0].Format(""))
+			// Nothing is written: the results folder may hold a verdict
+			// that a broken or mistyped TASK must not replace.
 			for _, p := range problems {
 				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
 			}
-			v := result.ErrorVerdict(filepath.Base(dirs[0]), msg)
-			if err := result.Publish(opts.Results, v, report.Render(v, v.Task)); err != nil {
-				return couldNotRun(err)
-			}
-			return silent(ExitBadTask, errors.New(msg))
+			return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
 		}
 		taskID = t.ID
 		policy = Policy(t.Scoring)
@@ -156,7 +169,7 @@ func runScore(opts *ScoreOptions) error {
 	var stages scoring.Stages
 	stages.Declared = append([]string(nil), stageFiles...)
 	for _, name := range stageFiles {
-		s, err := readStageFile(opts.Results, name, taskID, now)
+		s, err := readStageFile(opts.Results, name, taskID, opts.Task != "", now)
 		if err != nil {
 			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", err)
 		}

@@ -3,6 +3,7 @@ package result
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -204,7 +205,9 @@ func marshalReward(flat map[string]float64) ([]byte, error) {
 // sorted, validated against the "reward" schema) LAST, so a consumer polling
 // for reward.json never sees a reward whose detail has not landed. dir is
 // created if needed. Both documents are validated before anything is
-// written.
+// written, and an existing reward.json is removed before score.json is
+// replaced, so a publish that fails half-way never leaves an earlier
+// reward beside a newer verdict.
 func Publish(dir string, v *Verdict, summary string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("publish: %w", err)
@@ -221,6 +224,11 @@ func Publish(dir string, v *Verdict, summary string) error {
 	}
 	if err := schema.ValidateBytes(schema.Reward, reward); err != nil {
 		return fmt.Errorf("publish: write reward %s: %w", rewardPath, withFile(err, rewardPath))
+	}
+	// A reward.json from an earlier grading must not outlive a failed
+	// publish: consumers read it as the verdict.
+	if err := os.Remove(rewardPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("publish: remove the stale %s: %w", rewardPath, err)
 	}
 	if err := writeAtomic(scorePath, score); err != nil {
 		return fmt.Errorf("publish: %w", err)

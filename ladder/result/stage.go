@@ -299,7 +299,30 @@ func ParseStage(data []byte) (*Stage, error) {
 	if err := schema.Validate(schema.StageResult, doc); err != nil {
 		return nil, err
 	}
-	return stageFromDoc(doc)
+	st, err := stageFromDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	// Ids name rows in the verdict and keys in reward.json: two units or
+	// two checks with one id would be counted twice (two survivors from
+	// one adversary). No grader writes them.
+	seen := map[string]int{}
+	for i, u := range st.Units {
+		if j, ok := seen[u.ID]; ok {
+			return nil, &schema.ValidationError{Contract: schema.StageResult, Pointer: fmt.Sprintf("/units/%d/id", i),
+				Msg: fmt.Sprintf("unit id %q is already used by /units/%d", u.ID, j)}
+		}
+		seen[u.ID] = i
+	}
+	seen = map[string]int{}
+	for i, c := range st.Checks {
+		if j, ok := seen[c.ID]; ok {
+			return nil, &schema.ValidationError{Contract: schema.StageResult, Pointer: fmt.Sprintf("/checks/%d/id", i),
+				Msg: fmt.Sprintf("check id %q is already used by /checks/%d", c.ID, j)}
+		}
+		seen[c.ID] = i
+	}
+	return st, nil
 }
 
 // ReadStage reads and validates the stage result at path (see

@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/swe-refactor-bench/srb/schema"
@@ -419,7 +420,37 @@ func ParseVerdict(data []byte) (*Verdict, error) {
 	if err := schema.Validate(schema.Score, doc); err != nil {
 		return nil, err
 	}
-	return verdictFromDoc(doc)
+	v, err := verdictFromDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := v.consistent(doc); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// consistent rejects a verdict whose fields contradict each other, which
+// no grader writes: valid must be exactly "harness_error is empty", and
+// the score must be formula (4) of the paper over the stage points (0
+// unless the audit gate passed; else the two stages' points, capped at
+// max_score), to the 4 dp the file carries.
+func (v *Verdict) consistent(doc any) error {
+	raw, _ := doc.(map[string]any)
+	if b, ok := raw["valid"].(bool); ok && b != (v.HarnessError == "") {
+		return &schema.ValidationError{Contract: schema.Score, Pointer: "/valid",
+			Msg: fmt.Sprintf("valid is %v but harness_error is %q: a verdict is valid exactly when the grader completed", b, v.HarnessError)}
+	}
+	want := 0.0
+	if v.AuditGate == GatePass {
+		want = math.Min(v.BehaviouralPoints+v.VerificationPoints, v.MaxScore)
+	}
+	if math.Abs(v.Score-want) > 1e-3 {
+		return &schema.ValidationError{Contract: schema.Score, Pointer: "/score",
+			Msg: fmt.Sprintf("score is %s but the stages give %s (audit gate %s, stage 2 %s, stage 3 %s): the arithmetic of formula (4) does not close",
+				pyRepr(v.Score), pyRepr(want), v.AuditGate, pyRepr(v.BehaviouralPoints), pyRepr(v.VerificationPoints))}
+	}
+	return nil
 }
 
 // ReadVerdict reads and validates the score.json at path (see

@@ -594,3 +594,24 @@ func TestFormatting(t *testing.T) {
 		}
 	}
 }
+
+// A module that timed out or died keeps whatever checks it recorded, all
+// passing here, and still pays nothing: only a module that finished ok can
+// be complete (HARNESS.md §4.4: non-ok statuses "all score 0"). Found by a
+// hostile input: the earlier rule read only the counts, and paid 40.
+func TestUnfinishedModuleIsNeverComplete(t *testing.T) {
+	for _, status := range []string{result.UnitTimeout, result.UnitError, result.UnitUnreached} {
+		t.Run(status, func(t *testing.T) {
+			b := behavioural(4, mod{"build", 1, 1})
+			b.Units[0].Status = status
+			v := grade(audit("g=pass"), b, verification(6, 0, 0))
+			m := moduleByID(t, v, "build")
+			if m.Complete || m.Rate != 0 || v.BehaviouralPoints != 0 || v.Score != 0 || v.BlockedBy != BlockedBehaviouralIncomplete {
+				t.Fatalf("module %+v; points %v score %v blocked %q", m, v.BehaviouralPoints, v.Score, v.BlockedBy)
+			}
+			if !v.Valid() {
+				t.Errorf("a measured timeout is a valid zero, got harness error %q", v.HarnessError)
+			}
+		})
+	}
+}
