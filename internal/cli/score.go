@@ -114,7 +114,11 @@ func readStageFile(dir, stage, taskID string, checkTask bool, now time.Time) (*r
 // else the folder's name.
 func taskFromResults(dir string) string {
 	for _, s := range stageFiles {
-		b, err := os.ReadFile(filepath.Join(dir, s+".json"))
+		p := filepath.Join(dir, s+".json")
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(p)
 		if err != nil {
 			continue
 		}
