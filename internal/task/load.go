@@ -453,8 +453,8 @@ func adversaryCountMsg(t *Task, v cue.Value) string {
 		return fmt.Sprintf("%d adversaries declared but scoring.verification_models is %d: %s of the verification points (%s per missing adversary) could never be contested; declare %d more",
 			n, want, fmtNum(float64(-gap)*per), fmtNum(per), -gap)
 	}
-	return fmt.Sprintf("%d adversaries declared but scoring.verification_models is %d: the extra %d would run without paying (%s points each at most %s in total are paid); remove %d or raise verification_models",
-		n, want, gap, fmtNum(per), fmtNum(float64(want)*per), gap)
+	return fmt.Sprintf("%d adversaries declared but scoring.verification_models is %d: the policy pays for %d survivors (%s points in all), so %d would run for nothing; remove %d or raise verification_models",
+		n, want, want, fmtNum(float64(want)*per), gap, gap)
 }
 
 func fmtNum(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

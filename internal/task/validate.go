@@ -1,7 +1,6 @@
 package task
 
 import (
-	"bufio"
 	"bytes"
 	"cuelang.org/go/cue/ast"
 	"errors"
@@ -283,12 +282,9 @@ func (v *validator) promptPlaceholders() {
 		if b == nil {
 			continue
 		}
-		sc := bufio.NewScanner(bytes.NewReader(b))
-		sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-		line := 0
-		for sc.Scan() {
-			line++
-			for _, m := range rePlaceholder.FindAllStringSubmatch(sc.Text(), -1) {
+		for i, text := range strings.Split(string(b), "\n") {
+			line := i + 1
+			for _, m := range rePlaceholder.FindAllStringSubmatch(text, -1) {
 				if !known[m[1]] {
 					hint := ""
 					if s := suggest(m[1], KnownPlaceholders); s != "" {
