@@ -27,6 +27,11 @@ Without --pin, a task whose pin is absent or differs is a problem (exit 2),
 and the message shows both digests and the source. With --pin, srb writes
 the digest into the task's task.cue and changes nothing else there.
 
+Each State A also gets the agent's starting tree: State A as a git
+repository with one commit by a fixed author and committer at a fixed
+date, so its commit id depends on the content alone; srb prints that id
+and records it in the cache.
+
 The cache is $SRB_CACHE, else the user cache dir's srb folder (--cache
 overrides both). A registry that cannot be reached is exit 1.
 
@@ -73,8 +78,11 @@ type fetchResult struct {
 	Digest  string `json:"digest,omitempty"`
 	Archive string `json:"archive,omitempty"`
 	Cached  bool   `json:"from_cache"`
-	Status  string `json:"status"` // verified, pinned, repinned, unpinned, mismatch, error
-	Error   string `json:"error,omitempty"`
+	// StartCommit is the commit id of the agent's starting tree: State A
+	// as a git repository with one fixed commit.
+	StartCommit string `json:"start_commit,omitempty"`
+	Status      string `json:"status"` // verified, pinned, repinned, unpinned, mismatch, error
+	Error       string `json:"error,omitempty"`
 }
 
 func runFetch(ctx context.Context, opts *FetchOptions) error {
@@ -114,6 +122,13 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 		e, err := cache.Materialise(ctx, t.StateA, t.Dir, env)
 		if e != nil {
 			r.Top, r.Digest, r.Archive, r.Cached = e.Top, e.Digest, e.Archive, e.FromCache
+		}
+		if e != nil && e.Digest != "" {
+			if id, cerr := cache.StartCommit(ctx, e.Digest, env.Git); cerr == nil {
+				r.StartCommit = id
+			} else {
+				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: the starting tree could not be made: %v\n", t.ID, cerr)
+			}
 		}
 		var mm *source.MismatchError
 		switch {
@@ -159,6 +174,9 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 					from = "from the cache"
 				}
 				fmt.Fprintf(opts.IO.Out, "%s: %s (%s, %s): sha256 %s %s\n", r.Task, r.Top, r.Source, from, r.Digest, r.Status)
+				if r.StartCommit != "" {
+					fmt.Fprintf(opts.IO.Out, "%s: starting tree commit %s\n", r.Task, r.StartCommit)
+				}
 			default:
 				fmt.Fprintf(opts.IO.Out, "%s: %s\n", r.Task, r.Status)
 			}
