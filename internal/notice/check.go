@@ -1,0 +1,50 @@
+package notice
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+// RuleLicenseFound is the validate rule Check implements: the licence
+// expression found in State A's archive equals the one the task declares
+// in state_a.license (compared as ids under the same AND/OR structure,
+// not as strings).
+const RuleLicenseFound = "license-found"
+
+// Check runs the license-found rule for t against its State A archive at
+// archivePath. It returns nil when the expression Analyse finds equals
+// state_a.license, else one problem at state_a.license saying what the
+// archive states and where. A declaration that is not an SPDX expression,
+// an archive that cannot be read and an archive with no recognisable
+// licence are problems of the same rule.
+func Check(t *task.Task, archivePath string) []task.Problem {
+	const field = "state_a.license"
+	problem := func(format string, args ...any) []task.Problem {
+		return []task.Problem{{Rule: RuleLicenseFound, Pos: t.Pos(field), File: t.File, Path: field, Msg: fmt.Sprintf(format, args...)}}
+	}
+	declared, err := ParseExpr(t.StateA.License)
+	if err != nil {
+		return problem("%v: write an SPDX expression such as \"MIT\" or \"Apache-2.0 AND MIT\"", err)
+	}
+	f, err := Analyse(archivePath)
+	if err != nil {
+		return problem("cannot check the declared licence against State A: %v", err)
+	}
+	if f.Expression == "" {
+		return problem("State A (%s) has no licence file and no file header srb recognises, so %q cannot be confirmed: check the release's terms by hand", f.Top, t.StateA.License)
+	}
+	found, err := ParseExpr(f.Expression)
+	if err != nil {
+		return problem("the expression found in State A, %q, does not parse: %v", f.Expression, err)
+	}
+	if found.Equal(declared) {
+		return nil
+	}
+	where := "file headers"
+	if len(f.LicenceFiles) > 0 {
+		where = strings.Join(f.LicenceFiles, ", ")
+	}
+	return problem("declares %q but State A's %s state %q: declare %q, or find out why the archive disagrees", t.StateA.License, where, f.Expression, f.Expression)
+}

@@ -1,0 +1,14 @@
+package notice
+
+import "github.com/swe-refactor-bench/srb/internal/task"
+
+// EntryFor analyses t's State A archive at archivePath and returns t's
+// NOTICE entry; SHA256 is the task's pin. Errors are Analyse's.
+func EntryFor(t *task.Task, archivePath string) (Entry, error) {
+	f, err := Analyse(archivePath)
+	if err != nil {
+		return Entry{}, err
+	}
+	a := t.StateA
+	return Entry{Task: t.ID, Project: a.Project, Version: a.Version, Upstream: a.Upstream, SHA256: a.SHA256, Finding: f}, nil
+}
