@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/notice"
+	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+const noticeDoc = `Regenerate NOTICE from the State A archive of every task.
+
+For every tasks/*/task.cue, srb takes the task's State A from the cache by
+its pinned sha256 (fetching it first, as srb fetch does, when the cache does
+not hold it; it says so on stderr) and reads the archive's licensing without
+unpacking it: the licence files, the SPDX expression they state, the
+copyright holders, the files under terms other than the release's, and the
+upstream NOTICE files. It then writes ./NOTICE: a header naming srb's own
+licence (Apache-2.0, in LICENSE), one entry per task sorted by id, and every
+upstream NOTICE file reproduced in full. The same tasks and archives always
+give the same bytes.
+
+With --check, srb writes nothing: when ./NOTICE differs from what it would
+write, it prints a unified diff and exits 2. --json prints what was found,
+one entry per task.
+
+A task that does not load, is not pinned, or whose State A does not match
+its pin is exit 2; an archive that cannot be fetched or read is exit 1. The
+cache is $SRB_CACHE, else the user cache dir's srb folder (--cache overrides
+both).
+
+Examples:
+  srb notice
+  srb notice --check
+  srb notice --check --json`
+
+// noticeFile is the file srb notice writes, in the working directory.
+const noticeFile = "NOTICE"
+
+// NoticeOptions are the inputs of srb notice.
+type NoticeOptions struct {
+	IO    IOStreams
+	Env   *source.Env
+	Check bool
+	JSON  bool
+	Cache string
+}
+
+// NewCmdNotice builds `srb notice`.
+func NewCmdNotice(f *Factory, runF func(*NoticeOptions) error) *cobra.Command {
+	opts := &NoticeOptions{IO: f.IO}
+	cmd := &cobra.Command{
+		Use:   "notice",
+		Short: "Regenerate NOTICE from the State A archives of every task",
+		Long:  noticeDoc,
+		Args:  argsValidator(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runNotice(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.Check, "check", false, "write nothing; exit 2 with a diff when NOTICE is stale")
+	cmd.Flags().StringVar(&opts.Cache, "cache", "", "the cache folder (default $SRB_CACHE, else the user cache dir's srb)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+func runNotice(ctx context.Context, opts *NoticeOptions) error {
+	matches, err := filepath.Glob(filepath.Join("tasks", "*", task.FileName))
+	if err != nil {
+		return couldNotRun(err)
+	}
+	sort.Strings(matches)
+	cacheDir := opts.Cache
+	if cacheDir == "" {
+		if cacheDir, err = source.DefaultCacheDir(); err != nil {
+			return couldNotRun(err)
+		}
+	}
+	cache := &source.Cache{Dir: cacheDir}
+	env := opts.Env
+	if env == nil {
+		env = &source.Env{}
+	}
+	entries := []notice.Entry{}
+	bad, faults := 0, 0
+	for _, m := range matches {
+		t, problems := task.Load(filepath.Dir(m))
+		if len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
+			}
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %d problem(s) in the task; run srb validate\n", filepath.Base(filepath.Dir(m)), len(problems))
+			bad++
+			continue
+		}
+		if t.StateA.SHA256 == "" {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: state A is not pinned: run srb fetch --pin %s first\n", t.ID, t.ID)
+			bad++
+			continue
+		}
+		archive := cache.Path(t.StateA.SHA256)
+		if _, err := os.Stat(archive); err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: State A sha256 %.12s is not in the cache: fetching it from %s\n", t.ID, t.StateA.SHA256, source.Describe(t.StateA.Source))
+			e, err := cache.Materialise(ctx, t.StateA, t.Dir, env)
+			var mm *source.MismatchError
+			switch {
+			case errors.As(err, &mm):
+				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
+				bad++
+				continue
+			case err != nil:
+				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
+				faults++
+				continue
+			}
+			archive = e.Archive
+		}
+		e, err := notice.EntryFor(t, archive)
+		if err != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
+			faults++
+			continue
+		}
+		entries = append(entries, e)
+	}
+	switch {
+	case faults > 0:
+		return silent(ExitCouldNotRun, fmt.Errorf("%d task(s) could not be read", faults))
+	case bad > 0:
+		return silent(ExitBadTask, fmt.Errorf("%d task(s) have problems", bad))
+	}
+	text := notice.Render(entries)
+	if opts.JSON {
+		if err := writeJSON(opts.IO.Out, entries); err != nil {
+			return couldNotRun(err)
+		}
+	}
+	if opts.Check {
+		cur, err := os.ReadFile(noticeFile)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return couldNotRun(fmt.Errorf("notice: %w", err))
+		}
+		d := notice.Diff(noticeFile, noticeFile+" (regenerated)", cur, text)
+		if d == nil {
+			if !opts.JSON {
+				fmt.Fprintf(opts.IO.Out, "%s is up to date (%d task(s))\n", noticeFile, len(entries))
+			}
+			return nil
+		}
+		w := opts.IO.Out
+		if opts.JSON {
+			w = opts.IO.ErrOut
+		}
+		_, _ = w.Write(d)
+		fmt.Fprintf(opts.IO.ErrOut, "srb: %s is stale: run srb notice to regenerate it\n", noticeFile)
+		return silent(ExitBadTask, fmt.Errorf("%s is stale", noticeFile))
+	}
+	if err := writeFileAtomic(noticeFile, text); err != nil {
+		return couldNotRun(fmt.Errorf("notice: %w", err))
+	}
+	if !opts.JSON {
+		fmt.Fprintf(opts.IO.Out, "wrote %s (%d task(s))\n", noticeFile, len(entries))
+	}
+	return nil
+}
+
+// writeFileAtomic replaces path with data through a temporary file in the
+// same folder, so a reader never sees half a file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
