@@ -216,6 +216,9 @@ func copyrights(text []byte) []string {
 	var out []string
 	for i, line := range lines {
 		line = strings.TrimRight(line, "\r")
+		if low := strings.ToLower(line); !strings.Contains(low, "copyright") && !strings.Contains(low, "(c)") && !strings.Contains(line, "©") {
+			continue // cheap test first: most lines hold no statement
+		}
 		if placeholder.MatchString(line) {
 			continue
 		}

@@ -14,7 +14,7 @@ import (
 // needRegistries skips tests that reach the module proxy, the npm
 // registry or the Debian mirror when -short is given or SRB_OFFLINE=1
 // (as internal/source's real tests do).
-func needRegistries(t *testing.T) {
+func needRegistries(t testing.TB) {
 	t.Helper()
 	if testing.Short() || os.Getenv("SRB_OFFLINE") == "1" {
 		t.Skip("reaches a registry (skipped with -short or SRB_OFFLINE=1)")
