@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// TestNewCmdNotice parses argv into NoticeOptions through runF, or fails
+// with the exact usage error.
+func TestNewCmdNotice(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		want    NoticeOptions
+		wantErr string
+	}{
+		{args: nil, want: NoticeOptions{}},
+		{args: []string{"--check"}, want: NoticeOptions{Check: true}},
+		{args: []string{"--check", "--json", "--cache", "/c"}, want: NoticeOptions{Check: true, JSON: true, Cache: "/c"}},
+		{args: []string{"--check=false", "--json"}, want: NoticeOptions{JSON: true}},
+		{args: []string{"extra"}, wantErr: `unknown command "extra" for "notice"`},
+	} {
+		var got *NoticeOptions
+		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
+		cmd := NewCmdNotice(f, func(o *NoticeOptions) error { got = o; return nil })
+		cmd.SetArgs(c.args)
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.ExecuteContext(context.Background())
+		if c.wantErr != "" {
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("%q: error %v, want %q", c.args, err, c.wantErr)
+			}
+			if !isUsageError(err) {
+				t.Errorf("%q: %T is not a usage error (exit 1)", c.args, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		if got == nil {
+			t.Fatalf("%q: runF not called", c.args)
+		}
+		if got.Check != c.want.Check || got.JSON != c.want.JSON || got.Cache != c.want.Cache {
+			t.Errorf("%q: got %+v, want %+v", c.args, *got, c.want)
+		}
+	}
+}
