@@ -1,0 +1,136 @@
+package models
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// CommandProtocol names the JSON protocol of the command driver
+// (docs/LADDER.md "The command protocol"); it is sent as "protocol" in
+// every request.
+const CommandProtocol = "srb.model-command/1"
+
+// CommandRequest is what the command driver writes to the program's
+// stdin, one JSON object per turn. Messages are in Anthropic's block
+// format; Tools carry name, description and input_schema.
+// ReasoningEffort and Temperature are omitted when unset.
+type CommandRequest struct {
+	Protocol        string     `json:"protocol"`
+	Model           string     `json:"model"`
+	System          string     `json:"system"`
+	Messages        []Message  `json:"messages"`
+	Tools           []ToolSpec `json:"tools"`
+	MaxTokens       int        `json:"max_tokens"`
+	Temperature     *float64   `json:"temperature,omitempty"`
+	ReasoningEffort string     `json:"reasoning_effort,omitempty"`
+}
+
+// CommandResponse is what the program writes to stdout: one JSON object.
+// Either Error is set (the call failed; Retryable says whether re-sending
+// may help), or the turn: Text, ToolCalls (Arguments an object; an id is
+// made up when empty), StopReason and Usage (all optional).
+type CommandResponse struct {
+	Text       string     `json:"text"`
+	ToolCalls  []ToolCall `json:"tool_calls"`
+	StopReason string     `json:"stop_reason"`
+	Usage      struct {
+		InputTokens  int     `json:"input_tokens"`
+		OutputTokens int     `json:"output_tokens"`
+		Credits      float64 `json:"credits"`
+	} `json:"usage"`
+	Error *struct {
+		Message   string `json:"message"`
+		Retryable bool   `json:"retryable"`
+	} `json:"error"`
+}
+
+// command runs options.command once per turn (HARNESS.md §4.0 "command").
+type command struct {
+	c    *client
+	argv []string
+}
+
+func newCommand(c *client, o map[string]any) (turnTaker, error) {
+	raw, ok := o["command"].([]any)
+	if !ok || len(raw) == 0 {
+		return nil, c.errorf(false, "options.command must be a non-empty list of strings (the program and its arguments)")
+	}
+	argv := make([]string, len(raw))
+	for i, a := range raw {
+		s, ok := a.(string)
+		if !ok || (i == 0 && s == "") {
+			return nil, c.errorf(false, "options.command[%d] must be a non-empty string, not %v", i, a)
+		}
+		argv[i] = s
+	}
+	return &command{c: c, argv: argv}, nil
+}
+
+func (d *command) once(ctx context.Context, req Request) (*Turn, error) {
+	c := d.c
+	msgs, tools := req.Messages, req.Tools
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	if tools == nil {
+		tools = []ToolSpec{}
+	}
+	in, err := json.Marshal(CommandRequest{Protocol: CommandProtocol, Model: c.model, System: req.System,
+		Messages: msgs, Tools: tools, MaxTokens: c.common.maxTokens, Temperature: c.common.temperature,
+		ReasoningEffort: c.common.effort})
+	if err != nil {
+		return nil, c.errorf(false, "encode request: %v", err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.common.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, d.argv[0], d.argv[1:]...)
+	cmd.Stdin = bytes.NewReader(in)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // reap what it left behind
+	}
+	switch {
+	case ctx.Err() != nil:
+		return nil, &Error{Driver: c.name, Msg: "cancelled: " + ctx.Err().Error(), Err: ctx.Err()}
+	case rctx.Err() != nil:
+		return nil, c.errorf(true, "%s timed out after %s", d.argv[0], c.common.timeout)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, c.errorf(true, "%s exited %d: %s", d.argv[0], ee.ExitCode(), cut(strings.TrimSpace(stderr.String()), maxErrorBody))
+		}
+		return nil, &Error{Driver: c.name, Msg: fmt.Sprintf("cannot run %s: %v", d.argv[0], err), Err: err}
+	}
+	var out CommandResponse
+	dec := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
+	if err := dec.Decode(&out); err != nil {
+		return nil, c.errorf(false, "%s wrote no JSON turn on stdout (%d byte(s)): %v", d.argv[0], stdout.Len(), err)
+	}
+	if out.Error != nil {
+		return nil, c.errorf(out.Error.Retryable, "%s reported: %s", d.argv[0], out.Error.Message)
+	}
+	turn := &Turn{Text: out.Text, StopReason: out.StopReason, InputTokens: out.Usage.InputTokens,
+		OutputTokens: out.Usage.OutputTokens, Credits: out.Usage.Credits}
+	for i, tc := range out.ToolCalls {
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d", i)
+		}
+		if tc.Arguments == nil {
+			tc.Arguments = map[string]any{}
+		}
+		turn.ToolCalls = append(turn.ToolCalls, tc)
+	}
+	return turn, nil
+}

@@ -1,0 +1,79 @@
+package models
+
+import (
+	"errors"
+	"slices"
+	"strings"
+)
+
+// Error is a failed model call. Retryable separates "the endpoint was busy
+// or the answer was cut off" (worth re-sending; the agent loop resumes on
+// it) from "the request can never succeed" (a missing key, a malformed
+// request, a context overflow). Status is the HTTP status, 0 when there was
+// none. Neither kind is ever the submission's fault: a stage that ends on
+// one reports status error, never a verdict.
+type Error struct {
+	Driver    string
+	Msg       string
+	Retryable bool
+	Status    int
+	Err       error
+}
+
+func (e *Error) Error() string {
+	if e.Driver == "" {
+		return e.Msg
+	}
+	return e.Driver + ": " + e.Msg
+}
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsRetryable reports whether err is, or wraps, a retryable *[Error].
+func IsRetryable(err error) bool {
+	var me *Error
+	return errors.As(err, &me) && me.Retryable
+}
+
+// RetryableStatus lists the HTTP statuses worth re-sending: timeouts,
+// conflicts, rate limits, overload, the 5xx family, and Cloudflare's
+// 520–524, which no vendor documents and which decided real runs
+// (HARNESS.md §7 bug 50).
+var RetryableStatus = []int{408, 409, 425, 429, 500, 502, 503, 504, 520, 521, 522, 523, 524, 529}
+
+// RetryableBody lists phrases that make a 400 retryable: a stochastic
+// safety filter declining, not a malformed request (HARNESS.md §7 bug 52).
+var RetryableBody = []string{"flagged for possible cybersecurity risk"}
+
+// FatalBody lists phrases that make any failure permanent, whatever its
+// status: a context overflow repeats on every attempt (HARNESS.md §7
+// bug 51).
+var FatalBody = []string{
+	"exceeds the context window", // gateways' upstream_error
+	"maximum context length",     // OpenAI
+	"prompt is too long",         // Anthropic
+}
+
+// Retryable is the whole retry decision for an HTTP failure with status
+// and response body: a fatal body phrase vetoes everything; otherwise a
+// status in [RetryableStatus] retries; otherwise a 400 carrying a
+// [RetryableBody] phrase retries.
+func Retryable(status int, body string) bool {
+	for _, p := range FatalBody {
+		if strings.Contains(body, p) {
+			return false
+		}
+	}
+	if slices.Contains(RetryableStatus, status) {
+		return true
+	}
+	if status == 400 {
+		for _, p := range RetryableBody {
+			if strings.Contains(body, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
