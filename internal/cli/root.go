@@ -36,6 +36,7 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdScore(f, nil),
 		NewCmdReport(f, nil),
 		NewCmdFetch(f, nil),
+		NewCmdAudit(f, nil),
 		NewCmdNotice(f, nil),
 	} {
 		root.AddCommand(c)

@@ -1,0 +1,299 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/archive"
+	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/audit"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+)
+
+const auditDoc = `Run stage 1, the audit: model reviews read State A and the submission
+and answer the task's gates, each pass or fail.
+
+The task's audit block says which model reviews (driver, model, effort,
+options), how many reviews vote (samples), the prompt and the gates. Each
+review is an agent loop with list_dir, fetch_source, search, diff and, when
+the task allows commands, run. A fail must cite path, line and quote; each
+citation is re-opened, and a fail that does not ground, a verdict word that
+is not pass or fail, and a tie all resolve to pass, recorded as such. A gate
+no review answered is error, which makes the run invalid, never zero.
+
+The result is written to DIR/audit.json, and each review's transcript to
+DIR/audit/review-<n>.jsonl (--logs moves them). State A is --original, or
+the task's State A from the cache (srb fetch). Each review's budget is the
+task's audit timeout divided among the samples.
+
+This runs the reviews on this machine, and run executes here; in the ladder
+the same stage runs inside the task's audit image (not built by srb yet).
+--driver, --model and --script override the task's model for every review:
+with --driver scripted, review n replays the n-th --script (cycling when
+there are fewer), so a task's prompts can be smoke-tested without a budget.
+Credentials are read from the environment by name (ANTHROPIC_API_KEY or
+ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY, or options.api_key_env) and checked
+before any review starts.
+
+Exit status: 0 when the stage ran (whatever the gates decided), 1 when it
+could not (no submission, missing credentials, no review completed), 2
+when the task's own configuration is wrong. The result file is written in
+every case the command can name a results folder.
+
+Examples:
+  srb audit tasks/lang90-tally-c-to-go --submission run/repo --results run/verifier
+  srb audit lang90-tally-c-to-go --submission run/repo --results out --driver scripted --script r1.json --script r2.json --script r3.json`
+
+// AuditOptions are the inputs of srb audit.
+type AuditOptions struct {
+	IO     IOStreams
+	Now    func() time.Time
+	Lookup func(string) (string, bool)
+
+	Task       string
+	Submission string
+	Results    string
+	Original   string
+	Logs       string
+	Driver     string
+	Model      string
+	Scripts    []string
+}
+
+// NewCmdAudit builds `srb audit`.
+func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
+	opts := &AuditOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv}
+	cmd := &cobra.Command{
+		Use:   "audit TASK --submission DIR --results DIR",
+		Short: "Run stage 1: model reviews answer the task's audit gates",
+		Long:  auditDoc,
+		Args:  argsValidator(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Task = args[0]
+			if opts.Submission == "" {
+				return &usageError{err: errors.New("--submission DIR is required")}
+			}
+			if opts.Results == "" {
+				return &usageError{err: errors.New("--results DIR is required")}
+			}
+			if opts.Driver != "" && !containsString(models.DriverNames(), opts.Driver) {
+				return &usageError{err: fmt.Errorf("--driver %s: known drivers are %s", opts.Driver, strings.Join(models.DriverNames(), ", "))}
+			}
+			if len(opts.Scripts) > 0 && opts.Driver != models.DriverScripted {
+				return &usageError{err: errors.New("--script needs --driver scripted")}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runAudit(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Submission, "submission", "", "the submitted tree to review (required)")
+	fl.StringVar(&opts.Results, "results", "", "the folder audit.json is written to (required)")
+	fl.StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
+	fl.StringVar(&opts.Logs, "logs", "", "where transcripts go, under audit/ (default: the results folder)")
+	fl.StringVar(&opts.Driver, "driver", "", "override the task's driver: "+strings.Join(models.DriverNames(), ", "))
+	fl.StringVar(&opts.Model, "model", "", "override the task's model name")
+	fl.StringArrayVar(&opts.Scripts, "script", nil, "a scripted review's turns (JSON); repeat for review 2, 3, …")
+	return cmd
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func runAudit(ctx context.Context, opts *AuditOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	now := opts.Now()
+	out := filepath.Join(opts.Results, result.StageAudit+".json")
+	dirs, err := resolveTasks([]string{opts.Task})
+	if err != nil {
+		return couldNotRun(err)
+	}
+	taskID := filepath.Base(dirs[0])
+	// fail writes a failed result naming reason, so an absent file never
+	// reads as "the ladder stopped below", then returns code.
+	fail := func(code int, reason string, meta map[string]any) error {
+		st := result.Failed(result.StageAudit, taskID, reason, now)
+		for k, v := range meta {
+			st.Metadata[k] = v
+		}
+		if werr := st.Write(out); werr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", werr)
+		}
+		return &exitError{code: code, err: fmt.Errorf("audit: %s", reason)}
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
+		}
+		return fail(ExitBadTask, fmt.Sprintf("the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)),
+			map[string]any{"config_error": true})
+	}
+	taskID = t.ID
+	if st, err := os.Stat(opts.Submission); err != nil || !st.IsDir() {
+		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
+	}
+	tmpl, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(t.Audit.Prompt)))
+	if err != nil {
+		return fail(ExitBadTask, fmt.Sprintf("audit prompt not readable: %v", err), map[string]any{"config_error": true})
+	}
+
+	cfg := models.Config{Driver: t.Audit.Driver, Model: t.Audit.Model.Model, Effort: t.Audit.Effort, Options: copyOptions(t.Audit.Options)}
+	if opts.Driver != "" && opts.Driver != cfg.Driver {
+		cfg.Driver = opts.Driver
+		cfg.Options = map[string]any{} // the task's options belong to its own driver
+	}
+	if opts.Model != "" {
+		cfg.Model = opts.Model
+	}
+	configFor := func(index int) models.Config {
+		c := cfg
+		if len(opts.Scripts) > 0 {
+			c.Options = copyOptions(cfg.Options)
+			c.Options["script"] = opts.Scripts[(index-1)%len(opts.Scripts)]
+		}
+		return c
+	}
+	if err := models.Preflight(opts.Lookup, models.Position{Where: "audit", Config: configFor(1)}); err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+
+	original := opts.Original
+	if original == "" {
+		dir, cleanup, err := stateATree(ctx, t)
+		if err != nil {
+			return fail(ExitCouldNotRun, fmt.Sprintf("state A: %v", err), nil)
+		}
+		defer cleanup()
+		original = dir
+	} else if st, err := os.Stat(original); err != nil || !st.IsDir() {
+		return fail(ExitCouldNotRun, "original not found at "+original, nil)
+	}
+
+	tb, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: original}, {Name: "workspace", Dir: opts.Submission}},
+		agent.ToolboxOptions{AllowedCommands: t.Audit.AllowedCommands, RunTimeout: time.Duration(t.Audit.RunTimeoutSec) * time.Second})
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	defer tb.Close()
+
+	logs := opts.Logs
+	if logs == "" {
+		logs = opts.Results
+	}
+	gates := make([]audit.Gate, len(t.Audit.Gates))
+	for i, g := range t.Audit.Gates {
+		gates[i] = audit.Gate{ID: g.ID, Title: g.Title, Question: g.Question, Required: g.Required}
+	}
+	budget := 0.0
+	if t.Timeouts.Audit > 0 && t.Audit.Samples > 0 {
+		budget = float64(t.Timeouts.Audit) / float64(t.Audit.Samples)
+	}
+	st, err := audit.Run(ctx, audit.Config{
+		Task:      t.ID,
+		Gates:     gates,
+		Prompt:    string(tmpl),
+		Samples:   t.Audit.Samples,
+		Toolbox:   tb,
+		NewDriver: func(i int) (models.Driver, error) { return models.New(configFor(i), models.WithEnv(opts.Lookup)) },
+		LogDir:    filepath.Join(logs, result.StageAudit),
+		BudgetSec: budget,
+		Now:       opts.Now,
+	})
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	if err := st.Write(out); err != nil {
+		return couldNotRun(err)
+	}
+	fmt.Fprintln(opts.IO.Out, auditLine(st))
+	if st.Status != result.StatusOK {
+		return silent(ExitCouldNotRun, errors.New("audit: no review completed"))
+	}
+	if ok, why := scoring.AuditPassesGate(st, scoring.Published(), t.ID); !ok {
+		fmt.Fprintf(opts.IO.Out, "audit: %s\n", why)
+	}
+	return nil
+}
+
+// auditLine is "audit: P/R required gate(s) passed[; failed: …][; undecided: …]".
+func auditLine(st *result.Stage) string {
+	var passed, required int
+	var failed, undecided []string
+	for _, c := range st.Checks {
+		if !c.Required {
+			continue
+		}
+		required++
+		switch c.Verdict {
+		case result.VerdictPass:
+			passed++
+		case result.VerdictFail:
+			failed = append(failed, c.ID)
+		default:
+			undecided = append(undecided, c.ID)
+		}
+	}
+	line := fmt.Sprintf("audit: %d/%d required gate(s) passed", passed, required)
+	if len(failed) > 0 {
+		line += "; failed: " + strings.Join(failed, ", ")
+	}
+	if len(undecided) > 0 {
+		line += "; undecided: " + strings.Join(undecided, ", ")
+	}
+	return line
+}
+
+func copyOptions(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// stateATree materialises t's State A from the cache (fetching it if need
+// be) and extracts it into a temporary folder; cleanup removes it.
+func stateATree(ctx context.Context, t *task.Task) (string, func(), error) {
+	cacheDir, err := source.DefaultCacheDir()
+	if err != nil {
+		return "", nil, err
+	}
+	cache := &source.Cache{Dir: cacheDir}
+	e, err := cache.Materialise(ctx, t.StateA, t.Dir, &source.Env{})
+	if err != nil {
+		return "", nil, err
+	}
+	tmp, err := os.MkdirTemp("", "srb-state-a-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	dir := filepath.Join(tmp, "tree")
+	if err := archive.ExtractFile(e.Archive, dir, archive.DefaultLimits()); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return archive.SingleTop(dir), cleanup, nil
+}
