@@ -1,0 +1,17 @@
+// Command srb-helper is srb's in-image helper: it runs a task's
+// declarative behavioural modules from the plans the suite runner writes,
+// and is the tool-provenance wrapper. Build it static so it can be copied
+// into any stage image:
+//
+//	CGO_ENABLED=0 go build -o srb-helper ./cmd/srb-helper
+//
+// See package [github.com/swe-refactor-bench/srb/ladder/behavioural/kinds].
+package main
+
+import (
+	"os"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+)
+
+func main() { os.Exit(kinds.Main(os.Args[1:], os.Stdout, os.Stderr)) }

@@ -1,0 +1,124 @@
+package behavioural
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// KindProgram is the module kind the runner runs itself: a task's own
+// program writing the module-result contract. Every other kind is run by
+// the helper from a [Plan].
+const KindProgram = "program"
+
+// Declaration is a task's stage-2 declaration as the runner needs it
+// (schema/task.cue #Behavioural, with State B's build commands). It
+// mirrors the task's CUE so this package needs no task loader.
+type Declaration struct {
+	Task string
+	// TaskDir is the task folder: $SRB_SUITE_DIR, the root of data/ and
+	// of module programs, and the home of truth/.
+	TaskDir string
+	// StateA is State A's pinned digest (provenance).
+	StateA         string
+	Env            map[string]string
+	Configurations map[string]Configuration
+	// StateB are the commands that build a submission (state_b.build).
+	StateB  [][]string
+	Modules []DeclaredModule
+}
+
+// Configuration is one named build configuration as declared
+// (#Configuration): Original builds State A with the old toolchain;
+// a submission is built with State B's commands, Args appended to the
+// last one; Outputs are kept by the ledger; Watch are the tools whose
+// invocations are recorded.
+type Configuration struct {
+	Args     []string
+	Env      map[string]string
+	Original [][]string
+	Outputs  []string
+	Watch    []string
+}
+
+// DeclaredModule is one module as declared (#Module).
+type DeclaredModule struct {
+	ID, Title, About, Kind string
+	Weight                 float64
+	Timeout                time.Duration
+	Params                 json.RawMessage
+}
+
+// Resolve returns the configurations as built for mode: State A's
+// commands in record and identity, State B's in check.
+func (d *Declaration) Resolve(mode string) map[string]Build {
+	out := map[string]Build{}
+	for name, c := range d.Configurations {
+		b := Build{Env: c.Env, Outputs: c.Outputs, Watch: c.Watch}
+		if mode == ModeCheck {
+			for i, cmd := range d.StateB {
+				cmd = slices.Clone(cmd)
+				if i == len(d.StateB)-1 {
+					cmd = append(cmd, c.Args...)
+				}
+				b.Commands = append(b.Commands, cmd)
+			}
+		} else {
+			b.Commands = c.Original
+		}
+		out[name] = b
+	}
+	return out
+}
+
+// Suite turns the declaration into a runnable suite for mode: program
+// modules run their own command in their folder; every other module runs
+// helper ("run", <work>/<id>/plan.json), with the plan written now.
+// truthDir is where identity and check modes read truth files (the
+// task's truth/ unless freezing).
+func (d *Declaration) Suite(mode, work, truthDir string, helper []string) (*Suite, error) {
+	if len(helper) == 0 {
+		return nil, fmt.Errorf("behavioural: no helper to run declarative modules with")
+	}
+	s := &Suite{Task: d.Task, Dir: d.TaskDir, Env: d.Env}
+	builds := d.Resolve(mode)
+	for _, dm := range d.Modules {
+		m := Module{ID: dm.ID, Title: dm.Title, Weight: dm.Weight, Timeout: dm.Timeout, About: dm.About,
+			Metadata: map[string]any{"kind": dm.Kind}}
+		if dm.Kind == KindProgram {
+			var p struct {
+				Dir     string            `json:"dir"`
+				Command []string          `json:"command"`
+				Env     map[string]string `json:"env"`
+			}
+			if err := json.Unmarshal(dm.Params, &p); err != nil {
+				return nil, fmt.Errorf("behavioural: module %s: %w", dm.ID, err)
+			}
+			m.Dir, m.Command, m.Env = filepath.Join(d.TaskDir, p.Dir), p.Command, p.Env
+			s.Modules = append(s.Modules, m)
+			continue
+		}
+		mw := ModuleWork(work, dm.ID)
+		if err := os.MkdirAll(mw, 0o755); err != nil {
+			return nil, fmt.Errorf("behavioural: %w", err)
+		}
+		plan := Plan{
+			Task: d.Task, Module: dm.ID, Kind: dm.Kind, Mode: mode, Params: dm.Params, TaskDir: d.TaskDir,
+			Observations: filepath.Join(mw, "observations.json"), Configurations: builds, Helper: helper,
+		}
+		if mode != ModeRecord {
+			plan.Truth = filepath.Join(truthDir, dm.ID+".json")
+		}
+		planPath := filepath.Join(mw, "plan.json")
+		if err := WriteJSON(planPath, plan); err != nil {
+			return nil, fmt.Errorf("behavioural: %w", err)
+		}
+		m.Dir = d.TaskDir
+		m.Command = append(slices.Clone(helper), "run", planPath)
+		s.Modules = append(s.Modules, m)
+	}
+	return s, nil
+}

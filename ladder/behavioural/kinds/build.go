@@ -1,0 +1,170 @@
+package kinds
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+)
+
+// buildKind builds each configuration once into the ledger.
+type buildKind struct{ BuildParams }
+
+// BuildTimeout bounds one build command (the module's deadline bounds
+// them all).
+const BuildTimeout = 3600 * time.Second
+
+func (k *buildKind) observe(m *module) error {
+	names := k.Configurations
+	if len(names) == 0 {
+		names = sortedKeys(m.plan.Configurations)
+	}
+	l := behavioural.Ledger{Dir: filepath.Join(m.suiteWork, behavioural.LedgerDir)}
+	repo := os.Getenv(behavioural.EnvRepo)
+	for _, name := range names {
+		cfg, ok := m.plan.Configurations[name]
+		if !ok {
+			return fmt.Errorf("the build module names configuration %q, which the task does not declare", name)
+		}
+		if _, err := l.Get(name); err == nil {
+			return fmt.Errorf("configuration %q is already in the build ledger: each configuration is built once", name)
+		}
+		entry := behavioural.LedgerEntry{Configuration: name, Tree: filepath.Join(l.Entry(name), "tree"), Outputs: cfg.Outputs}
+		if err := os.MkdirAll(l.Entry(name), 0o755); err != nil {
+			return err
+		}
+		logPath := filepath.Join(l.Entry(name), "build.log")
+		ok, summary := k.build(m, name, cfg, repo, &entry, logPath)
+		entry.OK, entry.Summary = ok, summary
+		if err := l.Put(entry); err != nil {
+			return err
+		}
+		detail := ""
+		if !ok {
+			b, _ := os.ReadFile(logPath)
+			detail = tail(string(b), DetailLimit)
+		}
+		m.emitWithDetail(name+"/builds", ok, detail)
+		var present []string
+		for _, o := range cfg.Outputs {
+			if _, err := os.Lstat(filepath.Join(entry.Tree, o)); err == nil {
+				present = append(present, o)
+			}
+		}
+		sort.Strings(present)
+		if present == nil {
+			present = []string{}
+		}
+		m.emit(name+"/outputs", present, nil)
+		if m.plan.Mode == behavioural.ModeRecord {
+			m.toolchains(cfg)
+		}
+	}
+	return nil
+}
+
+// build copies the tree under test and runs the configuration's commands
+// in it, with recording wrappers for the watched tools first on PATH.
+func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo string, e *behavioural.LedgerEntry, logPath string) (bool, string) {
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return false, err.Error()
+	}
+	defer logf.Close()
+	if err := copyTree(repo, e.Tree, map[string]bool{".git": true}); err != nil {
+		return false, "the tree could not be copied: " + err.Error()
+	}
+	extra := map[string]string{}
+	for k, v := range cfg.Env {
+		extra[k] = v
+	}
+	if len(cfg.Watch) > 0 {
+		wrapDir := filepath.Join(filepath.Dir(e.Tree), "wrap")
+		e.Tools = filepath.Join(filepath.Dir(e.Tree), "tools.jsonl")
+		if err := writeWrappers(wrapDir, e.Tools, e.Tree, m.plan.Helper, cfg.Watch); err != nil {
+			return false, "the provenance wrappers could not be written: " + err.Error()
+		}
+		extra["PATH"] = wrapDir + string(os.PathListSeparator) + os.Getenv("PATH")
+		if p, ok := cfg.Env["PATH"]; ok {
+			extra["PATH"] = wrapDir + string(os.PathListSeparator) + p
+		}
+		if err := os.WriteFile(e.Tools, nil, 0o644); err != nil {
+			return false, err.Error()
+		}
+	}
+	vals := map[string]string{"WORK": m.work, "DATA": m.plan.TaskDir, "BUILD": e.Tree}
+	env := submissionEnv(extra, vals)
+	for i, argv := range cfg.Commands {
+		if !m.timeLeft() {
+			return false, "the module's deadline came before the build finished"
+		}
+		argv = expandAll(argv, vals)
+		fmt.Fprintf(logf, "$ %s\n", strings.Join(argv, " "))
+		timeout := BuildTimeout
+		if !m.deadline.IsZero() {
+			timeout = time.Until(m.deadline) - 500*time.Millisecond
+		}
+		r := runProc(argv, e.Tree, env, nil, timeout)
+		logf.Write(r.Stdout)
+		logf.Write(r.Stderr)
+		if r.Err != nil || r.TimedOut || r.Exit != 0 {
+			return false, fmt.Sprintf("build command %d (%s) ended with %v", i+1, argv[0], statusText(r))
+		}
+	}
+	for _, o := range cfg.Outputs {
+		if _, err := os.Lstat(filepath.Join(e.Tree, o)); err != nil {
+			return false, fmt.Sprintf("the build did not produce %s", o)
+		}
+	}
+	return true, ""
+}
+
+// toolchains records the first line of each watched tool's version.
+func (m *module) toolchains(cfg behavioural.Build) {
+	for _, t := range cfg.Watch {
+		args := []string{"--version"}
+		if t == "go" {
+			args = []string{"version"}
+		}
+		p, err := exec.LookPath(t)
+		if err != nil {
+			continue
+		}
+		out, err := exec.Command(p, args...).CombinedOutput()
+		if err != nil {
+			continue
+		}
+		line, _, _ := strings.Cut(string(bytes.TrimSpace(out)), "\n")
+		m.mu.Lock()
+		if m.obs.Toolchains == nil {
+			m.obs.Toolchains = map[string]string{}
+		}
+		m.obs.Toolchains[t] = line
+		m.mu.Unlock()
+	}
+}
+
+func (m *module) emitWithDetail(id string, got any, detail string) {
+	m.emit(id, got, nil)
+	if detail == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n := len(m.checks); n > 0 && m.checks[n-1].ID == id && m.checks[n-1].Verdict != "pass" {
+		m.checks[n-1].Detail = detail
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

@@ -1,0 +1,221 @@
+package kinds
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// DefaultCaseTimeout bounds a command case that declares no timeout.
+const DefaultCaseTimeout = 10 * time.Second
+
+type commandKind struct{ CommandParams }
+
+// resolved is one case ready to run, with the expected stdout when a
+// corpus file gives it.
+type resolved struct {
+	Case
+	stdinBytes []byte
+	expect     *string
+}
+
+// cases returns the inline cases then the corpus's, in order.
+func (k *commandKind) cases(taskDir string) ([]resolved, error) {
+	var out []resolved
+	ids := map[string]bool{}
+	add := func(r resolved) error {
+		if ids[r.ID] {
+			return fmt.Errorf("two cases have the id %q", r.ID)
+		}
+		ids[r.ID] = true
+		out = append(out, r)
+		return nil
+	}
+	for _, c := range k.Cases {
+		r := resolved{Case: c, stdinBytes: []byte(c.Stdin)}
+		if c.StdinFile != "" {
+			b, err := os.ReadFile(filepath.Join(taskDir, c.StdinFile))
+			if err != nil {
+				return nil, fmt.Errorf("case %s: %w", c.ID, err)
+			}
+			r.stdinBytes = b
+		}
+		if err := add(r); err != nil {
+			return nil, err
+		}
+	}
+	if c := k.Corpus; c != nil {
+		root := filepath.Join(taskDir, c.Dir)
+		var files []string
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if ok, _ := path.Match(c.Glob, d.Name()); ok && d.Type().IsRegular() {
+				files = append(files, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("corpus %s: %w", c.Dir, err)
+		}
+		sort.Strings(files)
+		if len(files) == 0 {
+			return nil, fmt.Errorf("corpus %s has no file matching %s", c.Dir, c.Glob)
+		}
+		for _, p := range files {
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel)
+			stem := strings.TrimSuffix(rel, path.Ext(rel))
+			r := resolved{Case: Case{ID: stem, Argv: expandAll(c.Argv, map[string]string{"INPUT": p})}}
+			if c.Stdin {
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return nil, err
+				}
+				r.stdinBytes = b
+			}
+			if c.Expect != "" {
+				exp := filepath.Join(filepath.Dir(p), strings.ReplaceAll(c.Expect, "*", path.Base(stem)))
+				b, err := os.ReadFile(exp)
+				if err != nil {
+					return nil, fmt.Errorf("corpus case %s: its expected output: %w", stem, err)
+				}
+				s := string(b)
+				r.expect = &s
+			}
+			if err := add(r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// caseObs is what one case produced, by aspect.
+type caseObs struct {
+	stdout, stderr string
+	exit           any
+	files          map[string]string
+	expect         *string
+}
+
+func (k *commandKind) observe(m *module) error {
+	cases, err := k.cases(m.plan.TaskDir)
+	if err != nil {
+		return err
+	}
+	build, err := m.restoreOrFail(k.Configuration)
+	if err != nil || build == "" {
+		return err
+	}
+	aspects := k.Compare
+	if len(aspects) == 0 {
+		aspects = []string{"stdout", "stderr", "exit", "files"}
+	}
+	workers := 1
+	if k.Parallel {
+		workers = runtime.NumCPU()
+	}
+	results := make([]chan caseObs, len(cases))
+	for i := range results {
+		results[i] = make(chan caseObs, 1)
+	}
+	next := make(chan int)
+	stop := make(chan struct{})
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := range next {
+				results[i] <- k.run(m, build, i, cases[i])
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for i := range cases {
+			select {
+			case next <- i:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	defer close(stop)
+	for i, c := range cases {
+		if !m.timeLeft() {
+			return fmt.Errorf("%w after %d of %d case(s)", errDeadline, i, len(cases))
+		}
+		o := <-results[i]
+		for _, a := range aspects {
+			id := c.ID + "/" + a
+			switch a {
+			case "stdout":
+				if o.expect != nil {
+					m.emit(id, o.stdout, *o.expect)
+				} else {
+					m.emit(id, o.stdout, nil)
+				}
+			case "stderr":
+				m.emit(id, o.stderr, nil)
+			case "exit":
+				m.emit(id, o.exit, nil)
+			case "files":
+				if len(c.Produces) > 0 {
+					m.emit(id, o.files, nil)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// run runs case i in a fresh folder of its own.
+func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
+	dir := filepath.Join(m.work, "cases", fmt.Sprintf("%04d", i))
+	o := caseObs{files: map[string]string{}, expect: c.expect}
+	_ = os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		o.exit = "could not prepare: " + err.Error()
+		return o
+	}
+	for p, content := range c.Files {
+		full := filepath.Join(dir, p)
+		_ = os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			o.exit = "could not prepare: " + err.Error()
+			return o
+		}
+	}
+	vals := map[string]string{"BUILD": build, "WORK": dir, "DATA": m.plan.TaskDir}
+	norm, err := compileNormalisers(k.Normalise, [][2]string{{build, "<BUILD>"}, {dir, "<WORK>"}, {m.plan.TaskDir, "<DATA>"}})
+	if err != nil {
+		o.exit = err.Error()
+		return o
+	}
+	timeout := DefaultCaseTimeout
+	if c.TimeoutSec > 0 {
+		timeout = time.Duration(c.TimeoutSec) * time.Second
+	}
+	var stdin io.Reader
+	if c.stdinBytes != nil {
+		stdin = bytes.NewReader(c.stdinBytes)
+	}
+	argv := expandAll(c.Argv, vals)
+	r := runProc(argv, dir, submissionEnv(c.Env, vals), stdin, timeout)
+	o.stdout = norm.apply(text(r.Stdout))
+	o.stderr = norm.apply(text(r.Stderr))
+	o.exit = statusText(r)
+	for _, p := range slices.Sorted(slices.Values(c.Produces)) {
+		o.files[p] = fileDigest(filepath.Join(dir, p))
+	}
+	return o
+}

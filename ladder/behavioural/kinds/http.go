@@ -1,0 +1,251 @@
+package kinds
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type httpKind struct{ HTTPParams }
+
+// Response is a parsed HTTP response: Headers in wire order as
+// "Name: value", Body de-chunked, WireLen every byte received.
+type Response struct {
+	Status  int
+	Headers []string
+	Body    []byte
+	WireLen int
+}
+
+func (k *httpKind) observe(m *module) error {
+	build, err := m.restoreOrFail(k.Configuration)
+	if err != nil || build == "" {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	vals := map[string]string{"BUILD": build, "WORK": m.work, "DATA": m.plan.TaskDir, "PORT": strconv.Itoa(port)}
+	logf, err := os.Create(filepath.Join(m.work, "server.log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	argv := expandAll(k.Server.Argv, vals)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = build
+	cmd.Env = submissionEnv(k.Server.Env, vals)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		m.notObserved("the server could not start: " + err.Error())
+		return nil
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(5 * time.Second):
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}()
+	if why := k.waitReady(addr, exited); why != "" {
+		m.notObserved(why)
+		return nil
+	}
+	norm, err := compileNormalisers(k.Normalise, [][2]string{{build, "<BUILD>"}, {m.work, "<WORK>"}})
+	if err != nil {
+		return err
+	}
+	aspects := k.Compare
+	if len(aspects) == 0 {
+		aspects = []string{"status", "headers", "body", "length"}
+	}
+	for _, x := range k.Exchanges {
+		if !m.timeLeft() {
+			return errDeadline
+		}
+		req := buildRequest(x, addr, vals)
+		resp, err := Exchange1(addr, req, 10*time.Second)
+		if err != nil {
+			for _, a := range aspects {
+				m.emit(x.ID+"/"+a, "no response: "+err.Error(), nil)
+			}
+			continue
+		}
+		for _, a := range aspects {
+			id := x.ID + "/" + a
+			switch a {
+			case "status":
+				m.emit(id, resp.Status, nil)
+			case "headers":
+				hs := make([]string, len(resp.Headers))
+				for i, h := range resp.Headers {
+					hs[i] = norm.apply(h)
+				}
+				m.emit(id, hs, nil)
+			case "body":
+				m.emit(id, norm.apply(text(resp.Body)), nil)
+			case "length":
+				m.emit(id, resp.WireLen, nil)
+			}
+		}
+	}
+	return nil
+}
+
+func (k *httpKind) waitReady(addr string, exited <-chan struct{}) string {
+	r := k.Server.Ready
+	timeout := time.Duration(r.TimeoutSec) * time.Second
+	if timeout <= 0 {
+		timeout = 20 * time.Second
+	}
+	method, target := r.Method, r.Target
+	if method == "" {
+		method = "GET"
+	}
+	if target == "" {
+		target = "/"
+	}
+	req := []byte(fmt.Sprintf("%s %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", method, target, addr))
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		select {
+		case <-exited:
+			return "the server exited before it became ready"
+		default:
+		}
+		resp, err := Exchange1(addr, req, time.Second)
+		if err == nil && (r.Status == 0 || resp.Status == r.Status) {
+			return ""
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Sprintf("the server was not ready within %s (%s %s)", timeout, method, target)
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func buildRequest(x Exchange, addr string, vals map[string]string) []byte {
+	if x.Raw != "" {
+		return []byte(expand(x.Raw, vals))
+	}
+	method := x.Method
+	if method == "" {
+		method = "GET"
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s HTTP/1.1\r\n", method, expand(x.Target, vals))
+	has := map[string]bool{}
+	for _, h := range x.Headers {
+		has[strings.ToLower(h[0])] = true
+		fmt.Fprintf(&b, "%s: %s\r\n", h[0], expand(h[1], vals))
+	}
+	if !has["host"] {
+		fmt.Fprintf(&b, "Host: %s\r\n", addr)
+	}
+	if !has["connection"] {
+		b.WriteString("Connection: close\r\n")
+	}
+	if x.Body != "" && !has["content-length"] {
+		fmt.Fprintf(&b, "Content-Length: %d\r\n", len(x.Body))
+	}
+	b.WriteString("\r\n")
+	b.WriteString(x.Body)
+	return b.Bytes()
+}
+
+// Exchange1 sends req to addr on a fresh connection and reads the
+// response until the server closes it (or timeout).
+func Exchange1(addr string, req []byte, timeout time.Duration) (*Response, error) {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(timeout))
+	if _, err := c.Write(req); err != nil {
+		return nil, err
+	}
+	raw, err := io.ReadAll(c)
+	if err != nil && len(raw) == 0 {
+		return nil, err
+	}
+	return ParseResponse(raw, strings.HasPrefix(string(req), "HEAD "))
+}
+
+// ParseResponse parses one raw HTTP/1.x response.
+func ParseResponse(raw []byte, head bool) (*Response, error) {
+	r := &Response{WireLen: len(raw)}
+	br := bufio.NewReader(bytes.NewReader(raw))
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("no status line")
+	}
+	parts := strings.SplitN(strings.TrimRight(line, "\r\n"), " ", 3)
+	if len(parts) < 2 {
+		return nil, fmt.Errorf("malformed status line %q", line)
+	}
+	if r.Status, err = strconv.Atoi(parts[1]); err != nil {
+		return nil, fmt.Errorf("malformed status line %q", line)
+	}
+	chunked := false
+	for {
+		l, err := br.ReadString('\n')
+		l = strings.TrimRight(l, "\r\n")
+		if l == "" || err != nil {
+			break
+		}
+		r.Headers = append(r.Headers, l)
+		name, value, _ := strings.Cut(l, ":")
+		if strings.EqualFold(name, "transfer-encoding") && strings.Contains(strings.ToLower(value), "chunked") {
+			chunked = true
+		}
+	}
+	rest, _ := io.ReadAll(br)
+	if head || r.Status == 204 || r.Status == 304 || r.Status < 200 {
+		return r, nil
+	}
+	if !chunked {
+		r.Body = rest
+		return r, nil
+	}
+	cr := bufio.NewReader(bytes.NewReader(rest))
+	for {
+		l, err := cr.ReadString('\n')
+		if err != nil {
+			break
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(strings.SplitN(l, ";", 2)[0]), 16, 64)
+		if err != nil || n == 0 {
+			break
+		}
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(cr, buf); err != nil {
+			break
+		}
+		r.Body = append(r.Body, buf...)
+		cr.ReadString('\n')
+	}
+	return r, nil
+}

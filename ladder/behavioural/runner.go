@@ -1,0 +1,411 @@
+package behavioural
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+// Module is one module of a suite, as the runner sees it: a command run in
+// Dir with the contract environment.
+type Module struct {
+	// ID names the module: its unit id, its work folder and the prefix of
+	// its check ids. It never contains '/' and never starts with '.'.
+	ID    string
+	Title string
+	// Weight is the module's relative share of the stage (≥ 0).
+	Weight float64
+	// Timeout is the module's own budget; the stage's context deadline
+	// shortens it when that comes first.
+	Timeout time.Duration
+	// About is one sentence for the report (unit metadata "about").
+	About string
+	// Dir is $SRB_MODULE_DIR and the command's working directory.
+	Dir string
+	// Command is the program and its arguments; no shell.
+	Command []string
+	// Env is set on top of the inherited environment and the suite's.
+	Env map[string]string
+	// Metadata is copied into the unit's metadata.
+	Metadata map[string]any
+}
+
+// Suite is an ordered list of modules and what they share.
+type Suite struct {
+	// Task is the task id written into the stage result.
+	Task string
+	// Dir is $SRB_SUITE_DIR: the task folder inside the stage.
+	Dir string
+	// Env is set for every module (task-declared variables).
+	Env     map[string]string
+	Modules []Module
+}
+
+// Runner runs a suite against one tree.
+type Runner struct {
+	// Repo is $SRB_REPO: the tree under test (the submission, or State A
+	// in record and the identity run).
+	Repo string
+	// Original is $SRB_ORIGINAL (State A), or "" when not given; the
+	// variable is then not set at all.
+	Original string
+	// Work is the stage's scratch folder: <Work>/<module id> is each
+	// module's $SRB_WORK and <Work>/shared is $SRB_SUITE_WORK.
+	Work string
+	// ResultPath is where the stage result is written after seeding and
+	// after every module (atomically); "" writes nothing.
+	ResultPath string
+	// Grace is the time between SIGTERM and SIGKILL when reaping a
+	// module's process group (default [DefaultGrace]).
+	Grace time.Duration
+	// Now is the clock of started_at (default time.Now); module deadlines
+	// always use the monotonic clock the runner waits on.
+	Now func() time.Time
+	// BaseEnv is the inherited environment (default os.Environ()).
+	BaseEnv []string
+	// Log receives one line per module, or nil.
+	Log func(format string, args ...any)
+}
+
+// LogTailBytes is how much of a module's log an error carries.
+const LogTailBytes = 1500
+
+// Unreached is the summary of a seeded module the stage never reached.
+const Unreached = "the stage ended before this module was reached; it recorded nothing and keeps its weight"
+
+// SharedWork is the name of $SRB_SUITE_WORK inside the runner's work folder.
+const SharedWork = "shared"
+
+// Run runs every module of s in declared order and returns the stage
+// result (never nil). Every module is seeded "unreached" first; after
+// seeding and after each module the result is written to r.ResultPath.
+// When ctx ends, the running module is reaped and marked (with whatever it
+// recorded), the rest stay unreached, and Run returns ctx's error beside
+// the result. A failed checkpoint write is returned as well, after the
+// suite has run.
+func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := time.Now()
+	st := result.NewStage(result.StageBehavioural, s.Task, now())
+	for _, m := range s.Modules {
+		st.Units = append(st.Units, result.Unit{
+			ID: m.ID, Title: titleOf(m), Weight: m.Weight, Status: result.UnitUnreached,
+			Summary: Unreached, Metadata: map[string]any{"about": m.About},
+		})
+	}
+	var writeErr error
+	checkpoint := func() {
+		st.DurationSec = time.Since(start).Seconds()
+		r.summarise(st)
+		if r.ResultPath == "" {
+			return
+		}
+		if err := st.Write(r.ResultPath); err != nil {
+			writeErr = err
+			r.logf("checkpoint: %v", err)
+		}
+	}
+	if info, err := os.Stat(r.Repo); err != nil || !info.IsDir() {
+		reason := fmt.Sprintf("no submission at %s", r.Repo)
+		st.Status = result.StatusError
+		st.Metadata["error"] = reason
+		st.Note(reason)
+		checkpoint()
+		return st, writeErr
+	}
+	if err := os.MkdirAll(filepath.Join(r.Work, SharedWork), 0o755); err != nil {
+		reason := fmt.Sprintf("behavioural: the work folder cannot be made: %v", err)
+		st.Status = result.StatusError
+		st.Metadata["error"] = reason
+		st.Note(reason)
+		checkpoint()
+		return st, writeErr
+	}
+	checkpoint()
+	for i, m := range s.Modules {
+		if ctx.Err() != nil {
+			break
+		}
+		unit, checks := r.runModule(ctx, s, m)
+		st.Units[i] = unit // in place: declared order kept (bug 58)
+		st.Checks = append(st.Checks, checks...)
+		r.logf("module %s: %s, %d check(s)", m.ID, unit.Status, len(checks))
+		checkpoint()
+	}
+	if err := ctx.Err(); err != nil {
+		return st, fmt.Errorf("behavioural: stopped: %w", err)
+	}
+	return st, writeErr
+}
+
+func titleOf(m Module) string {
+	if m.Title != "" {
+		return m.Title
+	}
+	return m.ID
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Log != nil {
+		r.Log(format, args...)
+	}
+}
+
+// summarise refreshes the stage metadata the earlier harness wrote at
+// every checkpoint (HARNESS.md §3.6).
+func (r *Runner) summarise(st *result.Stage) {
+	ok, unreached := 0, 0
+	for _, u := range st.Units {
+		switch u.Status {
+		case result.UnitOK:
+			ok++
+		case result.UnitUnreached:
+			unreached++
+		}
+	}
+	passed := 0
+	for _, c := range st.Checks {
+		if c.OK() {
+			passed++
+		}
+	}
+	st.Metadata["modules"] = len(st.Units)
+	st.Metadata["modules_ok"] = ok
+	st.Metadata["modules_unreached"] = unreached
+	st.Metadata["checks"] = len(st.Checks)
+	st.Metadata["checks_passed"] = passed
+	st.Metadata["repo"] = r.Repo
+}
+
+// ModuleWork returns $SRB_WORK of module id under work.
+func ModuleWork(work, id string) string { return filepath.Join(work, id) }
+
+// runModule runs one module and returns its unit and collected checks.
+func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit, []result.Check) {
+	u := result.Unit{ID: m.ID, Title: titleOf(m), Weight: m.Weight, Status: result.UnitError, Metadata: map[string]any{"about": m.About}}
+	for k, v := range m.Metadata {
+		u.Metadata[k] = v
+	}
+	began := time.Now()
+	defer func() {
+		d := time.Since(began).Seconds()
+		u.DurationSec = &d
+	}()
+	if info, err := os.Stat(m.Dir); err != nil || !info.IsDir() {
+		u.Summary = fmt.Sprintf("module directory %s does not exist", m.Dir)
+		return u, nil
+	}
+	if len(m.Command) == 0 {
+		u.Summary = "the module declares no command"
+		return u, nil
+	}
+	work := ModuleWork(r.Work, m.ID)
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		u.Summary = fmt.Sprintf("its work folder cannot be made: %v", err)
+		return u, nil
+	}
+	resultPath := filepath.Join(work, "result.json")
+	logPath := filepath.Join(work, "stdout.log")
+	_ = os.Remove(resultPath)
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		u.Summary = fmt.Sprintf("its log cannot be made: %v", err)
+		return u, nil
+	}
+	defer logFile.Close()
+	u.Metadata["log"] = logPath
+
+	// One clock reading: the deadline the module is told is the one the
+	// runner enforces (bug 59).
+	timeout := m.Timeout
+	if timeout <= 0 {
+		timeout = 900 * time.Second
+	}
+	t0 := time.Now()
+	deadline := t0.Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+		timeout = d.Sub(t0)
+	}
+	env := r.BaseEnv
+	if env == nil {
+		env = os.Environ()
+	}
+	lcAll := "C.UTF-8"
+	for _, kv := range env {
+		if len(kv) > 7 && kv[:7] == "LC_ALL=" && kv[7:] != "" {
+			lcAll = kv[7:]
+		}
+	}
+	extra := []string{"TZ=UTC", "LC_ALL=" + lcAll}
+	for _, k := range sortedKeys(s.Env) {
+		extra = append(extra, k+"="+s.Env[k])
+	}
+	for _, k := range sortedKeys(m.Env) {
+		extra = append(extra, k+"="+m.Env[k])
+	}
+	extra = append(extra,
+		EnvRepo+"="+r.Repo,
+		EnvModuleDir+"="+m.Dir,
+		EnvModuleID+"="+m.ID,
+		EnvSuiteDir+"="+s.Dir,
+		EnvWork+"="+work,
+		EnvSuiteWork+"="+filepath.Join(r.Work, SharedWork),
+		EnvResult+"="+resultPath,
+		EnvModuleTimeout+"="+strconv.FormatFloat(timeout.Seconds(), 'g', 6, 64),
+		EnvModuleDeadline+"="+strconv.FormatFloat(float64(deadline.UnixNano())/1e9, 'f', 3, 64),
+	)
+	if r.Original != "" {
+		extra = append(extra, EnvOriginal+"="+r.Original)
+	}
+	env = SubmissionEnv(env) // the contract names come only from this run
+	env = mergeEnv(env, extra...)
+
+	cmd := exec.Command(m.Command[0], m.Command[1:]...)
+	cmd.Dir = m.Dir
+	cmd.Env = env
+	cmd.Stdin = nil
+	cmd.Stdout = logFile
+	cmd.Stderr = logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		u.Summary = fmt.Sprintf("the module could not start: %v", err)
+		return u, nil
+	}
+	pgid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	grace := r.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	var waitErr error
+	timedOut, stopped := false, false
+	var reaped []string
+	select {
+	case waitErr = <-done:
+	case <-timer.C:
+		timedOut = true
+		reaped = reapGroup(pgid, grace)
+		waitErr = <-done
+	case <-ctx.Done():
+		stopped = true
+		reaped = reapGroup(pgid, grace)
+		waitErr = <-done
+	}
+	// Whatever the module left running is ended before its result is
+	// read (bugs 60, 94, 95).
+	if more := reapGroup(pgid, grace); len(more) > 0 {
+		reaped = append(reaped, more...)
+	}
+	if len(reaped) > 0 {
+		u.Metadata["reaped_process_group"] = true
+	}
+	exitCode, sig := exitStatus(cmd, waitErr)
+	u.Metadata["exit_code"] = exitCode
+	if sig != 0 {
+		u.Metadata["signal"] = sig.String()
+	}
+
+	var mr result.ModuleResult
+	data, rerr := os.ReadFile(resultPath)
+	switch {
+	case rerr != nil:
+		mr = result.ModuleResult{Metadata: map[string]any{}}
+		if !errors.Is(rerr, os.ErrNotExist) {
+			mr.Metadata["result_error"] = rerr.Error()
+		}
+	default:
+		mr, _ = result.ParseModuleResult(m.ID, data)
+	}
+	checks := mr.Checks
+	unscored, _ := mr.Metadata["unscored_observations"].(int)
+	switch {
+	case timedOut || stopped:
+		u.Status = result.UnitTimeout
+		what := fmt.Sprintf("exceeded its %ss budget", strconv.FormatFloat(timeout.Seconds(), 'g', 6, 64))
+		if stopped {
+			what = "was stopped with the stage"
+		}
+		if len(checks) > 0 {
+			u.Summary = fmt.Sprintf("%s; %d check(s) were recorded before the deadline", what, len(checks))
+		} else {
+			u.Summary = what + " and recorded nothing"
+		}
+	case len(checks) == 0 && unscored == 0:
+		u.Status = result.UnitError
+		cause := fmt.Sprintf("wrote no checks (exit %d)", exitCode)
+		switch {
+		case mr.Metadata["result_error"] != nil:
+			cause = fmt.Sprintf("wrote an unusable result (exit %d): %v", exitCode, mr.Metadata["result_error"])
+		case sig != 0:
+			cause = fmt.Sprintf("killed by signal %d (%s) and wrote no checks", int(sig), signalName(sig))
+		case exitCode == 0:
+			cause = "exited successfully and wrote no checks"
+		}
+		u.Summary = cause + logTail(logPath)
+	default:
+		u.Status = result.UnitOK
+	}
+	mr.Apply(&u)
+	return u, checks
+}
+
+func exitStatus(cmd *exec.Cmd, err error) (int, syscall.Signal) {
+	ps := cmd.ProcessState
+	if ps == nil {
+		return -1, 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -int(ws.Signal()), ws.Signal()
+	}
+	_ = err
+	return ps.ExitCode(), 0
+}
+
+func signalName(s syscall.Signal) string {
+	names := map[syscall.Signal]string{
+		syscall.SIGABRT: "SIGABRT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGKILL: "SIGKILL",
+		syscall.SIGTERM: "SIGTERM", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
+		syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT", syscall.SIGPIPE: "SIGPIPE",
+	}
+	if n, ok := names[s]; ok {
+		return n
+	}
+	return s.String()
+}
+
+// logTail returns "; last output:\n<up to LogTailBytes of the log>", or ""
+// for an empty log.
+func logTail(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return ""
+	}
+	off := info.Size() - LogTailBytes
+	if off < 0 {
+		off = 0
+	}
+	b, _ := io.ReadAll(io.NewSectionReader(f, off, LogTailBytes))
+	return "; last output:\n" + string(b)
+}
