@@ -151,10 +151,10 @@ func TestRun(t *testing.T) {
 		t.Errorf("command: %+v", c)
 	}
 	for args, msg := range map[string]map[string]any{
-		`ERROR: "cat" is not permitted for this task. Permitted: nm, go`:                                           {"argv": []any{"cat", "/etc/passwd"}},
-		"ERROR: argv must be a list of strings -- there is no shell":                                              {"argv": "nm bin/tally"},
+		`ERROR: "cat" is not permitted for this task. Permitted: nm, go`:                                                   {"argv": []any{"cat", "/etc/passwd"}},
+		"ERROR: argv must be a list of strings -- there is no shell":                                                       {"argv": "nm bin/tally"},
 		`ERROR: run does not take "shell". Its arguments are: argv, cwd. Nothing ran; re-send the call using those names.`: {"argv": []any{"nm"}, "shell": true},
-		`ERROR: "workspace:out" resolves outside root`:                                                              {"argv": []any{"nm"}, "cwd": "workspace:out"},
+		`ERROR: "workspace:out" resolves outside root`:                                                                     {"argv": []any{"nm"}, "cwd": "workspace:out"},
 	} {
 		if got := tb.Dispatch(ctx, ToolRun, msg); !strings.HasPrefix(got, args) {
 			t.Errorf("got %q, want prefix %q", got, args)
@@ -194,8 +194,8 @@ func TestGround(t *testing.T) {
 		note  string
 	}{
 		{"workspace:main.go", 7, "fmt.Println(count())", true, "verified"},
-		{"workspace:main.go", 6, "count THE words", true, "verified"},               // white space and case ignored
-		{"workspace:main.go", 9, "// Count the words.", true, "verified"},           // three lines away
+		{"workspace:main.go", 6, "count THE words", true, "verified"},                                              // white space and case ignored
+		{"workspace:main.go", 9, "// Count the words.", true, "verified"},                                          // three lines away
 		{"workspace:main.go", 10, "// Count the words.", false, "quoted text not found within 3 lines of line 10"}, // four lines away
 		{"workspace:main.go", 1, "return 0", false, "quoted text not found within 3 lines of line 1"},
 		{"workspace:main.go", 11, "", false, "cited line 11 but workspace:main.go has 10 lines"},
