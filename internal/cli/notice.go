@@ -48,10 +48,10 @@ const noticeFile = "NOTICE"
 // NoticeOptions are the inputs of srb notice.
 type NoticeOptions struct {
 	IO    IOStreams
-	Env   *source.Env
-	Check bool
-	JSON  bool
-	Cache string
+	Env   *source.Env // how a missing State A is fetched; nil: the defaults
+	Check bool        // write nothing; exit 2 with a diff when NOTICE is stale
+	JSON  bool        // print the entries as JSON
+	Cache string      // the cache folder; "": $SRB_CACHE, else the user cache dir
 }
 
 // NewCmdNotice builds `srb notice`.

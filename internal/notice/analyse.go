@@ -66,8 +66,8 @@ type OtherTerm struct {
 // NoticeFile is an upstream NOTICE file, reproduced in full
 // (Apache-2.0 §4(d)).
 type NoticeFile struct {
-	Path string `json:"path"`
-	Text string `json:"text"`
+	Path string `json:"path"` // relative to the archive's top folder
+	Text string `json:"text"` // the whole file (at most 1 MiB of it)
 }
 
 const (
