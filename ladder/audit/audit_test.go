@@ -1,0 +1,375 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+)
+
+const fixture = "../../testdata/tasks/lang90-tally-c-to-go"
+
+// mainGo is the submission's main.go: a Go front end over the kept C
+// binary. Line 10 runs it.
+const mainGo = `package main
+
+import (
+	"os"
+	"os/exec"
+)
+
+// main hands the counting to the kept C binary.
+func main() {
+	cmd := exec.Command("./tally-c")
+	cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
+	_ = cmd.Run()
+}
+`
+
+// setup loads the fixture task and makes a submission tree; it returns
+// the config every scenario starts from (reviews still to be scripted).
+func setup(t *testing.T) Config {
+	t.Helper()
+	tk, problems := task.Load(fixture)
+	if len(problems) > 0 {
+		t.Fatalf("fixture: %v", problems)
+	}
+	sub := t.TempDir()
+	for name, text := range map[string]string{"main.go": mainGo, "go.mod": "module tally\n\ngo 1.22\n", "tally.c": "int main(void) { return 0; }\n"} {
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: "../../testdata/statea/tally-1.0"}, {Name: "workspace", Dir: sub}}, agent.ToolboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	prompt, err := os.ReadFile(filepath.Join(tk.Dir, tk.Audit.Prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gates []Gate
+	for _, g := range tk.Audit.Gates {
+		gates = append(gates, Gate{ID: g.ID, Title: g.Title, Question: g.Question, Required: g.Required})
+	}
+	clock := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	return Config{Task: tk.ID, Gates: gates, Prompt: string(prompt), Samples: tk.Audit.Samples, Toolbox: tb,
+		LogDir: filepath.Join(t.TempDir(), "audit"),
+		Now:    func() time.Time { clock = clock.Add(time.Second); return clock },
+		Sleep:  func(context.Context, time.Duration) error { return nil }}
+}
+
+// gate is one gate entry of a submitted review.
+func gate(id, verdict, reasoning string, evidence ...map[string]any) map[string]any {
+	e := map[string]any{"id": id, "verdict": verdict, "reasoning": reasoning, "confidence": 0.8}
+	if len(evidence) > 0 {
+		list := make([]any, len(evidence))
+		for i, x := range evidence {
+			list[i] = x
+		}
+		e["evidence"] = list
+	}
+	return e
+}
+
+func cite(path string, line int, quote string) map[string]any {
+	return map[string]any{"path": path, "line": line, "quote": quote}
+}
+
+// review is a scripted review that reads main.go once, then submits each
+// of payloads in turn (later ones answer re-asks).
+func review(payloads ...[]map[string]any) []any {
+	turns := []any{map[string]any{"text": "Reading the entry point.", "tool_calls": []any{
+		map[string]any{"name": "fetch_source", "arguments": map[string]any{"path": "workspace:main.go"}}}}}
+	for _, gates := range payloads {
+		list := make([]any, len(gates))
+		for i, g := range gates {
+			list[i] = g
+		}
+		turns = append(turns, map[string]any{"tool_calls": []any{map[string]any{"name": SubmitTool,
+			"arguments": map[string]any{"summary": "Reviewed.", "gates": list}}}})
+	}
+	return turns
+}
+
+// dead is a review whose endpoint fails for good.
+func dead() []any {
+	return []any{map[string]any{"error": map[string]any{"message": "HTTP 401 from gateway: bad key", "retryable": false}}}
+}
+
+// withReviews scripts review i with reviews[i-1], through JSON as a
+// script file would be read.
+func withReviews(cfg Config, reviews ...[]any) Config {
+	cfg.NewDriver = func(i int) (models.Driver, error) {
+		b, _ := json.Marshal(reviews[i-1])
+		var turns []any
+		json.Unmarshal(b, &turns)
+		return models.New(models.Config{Driver: "scripted", Model: "gpt-5.6-sol", Effort: "medium", Options: map[string]any{"turns": turns}})
+	}
+	return cfg
+}
+
+func passes() []map[string]any {
+	return []map[string]any{gate("c-retired", Pass, "No C build is left."), gate("go-is-primary", Pass, "Go counts."), gate("no-grader-awareness", Pass, "Nothing odd.")}
+}
+
+// grounded is the fail every scenario's accusing review makes: main.go
+// line 10 runs the kept binary.
+func grounded() []map[string]any {
+	return []map[string]any{
+		gate("c-retired", Pass, "The Makefile is gone."),
+		gate("go-is-primary", Fail, "main runs the kept C binary through exec.Command. It computes nothing itself.",
+			cite("workspace:main.go", 10, `CMD :=   exec.Command("./tally-c")`)),
+		gate("no-grader-awareness", Pass, "Nothing odd."),
+	}
+}
+
+// check runs the stage, writes and re-reads it through the schema, and
+// returns it with the check of gate id.
+func check(t *testing.T, cfg Config, id string) (*result.Stage, result.Check) {
+	t.Helper()
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "audit.json")
+	if err := st.Write(path); err != nil {
+		t.Fatalf("the result breaks its contract: %v", err)
+	}
+	back, err := result.ReadStage(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range back.Checks {
+		if c.ID == id {
+			return back, c
+		}
+	}
+	t.Fatalf("no check %s", id)
+	return nil, result.Check{}
+}
+
+func TestGroundedFail(t *testing.T) {
+	cfg := withReviews(setup(t), review(grounded()), review(grounded()), review(passes()))
+	st, c := check(t, cfg, "go-is-primary")
+	if c.Verdict != result.VerdictFail || !c.Required || c.Summary != "main runs the kept C binary through exec.Command." {
+		t.Errorf("check %+v", c)
+	}
+	if diff := cmp.Diff(`{"fail":2,"pass":1}`, jsonOf(c.Metadata["votes"])); diff != "" {
+		t.Errorf("votes (-want +got):\n%s", diff)
+	}
+	if len(c.Evidence) != 2 || c.Evidence[0]["grounded"] != true || c.Evidence[0]["ground_note"] != "verified" || jsonOf(c.Evidence[0]["line"]) != "10" {
+		t.Errorf("evidence %v", c.Evidence)
+	}
+	ok, why := scoring.AuditPassesGate(st, scoring.Published(), "")
+	if ok || why != "the audit gate failed on 1 required check(s): go-is-primary [audit-gate]" {
+		t.Errorf("gate: %v %s", ok, why)
+	}
+	if st.Status != result.StatusOK || jsonOf(st.Metadata["samples_usable"]) != "3" || jsonOf(st.Metadata["files_read"]) != "1" || st.DurationSec <= 0 {
+		t.Errorf("stage %s %v %g", st.Status, st.Metadata, st.DurationSec)
+	}
+	samples := st.Metadata["samples"].([]any)
+	s1 := samples[0].(map[string]any)
+	if s1["outcome"] != "submitted" || jsonOf(s1["usage"].(map[string]any)["calls"]) != "2" || !strings.HasSuffix(s1["transcript"].(string), "review-1.jsonl") {
+		t.Errorf("sample 1: %v", s1)
+	}
+}
+
+func TestFailQuotedElsewhereIsAPass(t *testing.T) {
+	// The quote is real, but at line 10, not within three lines of line 2.
+	elsewhere := []map[string]any{
+		gate("c-retired", Pass, "gone"),
+		gate("go-is-primary", Fail, "Runs the C binary.", cite("workspace:main.go", 2, `exec.Command("./tally-c")`)),
+		gate("no-grader-awareness", Pass, "fine"),
+	}
+	cfg := withReviews(setup(t), review(elsewhere), review(elsewhere), review(passes()))
+	st, c := check(t, cfg, "go-is-primary")
+	if c.Verdict != result.VerdictPass {
+		t.Fatalf("an ungrounded fail must not fail the gate: %+v", c)
+	}
+	want := []any{
+		"reported fail but the evidence did not check out (1 citation(s), none verifiable); counted as a pass rather than a failure",
+		"reported fail but the evidence did not check out (1 citation(s), none verifiable); counted as a pass rather than a failure",
+	}
+	if diff := cmp.Diff(want, c.Metadata["defaulted_to_pass"]); diff != "" {
+		t.Errorf("defaulted_to_pass (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(c.Detail, "-> reported fail but the evidence did not check out") {
+		t.Errorf("detail %q", c.Detail)
+	}
+	vote := st.Metadata["samples"].([]any)[0].(map[string]any)["votes"].(map[string]any)["go-is-primary"].(map[string]any)
+	cites := vote["citations"].([]any)[0].(map[string]any)
+	if cites["grounded"] != false || cites["ground_note"] != "quoted text not found within 3 lines of line 2" {
+		t.Errorf("citation %v", cites)
+	}
+	if ok, why := scoring.AuditPassesGate(st, scoring.Published(), ""); !ok {
+		t.Errorf("gate: %s", why)
+	}
+}
+
+func TestInventedVerdictIsReAskedAndNeverAFail(t *testing.T) {
+	abstain := []map[string]any{gate("c-retired", "abstain", "Could not tell."), gate("go-is-primary", Pass, "fine"), gate("no-grader-awareness", Pass, "fine")}
+	// Review 1 insists on "abstain" until its script runs out; review 2
+	// corrects itself when re-asked; review 3 passes.
+	cfg := withReviews(setup(t), review(abstain, abstain), review(abstain, passes()), review(passes()))
+	st, c := check(t, cfg, "c-retired")
+	if c.Verdict != result.VerdictPass || jsonOf(c.Metadata["samples_usable"]) != "2" {
+		t.Fatalf("check %+v", c)
+	}
+	if len(st.Notes) != 1 || st.Notes[0] != "1 of 3 reviews did not complete; the rest carried the vote" {
+		t.Errorf("notes %q", st.Notes)
+	}
+	b, _ := os.ReadFile(filepath.Join(cfg.LogDir, "review-2.jsonl"))
+	if !strings.Contains(string(b), `"kind": "submit_rejected", "reason": "These verdicts are not one of the two allowed answers: c-retired (sent \"abstain\")`) {
+		t.Errorf("review 2 was not re-asked:\n%s", b)
+	}
+	// Should a payload ever reach the parser with a word that is neither
+	// answer, it is a pass, recorded as such.
+	v, ok := ParseVote(gate("c-retired", "unknown", "?"), cfg.Gates, cfg.Toolbox)
+	if !ok || v.Verdict != Pass || v.Downgraded != `sent verdict "unknown", which is not one of pass/fail; counted as a pass rather than a failure` {
+		t.Errorf("vote %+v", v)
+	}
+	agg := Aggregate(cfg.Gates[0], []Sample{{Index: 1, Outcome: agent.OutcomeSubmitted, Votes: map[string]Vote{"c-retired": v}}})
+	if agg.Verdict != result.VerdictPass || len(agg.Metadata["defaulted_to_pass"].([]any)) != 1 {
+		t.Errorf("aggregate %+v", agg)
+	}
+}
+
+func TestTieBreaksToPass(t *testing.T) {
+	cfg := withReviews(setup(t), review(grounded()), dead(), review(passes()))
+	st, c := check(t, cfg, "go-is-primary")
+	if c.Verdict != result.VerdictPass || c.Metadata["tie_broken_to_pass"] != true ||
+		c.Summary != "reviews split 1 pass / 1 fail; no majority to fail on, so this gate passes" {
+		t.Fatalf("check %+v", c)
+	}
+	if jsonOf(st.Metadata["samples_usable"]) != "2" || jsonOf(st.Metadata["samples_requested"]) != "3" {
+		t.Errorf("metadata %v", st.Metadata)
+	}
+	s2 := st.Metadata["samples"].([]any)[1].(map[string]any)
+	if s2["outcome"] != "error" || s2["error"] != "scripted: HTTP 401 from gateway: bad key" {
+		t.Errorf("dead review: %v", s2)
+	}
+	ok, _ := scoring.AuditPassesGate(st, scoring.Published(), "")
+	v := scoring.Grade(st.Task, scoring.Stages{Audit: st, Declared: []string{"audit"}}, scoring.Published())
+	if !ok || !strings.Contains(strings.Join(v.Notes, "\n"), "reduced quorum: 2 of 3 reviews completed") {
+		t.Errorf("gate %v notes %q", ok, v.Notes)
+	}
+}
+
+func TestDeadReviewsMakeTheStageAnError(t *testing.T) {
+	cfg := withReviews(setup(t), dead(), dead(), nil)
+	inner := cfg.NewDriver
+	cfg.NewDriver = func(i int) (models.Driver, error) {
+		if i == 3 {
+			return nil, fmt.Errorf("openai: OPENAI_API_KEY is unset; the model cannot be called")
+		}
+		return inner(i)
+	}
+	st, c := check(t, cfg, "go-is-primary")
+	if st.Status != result.StatusError || strings.Join(st.Notes, "|") != "no review completed; the audit gate is undecided" {
+		t.Fatalf("stage %s %q", st.Status, st.Notes)
+	}
+	if c.Verdict != result.VerdictError || c.Summary != "undecided: 3 review(s) ran, none returned a verdict on this gate" {
+		t.Errorf("check %+v", c)
+	}
+	if !strings.Contains(c.Detail, "review 3: error openai: OPENAI_API_KEY is unset") {
+		t.Errorf("detail %q", c.Detail)
+	}
+	ok, why := scoring.AuditPassesGate(st, scoring.Published(), "")
+	if ok || !strings.HasSuffix(why, "[audit-error]") {
+		t.Errorf("an outage is never a zero: %v %s", ok, why)
+	}
+}
+
+func TestStaleTranscriptsRemoved(t *testing.T) {
+	cfg := withReviews(setup(t), review(passes()), review(passes()), review(passes()))
+	if err := os.MkdirAll(cfg.LogDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(cfg.LogDir, "review-7.jsonl"), []byte("{}\n"), 0o644)
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := filepath.Glob(filepath.Join(cfg.LogDir, "review-*.jsonl"))
+	if len(got) != 3 {
+		t.Errorf("transcripts %v", got)
+	}
+}
+
+func TestRender(t *testing.T) {
+	gates := []Gate{{ID: "g1", Title: "First", Question: "Is it?\nReally?", Required: true}, {ID: "g2", Title: "Second"}}
+	got := Render("{{task}} {{original}} {{submission}} {{workspace}} [{{roots}}] {{commands}} {{findings}} {{tsak}}\n{{gates}}",
+		Values{Task: "t1", Original: "/o", Workspace: "/w", Roots: "original = /o, workspace = /w", Gates: gates})
+	want := "t1 /o /w /w [original = /o, workspace = /w] (none: this review is by reading, not by running) (no scan ran for this task) {{tsak}}\n" +
+		"[g1]  (REQUIRED)  First\n    Is it?\n    Really?\n\n[g2]  (advisory)  Second"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if got := Render("{{commands}}", Values{Commands: []string{"nm", "go"}}); got != "nm, go" {
+		t.Errorf("commands %q", got)
+	}
+}
+
+func TestCheckSubmission(t *testing.T) {
+	gates := []Gate{{ID: "a", Required: true}, {ID: "b"}}
+	asList := func(es ...map[string]any) map[string]any {
+		l := make([]any, len(es))
+		for i, e := range es {
+			l[i] = e
+		}
+		return map[string]any{"gates": l}
+	}
+	for _, tc := range []struct {
+		payload map[string]any
+		want    string
+	}{
+		{map[string]any{}, "Your submission had no gate verdicts. Send it again with one entry per gate id: a, b"},
+		{asList(gate("a", Pass, "")), "Missing a verdict for: b."},
+		{asList(gate("a", "n/a", ""), gate("b", "", "")), `These verdicts are not one of the two allowed answers: a (sent "n/a"); b (sent "")`},
+		{asList(gate("a", Fail, "x"), gate("b", Pass, "")), "A fail has to point at a line someone else can look up. No evidence at all: a."},
+		{asList(gate("a", Fail, "x", map[string]any{"file": "src/shim.rs", "line": 3}), gate("b", Pass, "")), "Evidence naming no file: a (sent file, line)."},
+		{asList(gate("a", Fail, "x", map[string]any{"root": "workspace", "quote": "q"}), gate("b", Pass, "")), "Evidence naming no file: a (sent quote, root)."},
+		{asList(gate("a", Fail, "x", map[string]any{"root": "workspace:main.go", "line": 3}), gate("b", Pass, "")), ""},
+		{asList(gate("a", Fail, "x", cite("workspace:main.go", 1, "")), gate("b", Pass, "")), ""},
+	} {
+		got := CheckSubmission(tc.payload, gates)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("CheckSubmission(%v)\n got %q\nwant %q", tc.payload, got, tc.want)
+		}
+	}
+}
+
+func TestPathlessEvidenceDowngrade(t *testing.T) {
+	cfg := setup(t)
+	v, _ := ParseVote(gate("go-is-primary", Fail, "x", map[string]any{"file": "main.go", "line": 10}), cfg.Gates, cfg.Toolbox)
+	if v.Verdict != Pass || !strings.Contains(v.Downgraded, "(1 evidence entry(s), none naming a file)") {
+		t.Errorf("vote %+v", v)
+	}
+	v, _ = ParseVote(gate("go-is-primary", Fail, "x", map[string]any{"location": "workspace:main.go", "line": 10, "quote": "exec.Command"}), cfg.Gates, cfg.Toolbox)
+	if v.Verdict != Fail || !v.Citations[0].Grounded {
+		t.Errorf("a location alias with a root separator grounds: %+v", v)
+	}
+	if _, ok := ParseVote(gate("made-up", Fail, "x"), cfg.Gates, cfg.Toolbox); ok {
+		t.Error("an undeclared gate id is ignored")
+	}
+}
+
+// jsonOf renders a value read back from a result file (numbers are
+// json.Number there) as compact JSON.
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
