@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/lint"
+	"github.com/swe-refactor-bench/srb/internal/notice"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
@@ -159,9 +160,16 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 			r.Problems = append(r.Problems, lint.Problems(lint.Check(r.Task))...)
 			// The rules that need State A read it from the cache, never
 			// from a registry.
-			ps, ns := source.Check(ctx, r.Task, &source.Cache{Dir: cacheDir})
+			cache := &source.Cache{Dir: cacheDir}
+			ps, ns := source.Check(ctx, r.Task, cache)
 			r.Problems = append(r.Problems, ps...)
 			r.Notes = append(r.Notes, ns...)
+			// The licence State A's archive shows against the one declared.
+			if d := r.Task.StateA.SHA256; d != "" {
+				if st, err := os.Stat(cache.Path(d)); err == nil && st.Mode().IsRegular() {
+					r.Problems = append(r.Problems, notice.Check(r.Task, cache.Path(d))...)
+				}
+			}
 			task.SortProblems(r.Problems)
 		}
 		reports = append(reports, r)
