@@ -159,7 +159,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		return fail(ExitBadTask, fmt.Sprintf("audit prompt not readable: %v", err), map[string]any{"config_error": true})
 	}
 
-	cfg := models.Config{Driver: t.Audit.Driver, Model: t.Audit.Model.Model, Effort: t.Audit.Effort, Options: copyOptions(t.Audit.Options)}
+	cfg := taskPositions(t, result.StageAudit)[0].Config
 	if opts.Driver != "" && opts.Driver != cfg.Driver {
 		cfg.Driver = opts.Driver
 		cfg.Options = map[string]any{} // the task's options belong to its own driver
@@ -175,7 +175,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		}
 		return c
 	}
-	if err := models.Preflight(opts.Lookup, models.Position{Where: "audit", Config: configFor(1)}); err != nil {
+	if err := models.Preflight(opts.Lookup, models.Position{Where: result.StageAudit, Config: configFor(1)}); err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 
@@ -263,6 +263,29 @@ func auditLine(st *result.Stage) string {
 		line += "; undecided: " + strings.Join(undecided, ", ")
 	}
 	return line
+}
+
+// taskPositions returns the model positions of t's stages (audit,
+// verification), named as task.cue names them, for [models.Preflight] and
+// [models.ForwardedEnv]: the ladder checks every credential it will need
+// before it starts a container.
+func taskPositions(t *task.Task, stages ...string) []models.Position {
+	conv := func(where string, m task.Model) models.Position {
+		return models.Position{Where: where, Config: models.Config{Driver: m.Driver, Model: m.Model, Effort: m.Effort, Options: copyOptions(m.Options)}}
+	}
+	var out []models.Position
+	for _, s := range stages {
+		switch s {
+		case result.StageAudit:
+			out = append(out, conv("audit", t.Audit.Model))
+		case result.StageVerification:
+			out = append(out, conv("verification.adjudicator", t.Verification.Adjudicator))
+			for _, a := range t.Verification.Adversaries {
+				out = append(out, conv(fmt.Sprintf("verification.adversaries[%s]", a.ID), a.Model))
+			}
+		}
+	}
+	return out
 }
 
 func copyOptions(m map[string]any) map[string]any {

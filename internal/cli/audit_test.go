@@ -3,10 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
 // TestNewCmdAudit parses argv into AuditOptions through runF, or fails
@@ -48,5 +54,38 @@ func TestNewCmdAudit(t *testing.T) {
 		if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(AuditOptions{}, "IO", "Now", "Lookup"), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", c.args, diff)
 		}
+	}
+}
+
+// TestPreflightFixture checks every model position of the fixture task
+// before anything would start: each missing variable is named once, with
+// the positions that need it.
+func TestPreflightFixture(t *testing.T) {
+	tk, problems := task.Load(filepath.Join("..", "..", "testdata", "tasks", "lang90-tally-c-to-go"))
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	positions := taskPositions(tk, result.StageAudit, result.StageVerification)
+	if len(positions) != 8 {
+		t.Fatalf("%d positions, want audit + adjudicator + 6 adversaries", len(positions))
+	}
+	none := func(string) (string, bool) { return "", false }
+	err := models.Preflight(none, positions...)
+	want := "preflight: OPENAI_API_KEY is unset, needed by audit (openai gpt-5.6-sol), " +
+		"verification.adversaries[a01-whitespace] (openai gpt-5.6-sol), verification.adversaries[a02-binary] (openai gpt-5.6-terra), " +
+		"verification.adversaries[a03-large] (openai gpt-5.6-luna); " +
+		"ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is unset, needed by verification.adjudicator (anthropic claude-opus-5), " +
+		"verification.adversaries[a04-lines] (anthropic claude-sonnet-5), verification.adversaries[a05-usage] (anthropic claude-opus-5), " +
+		"verification.adversaries[a06-open] (anthropic claude-opus-5)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got  %v\nwant %s", err, want)
+	}
+	set := map[string]string{"OPENAI_API_KEY": "k", "ANTHROPIC_AUTH_TOKEN": "t"}
+	lookup := func(k string) (string, bool) { v, ok := set[k]; return v, ok }
+	if err := models.Preflight(lookup, positions...); err != nil {
+		t.Errorf("with both keys: %v", err)
+	}
+	if got := models.ForwardedEnv(lookup, positions...); strings.Join(got, " ") != "ANTHROPIC_AUTH_TOKEN OPENAI_API_KEY" {
+		t.Errorf("forwarded %q", got)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -332,5 +331,3 @@ func headerMap(v any, source string) (map[string]string, error) {
 	}
 	return out, nil
 }
-
-func strconvQuote(s string) string { return strconv.Quote(s) }

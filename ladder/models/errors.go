@@ -20,6 +20,8 @@ type Error struct {
 	Err       error
 }
 
+// Error returns "<driver>: <message>", or the message alone for an error
+// raised before a driver was chosen.
 func (e *Error) Error() string {
 	if e.Driver == "" {
 		return e.Msg
