@@ -35,6 +35,7 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdSchema(f, nil),
 		NewCmdScore(f, nil),
 		NewCmdReport(f, nil),
+		NewCmdTelemetry(f, nil),
 		NewCmdFetch(f, nil),
 		NewCmdAudit(f, nil),
 		NewCmdNotice(f, nil),

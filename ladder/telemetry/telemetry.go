@@ -1,0 +1,162 @@
+// Package telemetry projects what a run's grading models cost — time,
+// calls, tokens and credits per stage-1 review and per stage-3 round — out
+// of its score.json into one flat telemetry.json (schema
+// swerefactor.telemetry/1, HARNESS.md §3.9). It reports cost, never
+// verdicts: a reader who wants the decision reads score.json.
+package telemetry
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/swe-refactor-bench/srb/schema"
+)
+
+// Schema is the telemetry contract's schema string.
+const Schema = "swerefactor.telemetry/1"
+
+// File is the name of the file Write produces in a run folder.
+const File = "telemetry.json"
+
+// Telemetry is one run's grading cost. Stage 1 and stage 3 stay separate
+// lists: a total over both would average a six-model stage-3 spend into a
+// figure that belongs to none of the models involved.
+type Telemetry struct {
+	Schema string   `json:"schema"`
+	Task   string   `json:"task"`
+	Model  string   `json:"model"` // the run folder's parent's name
+	Run    string   `json:"run"`   // the run folder's name
+	Stage1 []Review `json:"stage1"`
+	Stage3 []Round  `json:"stage3"`
+}
+
+// Review is one stage-1 review's cost. Values are copied verbatim from
+// score.json; a value it lacks is null (credits null is "not reported",
+// never 0).
+type Review struct {
+	Index        any `json:"index"`
+	Driver       any `json:"driver"`
+	Model        any `json:"model"`
+	ElapsedSec   any `json:"elapsed_sec"`
+	Calls        any `json:"calls"`
+	InputTokens  any `json:"input_tokens"`
+	OutputTokens any `json:"output_tokens"`
+	Credits      any `json:"credits"`
+}
+
+// Round is one stage-3 round's cost and outcome.
+type Round struct {
+	Adversary    any `json:"adversary"`
+	Driver       any `json:"driver"`
+	Model        any `json:"model"`
+	Outcome      any `json:"outcome"`
+	ElapsedSec   any `json:"elapsed_sec"`
+	Calls        any `json:"calls"`
+	InputTokens  any `json:"input_tokens"`
+	OutputTokens any `json:"output_tokens"`
+	Credits      any `json:"credits"`
+}
+
+// Grading projects the reviews (metadata.audit.samples[]) and rounds
+// (metadata.verification.rounds[]) of a decoded score.json. Numbers keep
+// their spelling (decode score.json with json.Number).
+func Grading(score map[string]any) (stage1 []Review, stage3 []Round) {
+	md, _ := score["metadata"].(map[string]any)
+	obj := func(m map[string]any, k string) map[string]any { x, _ := m[k].(map[string]any); return x }
+	list := func(m map[string]any, k string) []any { x, _ := m[k].([]any); return x }
+	stage1, stage3 = []Review{}, []Round{}
+	for _, s := range list(obj(md, "audit"), "samples") {
+		sm, _ := s.(map[string]any)
+		u := obj(sm, "usage")
+		stage1 = append(stage1, Review{sm["index"], u["driver"], u["model"], sm["elapsed_sec"], u["calls"], u["input_tokens"], u["output_tokens"], u["credits"]})
+	}
+	for _, r := range list(obj(md, "verification"), "rounds") {
+		rm, _ := r.(map[string]any)
+		u := obj(rm, "usage")
+		stage3 = append(stage3, Round{rm["adversary"], u["driver"], u["model"], rm["outcome"], rm["elapsed_sec"], u["calls"], u["input_tokens"], u["output_tokens"], u["credits"]})
+	}
+	return stage1, stage3
+}
+
+// ForRun builds the telemetry of runDir, a <task>/<model>/<run> folder
+// holding score.json: task from the verdict (else the folder two up),
+// model and run from the folder names. A missing score.json is an error
+// wrapping fs.ErrNotExist.
+func ForRun(runDir string) (*Telemetry, error) {
+	abs, err := filepath.Abs(runDir)
+	if err != nil {
+		return nil, err
+	}
+	p := filepath.Join(abs, "score.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("telemetry: no score.json in %s: %w", abs, err)
+		}
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var score map[string]any
+	if err := dec.Decode(&score); err != nil {
+		return nil, fmt.Errorf("telemetry: %s is not a JSON object: %w", p, err)
+	}
+	t := &Telemetry{Schema: Schema, Model: filepath.Base(filepath.Dir(abs)), Run: filepath.Base(abs)}
+	if task, _ := score["task"].(string); task != "" {
+		t.Task = task
+	} else {
+		t.Task = filepath.Base(filepath.Dir(filepath.Dir(abs)))
+	}
+	t.Stage1, t.Stage3 = Grading(score)
+	return t, nil
+}
+
+// Marshal renders t as indented JSON with a trailing newline, validated
+// against the telemetry contract (schema/json/telemetry.json).
+func (t *Telemetry) Marshal() ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(t); err != nil {
+		return nil, err
+	}
+	if err := schema.ValidateBytes(schema.Telemetry, buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("telemetry: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Write writes runDir/telemetry.json atomically and returns its path.
+func Write(runDir string) (string, error) {
+	t, err := ForRun(runDir)
+	if err != nil {
+		return "", err
+	}
+	b, err := t.Marshal()
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(runDir, File)
+	tmp, err := os.CreateTemp(runDir, ".tmp-*.json")
+	if err != nil {
+		return "", fmt.Errorf("telemetry: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("telemetry: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("telemetry: %w", err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", fmt.Errorf("telemetry: %w", err)
+	}
+	return out, os.Rename(tmp.Name(), out)
+}

@@ -1,0 +1,123 @@
+package telemetry
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+)
+
+// run grades stage results that carry review and round usage the way the
+// stage drivers record it, publishes them into <tmp>/lang90-x/gpt-5.6-sol/run-1
+// and returns that folder.
+func run(t *testing.T) string {
+	t0 := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	a := result.NewStage(result.StageAudit, "lang90-x", t0)
+	a.Add(result.Check{ID: "g", Verdict: "pass", Summary: "ok", Weight: 1, Required: true})
+	a.Metadata = map[string]any{"samples": []any{
+		map[string]any{"index": 1, "outcome": "submitted", "elapsed_sec": 61.5, "usage": map[string]any{"driver": "openai", "model": "gpt-5.6-sol", "calls": 14, "input_tokens": 120000, "output_tokens": 3100}},
+		map[string]any{"index": 2, "outcome": "error", "elapsed_sec": 3.25, "usage": map[string]any{}},
+	}}
+	b := result.NewStage(result.StageBehavioural, "lang90-x", t0)
+	b.Units = []result.Unit{{ID: "m", Title: "m", Weight: 1, Status: "ok"}}
+	b.Add(result.Check{ID: "m/c", Unit: "m", Verdict: "pass", Weight: 1})
+	v := result.NewStage(result.StageVerification, "lang90-x", t0)
+	v.Add(result.Check{ID: "a01", Unit: "a01", Verdict: "pass", Weight: 1, Metadata: map[string]any{"kind": "round"}})
+	v.Metadata = map[string]any{"rounds": []any{
+		map[string]any{"adversary": "a01", "outcome": "survived", "elapsed_sec": 1800, "usage": map[string]any{"driver": "anthropic", "model": "claude-opus-5", "calls": 40, "input_tokens": 900000, "output_tokens": 20000, "credits": 1.75}},
+	}}
+	verdict := scoring.Grade("lang90-x", scoring.Stages{Audit: a, Behavioural: b, Verification: v, Declared: []string{"audit", "behavioural", "verification"}}, scoring.Published())
+	dir := filepath.Join(t.TempDir(), "lang90-x", "gpt-5.6-sol", "run-1")
+	if err := result.Publish(dir, verdict, "report"); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestWrite(t *testing.T) {
+	dir := run(t)
+	out, err := Write(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(out)
+	want := `{
+  "schema": "swerefactor.telemetry/1",
+  "task": "lang90-x",
+  "model": "gpt-5.6-sol",
+  "run": "run-1",
+  "stage1": [
+    {
+      "index": 1,
+      "driver": "openai",
+      "model": "gpt-5.6-sol",
+      "elapsed_sec": 61.5,
+      "calls": 14,
+      "input_tokens": 120000,
+      "output_tokens": 3100,
+      "credits": null
+    },
+    {
+      "index": 2,
+      "driver": null,
+      "model": null,
+      "elapsed_sec": 3.25,
+      "calls": null,
+      "input_tokens": null,
+      "output_tokens": null,
+      "credits": null
+    }
+  ],
+  "stage3": [
+    {
+      "adversary": "a01",
+      "driver": "anthropic",
+      "model": "claude-opus-5",
+      "outcome": "survived",
+      "elapsed_sec": 1800,
+      "calls": 40,
+      "input_tokens": 900000,
+      "output_tokens": 20000,
+      "credits": 1.75
+    }
+  ]
+}
+`
+	if d := cmp.Diff(want, string(got)); d != "" {
+		t.Errorf("telemetry.json (-want +got):\n%s", d)
+	}
+}
+
+func TestMissingScore(t *testing.T) {
+	if _, err := ForRun(t.TempDir()); err == nil || !os.IsNotExist(unwrapAll(err)) {
+		t.Fatalf("want a not-exist error, got %v", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok || u.Unwrap() == nil {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func TestTaskFallsBackToFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "fw06-x", "m", "r")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "score.json"), []byte(`{"task": "", "metadata": {}}`), 0o644)
+	tm, err := ForRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tm.Task != "fw06-x" || tm.Model != "m" || tm.Run != "r" || len(tm.Stage1) != 0 || len(tm.Stage3) != 0 {
+		t.Errorf("%+v", tm)
+	}
+}
