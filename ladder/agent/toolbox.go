@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -23,14 +25,15 @@ import (
 // Caps of the toolbox, each announced in the output when it bites
 // (HARNESS.md §4.1.2).
 const (
-	MaxReadBytes   = 60000 // fetch_source output
-	MaxSearchHits  = 200   // search hits
-	MaxDirEntries  = 400   // list_dir entries
-	MaxDiffLines   = 1200  // diff lines
-	MaxRunOutput   = 20000 // run output bytes
-	MaxSearchLine  = 220   // characters of a search hit's line
-	binaryProbe    = 8000  // bytes looked at for a NUL: fetch_source, diff, grounding
-	searchProbe    = 4000  // bytes looked at for a NUL: search
+	MaxReadBytes   = 60000    // fetch_source output
+	MaxSearchHits  = 200      // search hits
+	MaxDirEntries  = 400      // list_dir entries
+	MaxDiffLines   = 1200     // diff lines
+	MaxRunOutput   = 20000    // run output bytes
+	MaxSearchLine  = 220      // characters of a search hit's line
+	MaxFileBytes   = 16 << 20 // bytes of one file any tool reads
+	binaryProbe    = 8000     // bytes looked at for a NUL: fetch_source, diff, grounding
+	searchProbe    = 4000     // bytes looked at for a NUL: search
 	DefaultRunTime = 120 * time.Second
 )
 
@@ -644,27 +647,56 @@ func (t *Toolbox) binaryLine(r *root, rel string, raw []byte) string {
 	return head + " No tool in this stage's toolbox decodes it -- there is no run here, and search matches text only. That it exists with this size and this type is the whole of what can be read from it; a conclusion about what it contains has to come from the text that produces it."
 }
 
-func (t *Toolbox) readFile(p string) (*root, string, []byte, error) {
+// readRegular reads at most MaxFileBytes of rel, which must be a regular
+// file: it is opened without blocking and checked after opening, so a FIFO
+// or a device in a submission cannot hang the stage. truncated says the
+// file is longer than what was read.
+func readRegular(r *root, rel string) (raw []byte, truncated bool, err error) {
+	f, err := r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, false, &fs.PathError{Op: "read", Path: rel, Err: errNotRegular}
+	}
+	raw, err = io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if len(raw) > MaxFileBytes {
+		return raw[:MaxFileBytes], true, nil
+	}
+	return raw, false, nil
+}
+
+var errNotRegular = errors.New("not a regular file")
+
+func (t *Toolbox) readFile(p string) (*root, string, []byte, bool, error) {
 	r, rel, err := t.resolve(p, true)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, "", nil, false, err
 	}
 	info, err := r.r.Stat(rel)
 	if err != nil {
-		return nil, "", nil, t.pathError(p, r, err)
+		return nil, "", nil, false, t.pathError(p, r, err)
 	}
 	if info.IsDir() {
-		return nil, "", nil, errf("%q is a directory; use list_dir", p)
+		return nil, "", nil, false, errf("%q is a directory; use list_dir", p)
 	}
-	raw, err := r.r.ReadFile(rel)
+	raw, truncated, err := readRegular(r, rel)
 	if err != nil {
-		return nil, "", nil, t.pathError(p, r, err)
+		return nil, "", nil, false, t.pathError(p, r, err)
 	}
-	return r, rel, raw, nil
+	return r, rel, raw, truncated, nil
 }
 
 func (t *Toolbox) fetchSource(p string, start, end int) (string, error) {
-	r, rel, raw, err := t.readFile(p)
+	r, rel, raw, truncated, err := t.readFile(p)
 	if err != nil {
 		return "", err
 	}
@@ -689,6 +721,9 @@ func (t *Toolbox) fetchSource(p string, start, end int) (string, error) {
 	header := fmt.Sprintf("%s  lines %d-%d of %d", display(r, rel), lo, hi, len(lines))
 	if clipped {
 		header += fmt.Sprintf("  [TRUNCATED at %d B -- ask for a narrower line range to see the rest]", MaxReadBytes)
+	}
+	if truncated {
+		header += fmt.Sprintf("  [the file is longer than the %d B any tool reads; lines past that are not counted]", MaxFileBytes)
 	}
 	return header + "\n" + body, nil
 }
@@ -719,10 +754,9 @@ func (t *Toolbox) search(pattern, p, glob string, ignoreCase bool) (string, erro
 	}
 	var hits []string
 	scanned := 0
-	fsys := r.r.FS()
 	visit := func(file string) {
 		scanned++
-		raw, err := fs.ReadFile(fsys, file)
+		raw, _, err := readRegular(r, file)
 		if err != nil || isBinary(raw, searchProbe) {
 			return
 		}
@@ -739,7 +773,7 @@ func (t *Toolbox) search(pattern, p, glob string, ignoreCase bool) (string, erro
 	if err == nil && !info.IsDir() {
 		visit(rel)
 	} else {
-		_ = fs.WalkDir(fsys, rel, func(f string, d fs.DirEntry, err error) error {
+		_ = fs.WalkDir(r.r.FS(), rel, func(f string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
@@ -786,14 +820,15 @@ func truncRunes(s string, n int) string {
 	return string(rs[:n])
 }
 
-// textOf reads rel in r as text: nil when absent, unreadable or binary.
+// textOf reads rel in r as text: nil when absent, unreadable, not a
+// regular file, binary, or longer than MaxFileBytes.
 func textOf(r *root, rel string) []byte {
 	info, err := r.r.Stat(rel)
 	if err != nil || info.IsDir() {
 		return nil
 	}
-	raw, err := r.r.ReadFile(rel)
-	if err != nil || isBinary(raw, binaryProbe) {
+	raw, truncated, err := readRegular(r, rel)
+	if err != nil || truncated || isBinary(raw, binaryProbe) {
 		return nil
 	}
 	if raw == nil {
@@ -823,7 +858,7 @@ func (t *Toolbox) diff(p, left, right string) (string, error) {
 	ltext, rtext := textOf(lr, rel), textOf(rr, rel)
 	switch {
 	case ltext == nil && rtext == nil:
-		return "", errf("%q exists in neither %s nor %s (or is binary in both)", rel, left, right)
+		return "", errf("%q exists as a text file in neither %s nor %s (absent, binary, or over %d B); use list_dir and fetch_source", rel, left, right, MaxFileBytes)
 	case ltext == nil:
 		return fmt.Sprintf("%s does not exist in %s; it is new in %s (%d lines). Use fetch_source to see it.", rel, left, right, len(splitLines(string(rtext)))), nil
 	case rtext == nil:
@@ -939,7 +974,7 @@ func (t *Toolbox) Ground(p string, line int, quote string) (bool, string) {
 		}
 		return true, "directory exists"
 	}
-	raw, err := r.r.ReadFile(rel)
+	raw, _, err := readRegular(r, rel)
 	if err != nil {
 		return false, "unreadable: " + unwrapPath(err).Error()
 	}

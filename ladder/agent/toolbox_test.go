@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -241,5 +242,50 @@ func TestSpecsNeverReadFile(t *testing.T) {
 	}
 	if got := strings.Join(names, ","); got != "list_dir,fetch_source,search,diff,run" {
 		t.Errorf("tools %s", got)
+	}
+}
+
+// A FIFO or a huge file in a submission must not hang or exhaust the
+// stage: only regular files are read, at most MaxFileBytes of each.
+func TestHostileFiles(t *testing.T) {
+	tb, _, ws := toolbox(t, ToolboxOptions{})
+	must(t, syscall.Mkfifo(filepath.Join(ws, "pipe"), 0o644))
+	big := filepath.Join(ws, "big.txt")
+	f, err := os.Create(big)
+	must(t, err)
+	must(t, f.Truncate(MaxFileBytes+10))
+	f.Close()
+	ctx := context.Background()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if got := tb.Dispatch(ctx, ToolFetchSource, map[string]any{"path": "workspace:pipe"}); !strings.Contains(got, "not a regular file") {
+			t.Errorf("fetch a FIFO: %s", got)
+		}
+		if got := tb.Dispatch(ctx, ToolSearch, map[string]any{"pattern": "x", "path": "workspace:pipe"}); !strings.HasPrefix(got, "no match") {
+			t.Errorf("search a FIFO: %s", got)
+		}
+		if got := tb.Dispatch(ctx, ToolSearch, map[string]any{"pattern": "never-there"}); !strings.HasPrefix(got, "no match") {
+			t.Errorf("search the workspace: %s", got)
+		}
+		if ok, note := tb.Ground("workspace:pipe", 1, ""); ok || !strings.Contains(note, "not a regular file") {
+			t.Errorf("ground a FIFO: %v %s", ok, note)
+		}
+		if got := tb.Dispatch(ctx, ToolDiff, map[string]any{"path": "pipe"}); !strings.HasPrefix(got, "ERROR: \"pipe\" exists as a text file in neither") {
+			t.Errorf("diff a FIFO: %s", got)
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a FIFO hung the toolbox")
+	}
+	// The sparse file is all NUL bytes, so it is described as binary.
+	if got := tb.Dispatch(ctx, ToolFetchSource, map[string]any{"path": "workspace:big.txt"}); !strings.Contains(got, "is binary (16777216 B)") {
+		t.Errorf("big file: %.200s", got)
+	}
+	write(t, big, strings.Repeat("line\n", MaxFileBytes/5+3))
+	if got := tb.Dispatch(ctx, ToolFetchSource, map[string]any{"path": "workspace:big.txt", "end_line": 2.0}); !strings.Contains(got, "lines 1-2 of 3355444  [the file is longer than the 16777216 B any tool reads") {
+		t.Errorf("big file: %.300s", got)
 	}
 }
