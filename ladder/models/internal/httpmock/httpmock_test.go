@@ -16,7 +16,9 @@ type tb struct {
 
 func (f *tb) Helper() {}
 
-func (f *tb) Errorf(format string, args ...any) { f.errs = append(f.errs, fmt.Sprintf(format, args...)) }
+func (f *tb) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
 
 func TestVerifyFailsOnUnusedStubs(t *testing.T) {
 	fake := &tb{TB: t}
