@@ -229,7 +229,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	}
 	fmt.Fprintln(opts.IO.Out, auditLine(st))
 	if st.Status != result.StatusOK {
-		return silent(ExitCouldNotRun, errors.New("audit: no review completed"))
+		return couldNotRun(errors.New("audit: no review completed; the audit gate is undecided, so re-run the stage (see the transcripts)"))
 	}
 	if ok, why := scoring.AuditPassesGate(st, scoring.Published(), t.ID); !ok {
 		fmt.Fprintf(opts.IO.Out, "audit: %s\n", why)
