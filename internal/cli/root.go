@@ -37,6 +37,9 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdReport(f, nil),
 		NewCmdTelemetry(f, nil),
 		NewCmdFetch(f, nil),
+		NewCmdFreeze(f, nil),
+		NewCmdBehavioural(f, nil),
+		NewCmdHelper(f, nil),
 		NewCmdAudit(f, nil),
 		NewCmdNotice(f, nil),
 	} {

@@ -246,6 +246,10 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 		switch {
 		case len(other) > 0:
 			msgs = other
+		case len(alts) > 0 && last == "kind" && len(g[0].path) > 2 && g[0].path[len(g[0].path)-3] == "modules":
+			// CUE lists only some of the kinds; name them all.
+			prob.Msg = fmt.Sprintf("%s is not a module kind srb knows (known: %s)", got, strings.Join(moduleKinds(v), ", "))
+			return prob
 		case len(alts) > 0:
 			sort.Strings(alts)
 			prob.Msg = fmt.Sprintf("%s is not one of %s", got, strings.Join(alts, ", "))

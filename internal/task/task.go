@@ -8,6 +8,8 @@
 package task
 
 import (
+	"encoding/json"
+
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/token"
 )
@@ -125,14 +127,24 @@ type Behavioural struct {
 	Modules           []Module                 `json:"modules"`
 }
 
-// Configuration is one named build configuration of the build ledger.
+// Configuration is one named build configuration of the build ledger
+// (docs/SCHEMA.md "behavioural"). Args are appended to the last of
+// state_b.build's commands for a submission; Original builds State A with
+// the old toolchain; Outputs (relative to the built tree) are what the
+// ledger keeps, all of it when empty; Watch names the tools whose
+// invocations are recorded while it builds.
 type Configuration struct {
-	About string            `json:"about,omitempty"`
-	Args  []string          `json:"args"`
-	Env   map[string]string `json:"env"`
+	About    string            `json:"about,omitempty"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	Original [][]string        `json:"original"`
+	Outputs  []string          `json:"outputs"`
+	Watch    []string          `json:"watch"`
 }
 
-// Module is one behavioural module; Params holds the parameters of Kind.
+// Module is one behavioural module; Params holds the parameters of Kind,
+// as exported from CUE (defaults applied). Their Go types are in
+// ladder/behavioural/kinds; [Module.ParamsJSON] gives them to its Decode.
 type Module struct {
 	ID         string         `json:"id"`
 	Title      string         `json:"title"`
@@ -141,6 +153,15 @@ type Module struct {
 	About      string         `json:"about"`
 	Kind       string         `json:"kind"`
 	Params     map[string]any `json:"params"`
+}
+
+// ParamsJSON returns the module's params as JSON, the form the helper
+// reads.
+func (m Module) ParamsJSON() ([]byte, error) {
+	if m.Params == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(m.Params)
 }
 
 // Verification is stage 3's declaration.

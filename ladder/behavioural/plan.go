@@ -1,6 +1,7 @@
 package behavioural
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -142,11 +143,14 @@ func ReadTruth(path string) (*Truth, error) {
 // WriteJSON writes v as indented JSON with sorted map keys and a trailing
 // newline to path, atomically.
 func WriteJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return writeFileAtomic(path, b.Bytes())
 }
 
 func writeFileAtomic(path string, data []byte) error {

@@ -9,6 +9,10 @@ import (
 	"strings"
 )
 
+// maxStreamBlocks bounds the content block index a stream may use; a
+// larger one is a malformed stream, not a reason to allocate.
+const maxStreamBlocks = 4096
+
 // anthropicVersion is the anthropic-version header srb sends.
 const anthropicVersion = "2023-06-01"
 
@@ -140,6 +144,9 @@ func (d *anthropic) readStream(resp *response, url string) (*Turn, error) {
 			}
 		case "content_block_start":
 			idx := intOf(ev["index"], len(blocks))
+			if idx < 0 || idx >= maxStreamBlocks {
+				return nil, c.errorf(true, "malformed stream from %s: block index %d", url, idx)
+			}
 			cb, _ := ev["content_block"].(map[string]any)
 			block := map[string]any{}
 			for k, v := range cb {
@@ -154,7 +161,7 @@ func (d *anthropic) readStream(resp *response, url string) (*Turn, error) {
 			}
 		case "content_block_delta":
 			idx := intOf(ev["index"], 0)
-			if idx >= len(blocks) || blocks[idx] == nil {
+			if idx < 0 || idx >= len(blocks) || blocks[idx] == nil {
 				continue
 			}
 			delta, _ := ev["delta"].(map[string]any)
@@ -175,7 +182,7 @@ func (d *anthropic) readStream(resp *response, url string) (*Turn, error) {
 		case "content_block_stop":
 			idx := intOf(ev["index"], 0)
 			p, ok := partial[idx]
-			if !ok || idx >= len(blocks) || blocks[idx] == nil {
+			if !ok || idx < 0 || idx >= len(blocks) || blocks[idx] == nil {
 				continue
 			}
 			delete(partial, idx)

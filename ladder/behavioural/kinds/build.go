@@ -62,8 +62,8 @@ func (k *buildKind) observe(m *module) error {
 			present = []string{}
 		}
 		m.emit(name+"/outputs", present, nil)
-		if m.plan.Mode == behavioural.ModeRecord {
-			m.toolchains(cfg)
+		if m.plan.Mode == behavioural.ModeRecord && entry.Tools != "" {
+			m.toolchains(entry.Tools)
 		}
 	}
 	return nil
@@ -125,9 +125,15 @@ func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo st
 	return true, ""
 }
 
-// toolchains records the first line of each watched tool's version.
-func (m *module) toolchains(cfg behavioural.Build) {
-	for _, t := range cfg.Watch {
+// toolchains records the first line of the version of each watched tool
+// that ran during the build (the tool log).
+func (m *module) toolchains(log string) {
+	invs, _ := ReadInvocations(log)
+	ran := map[string]bool{}
+	for _, inv := range invs {
+		ran[inv.Tool] = true
+	}
+	for _, t := range sortedKeys(ran) {
 		args := []string{"--version"}
 		if t == "go" {
 			args = []string{"version"}

@@ -69,7 +69,7 @@ func Difference(want, got any) string {
 }
 
 func stringDiff(w, g string) string {
-	wl, gl := strings.SplitAfter(w, "\n"), strings.SplitAfter(g, "\n")
+	wl, gl := lines(w), lines(g)
 	for i := 0; i < len(wl) || i < len(gl); i++ {
 		var a, b string
 		if i < len(wl) {
@@ -150,4 +150,13 @@ func cut(s string, n int) string {
 		i--
 	}
 	return s[:i] + "…"
+}
+
+// lines splits s after each newline, without the empty tail.
+func lines(s string) []string {
+	l := strings.SplitAfter(s, "\n")
+	if len(l) > 0 && l[len(l)-1] == "" {
+		l = l[:len(l)-1]
+	}
+	return l
 }

@@ -161,7 +161,7 @@ type procResult struct {
 // running (the pipes are read only after the group is gone).
 func runProc(argv []string, dir string, env []string, stdin io.Reader, timeout time.Duration) procResult {
 	var out, errb bytes.Buffer
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(lookPathIn(argv[0], env), argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = stdin
@@ -241,4 +241,30 @@ func statusText(r procResult) any {
 		return "signal " + r.Signal
 	}
 	return r.Exit
+}
+
+// lookPathIn resolves a program name through the PATH of env (the
+// process's own PATH is not the one the tree under test is given: the
+// provenance wrappers come first there). A name with a slash, or one not
+// found, is returned as is.
+func lookPathIn(name string, env []string) string {
+	if strings.Contains(name, "/") {
+		return name
+	}
+	pathVar := os.Getenv("PATH")
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathVar = v
+		}
+	}
+	for _, d := range filepath.SplitList(pathVar) {
+		if d == "" {
+			d = "."
+		}
+		p := filepath.Join(d, name)
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	return name
 }

@@ -104,7 +104,9 @@ func wrap(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "srb-helper: %s: not found on PATH\n", *tool)
 		return 127
 	}
-	err := syscall.Exec(real, append([]string{*tool}, argv...), os.Environ())
+	// argv[0] is the real path: gcc finds its own programs relative to
+	// argv[0] through PATH, where the wrapper comes first.
+	err := syscall.Exec(real, append([]string{real}, argv...), os.Environ())
 	fmt.Fprintf(stderr, "srb-helper: exec %s: %v\n", real, err)
 	return 126
 }

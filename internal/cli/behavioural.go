@@ -1,0 +1,325 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+)
+
+const behaviouralDoc = `Run stage 2, the behavioural modules: build the submission and compare
+what it does with the truth recorded from State A.
+
+The task's behavioural block declares the modules. A module of kind build
+builds each named configuration once (state_b.build, with the
+configuration's args and env) into the build ledger; command, http,
+tree, symbols, digests and provenance modules restore a configuration by
+name and compare what they observe with truth/<module>.json, which srb
+freeze wrote; a program module is the task's own program writing the
+module-result JSON. Every module runs in its own process group with the
+SRB_* contract environment, is reaped before its result is read, and the
+result DIR/behavioural.json is rewritten after each module, every declared
+module seeded "unreached" first.
+
+This runs on this machine: the submission is built with the host's
+toolchain and the modules run here, with srb itself as the helper (or
+--helper, a static srb-helper). In the ladder the same suite runs inside
+the task's behavioural image, with no network and State A read-only; that
+arrives with the stage images.
+
+Truth whose cases fingerprint differs from the task's cases is refused
+before anything runs (exit 2): run srb freeze.
+
+Exit status: 0 when the stage ran (whatever the checks decided), 1 when it
+could not, 2 when the task's own configuration is wrong. The result file
+is written in every case the command can name a results folder.
+
+Examples:
+  srb behavioural lang90-tally-c-to-go --submission run/repo --results run/verifier
+  srb behavioural tasks/lang90-tally-c-to-go --submission port --results out --keep-work out/work`
+
+// BehaviouralOptions are the inputs of srb behavioural.
+type BehaviouralOptions struct {
+	IO  IOStreams
+	Now func() time.Time
+
+	Task       string
+	Submission string
+	Results    string
+	Original   string
+	Helper     string
+	KeepWork   string
+}
+
+// NewCmdBehavioural builds `srb behavioural`.
+func NewCmdBehavioural(f *Factory, runF func(*BehaviouralOptions) error) *cobra.Command {
+	opts := &BehaviouralOptions{IO: f.IO, Now: f.Now}
+	cmd := &cobra.Command{
+		Use:   "behavioural TASK --submission DIR --results DIR",
+		Short: "Run stage 2: build the submission and check it against State A's truth",
+		Long:  behaviouralDoc,
+		Args:  argsValidator(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Task = args[0]
+			if opts.Submission == "" || opts.Results == "" {
+				return &usageError{err: errors.New("behavioural: --submission and --results are required")}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runBehavioural(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Submission, "submission", "", "the collected submission's tree")
+	fl.StringVar(&opts.Results, "results", "", "the results folder; behavioural.json is written there")
+	fl.StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
+	addHelperFlags(cmd, &opts.Helper, &opts.KeepWork)
+	return cmd
+}
+
+func addHelperFlags(cmd *cobra.Command, helper, keep *string) {
+	cmd.Flags().StringVar(helper, "helper", "", "a static srb-helper to run declarative modules with (default: srb itself)")
+	cmd.Flags().StringVar(keep, "keep-work", "", "run in this work folder and keep it (default: a temporary folder, removed)")
+}
+
+func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	now := opts.Now()
+	out := filepath.Join(opts.Results, result.StageBehavioural+".json")
+	taskID := filepath.Base(opts.Task)
+	fail := func(code int, reason string, meta map[string]any) error {
+		st := result.Failed(result.StageBehavioural, taskID, reason, now)
+		for k, v := range meta {
+			st.Metadata[k] = v
+		}
+		if werr := st.Write(out); werr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", werr)
+		}
+		return &exitError{code: code, err: fmt.Errorf("behavioural: %s", reason)}
+	}
+	dirs, err := resolveTasks([]string{opts.Task})
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
+		}
+		return fail(ExitBadTask, fmt.Sprintf("the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)),
+			map[string]any{"config_error": true})
+	}
+	taskID = t.ID
+	sub, err := filepath.Abs(opts.Submission)
+	if st, serr := os.Stat(sub); err != nil || serr != nil || !st.IsDir() {
+		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
+	}
+	decl, err := declaration(t)
+	if err != nil {
+		return fail(ExitBadTask, err.Error(), map[string]any{"config_error": true})
+	}
+	if msgs := truthProblems(decl, behavioural.ModeCheck); len(msgs) > 0 {
+		for _, m := range msgs {
+			fmt.Fprintln(opts.IO.ErrOut, m)
+		}
+		return fail(ExitBadTask, fmt.Sprintf("the truth of %d module(s) is missing or stale: run srb freeze %s", len(msgs), t.ID),
+			map[string]any{"config_error": true})
+	}
+	helper, err := helperArgv(opts.Helper)
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	original := opts.Original
+	if original == "" {
+		dir, cleanup, err := stateATree(ctx, t)
+		if err != nil {
+			return fail(ExitCouldNotRun, "State A: "+err.Error(), nil)
+		}
+		defer cleanup()
+		original = dir
+	}
+	work, done, err := workDir(opts.KeepWork, "srb-behavioural-")
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	defer done()
+	suite, err := decl.Suite(behavioural.ModeCheck, work, filepath.Join(decl.TaskDir, behavioural.TruthDir), helper)
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(t.Timeouts.Behavioural)*time.Second)
+	defer cancel()
+	r := &behavioural.Runner{Repo: sub, Original: original, Work: work, ResultPath: out, Now: opts.Now,
+		Log: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }}
+	st, err := r.Run(ctx, suite)
+	printStage(opts.IO, st)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	if st.Status != result.StatusOK {
+		return silent(ExitCouldNotRun, errors.New("behavioural: the stage could not run"))
+	}
+	return nil
+}
+
+// printStage prints one line per module and the ladder's sentence.
+func printStage(io IOStreams, st *result.Stage) {
+	for _, u := range st.Units {
+		passed, total := result.Pooled(st.ChecksOf(u.ID))
+		line := fmt.Sprintf("%-12s %-9s %d/%d checks passed", u.ID, u.Status, passed, total)
+		if u.Status != result.UnitOK && u.Summary != "" {
+			line += " -- " + firstLine(u.Summary)
+		}
+		fmt.Fprintln(io.Out, line)
+		for _, c := range st.ChecksOf(u.ID) {
+			if c.Weight > 0 && !c.OK() {
+				fmt.Fprintf(io.Out, "  %s %s: %s\n", c.Verdict, c.ID, c.Summary)
+			}
+		}
+	}
+	_, _, why := scoring.BehaviouralReachesGate(st, scoring.Published(), "")
+	fmt.Fprintln(io.Out, why)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+// declaration turns a loaded task's stage-2 block into the runner's.
+func declaration(t *task.Task) (*behavioural.Declaration, error) {
+	dir, err := filepath.Abs(t.Dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &behavioural.Declaration{Task: t.ID, TaskDir: dir, StateA: t.StateA.SHA256, Env: t.Behavioural.Env,
+		StateB: t.StateB.Build, Configurations: map[string]behavioural.Configuration{}}
+	for name, c := range t.Behavioural.Configurations {
+		d.Configurations[name] = behavioural.Configuration{Args: c.Args, Env: c.Env, Original: c.Original, Outputs: c.Outputs, Watch: c.Watch}
+	}
+	for _, m := range t.Behavioural.Modules {
+		raw, err := m.ParamsJSON()
+		if err != nil {
+			return nil, fmt.Errorf("module %s: %w", m.ID, err)
+		}
+		if k, ok := kinds.Kinds()[m.Kind]; ok {
+			if err := kinds.Decode(raw, k); err != nil {
+				return nil, fmt.Errorf("module %s: params of kind %s: %w", m.ID, m.Kind, err)
+			}
+		}
+		d.Modules = append(d.Modules, behavioural.DeclaredModule{ID: m.ID, Title: m.Title, About: m.About, Kind: m.Kind,
+			Weight: m.Weight, Timeout: time.Duration(m.TimeoutSec) * time.Second, Params: json.RawMessage(raw)})
+	}
+	return d, nil
+}
+
+// truthProblems lists, one line each, the declarative modules whose truth
+// file is missing, unreadable, of another module or kind, or recorded for
+// other cases.
+func truthProblems(d *behavioural.Declaration, mode string) []string {
+	var out []string
+	for _, m := range d.Modules {
+		if m.Kind == behavioural.KindProgram {
+			continue
+		}
+		p := behavioural.TruthPath(d.TaskDir, m.ID)
+		rel := filepath.Join(behavioural.TruthDir, m.ID+".json")
+		tr, err := behavioural.ReadTruth(p)
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s: module %s has no usable truth: %v", rel, m.ID, errors.Unwrap(err)))
+			continue
+		}
+		fp, err := kinds.Fingerprint(m.Kind, m.Params, d.TaskDir)
+		switch {
+		case err != nil:
+			out = append(out, fmt.Sprintf("%s: %v", rel, err))
+		case tr.Module != m.ID || tr.Kind != m.Kind:
+			out = append(out, fmt.Sprintf("%s: recorded for module %s of kind %s, not %s of kind %s", rel, tr.Module, tr.Kind, m.ID, m.Kind))
+		case tr.CasesFingerprint != fp:
+			out = append(out, fmt.Sprintf("%s: module %s's cases changed since the truth was recorded (cases fingerprint %.12s, recorded %.12s)", rel, m.ID, fp, tr.CasesFingerprint))
+		}
+	}
+	return out
+}
+
+// helperArgv is the argv prefix that runs the helper: --helper, else srb
+// itself through its hidden "helper" command.
+func helperArgv(flag string) ([]string, error) {
+	if flag != "" {
+		p, err := filepath.Abs(flag)
+		if err != nil {
+			return nil, err
+		}
+		return []string{p}, nil
+	}
+	// os.Args[0] rather than os.Executable: a multi-call binary (the test
+	// binary acting as srb) is selected by the name it is run under.
+	self := os.Args[0]
+	if !strings.Contains(self, "/") {
+		p, err := exec.LookPath(self)
+		if err != nil {
+			return nil, fmt.Errorf("the helper: %w", err)
+		}
+		self = p
+	}
+	abs, err := filepath.Abs(self)
+	if err != nil {
+		return nil, err
+	}
+	return []string{abs, "helper"}, nil
+}
+
+// workDir returns keep (created) or a fresh temporary folder, and what to
+// call when done.
+func workDir(keep, prefix string) (string, func(), error) {
+	if keep != "" {
+		abs, err := filepath.Abs(keep)
+		if err != nil {
+			return "", nil, err
+		}
+		return abs, func() {}, os.MkdirAll(abs, 0o755)
+	}
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+const helperDoc = `Run srb's in-image helper (hidden): the declarative behavioural modules
+and the tool-provenance wrappers. The suite runner calls it; a stage image
+carries the same code as the static cmd/srb-helper.`
+
+// NewCmdHelper builds the hidden `srb helper`, srb's own copy of
+// cmd/srb-helper for host runs.
+func NewCmdHelper(f *Factory, _ func([]string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:                "helper run PLAN | wrap ...",
+		Short:              "srb's in-image helper (used by the suite runner)",
+		Long:               helperDoc,
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := kinds.Main(args, f.IO.Out, f.IO.ErrOut); code != 0 {
+				return silent(code, fmt.Errorf("helper: exit %d", code))
+			}
+			return nil
+		},
+	}
+}
