@@ -820,21 +820,25 @@ func truncRunes(s string, n int) string {
 	return string(rs[:n])
 }
 
-// textOf reads rel in r as text: nil when absent, unreadable, not a
-// regular file, binary, or longer than MaxFileBytes.
-func textOf(r *root, rel string) []byte {
+// textOf reads rel in r as text. present is false when nothing is at
+// rel; text is nil when something is there but it is not a readable
+// regular text file of at most MaxFileBytes.
+func textOf(r *root, rel string) (text []byte, present bool) {
 	info, err := r.r.Stat(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
 	if err != nil || info.IsDir() {
-		return nil
+		return nil, true
 	}
 	raw, truncated, err := readRegular(r, rel)
 	if err != nil || truncated || isBinary(raw, binaryProbe) {
-		return nil
+		return nil, true
 	}
 	if raw == nil {
 		raw = []byte{}
 	}
-	return raw
+	return raw, true
 }
 
 func (t *Toolbox) diff(p, left, right string) (string, error) {
@@ -855,10 +859,23 @@ func (t *Toolbox) diff(p, left, right string) (string, error) {
 	if rel == "" {
 		return "", errf("path must name a file, not a root")
 	}
-	ltext, rtext := textOf(lr, rel), textOf(rr, rel)
+	ltext, lthere := textOf(lr, rel)
+	rtext, rthere := textOf(rr, rel)
 	switch {
-	case ltext == nil && rtext == nil:
-		return "", errf("%q exists as a text file in neither %s nor %s (absent, binary, or over %d B); use list_dir and fetch_source", rel, left, right, MaxFileBytes)
+	case !lthere && !rthere:
+		return "", errf("%q exists in neither %s nor %s", rel, left, right)
+	case (lthere && ltext == nil) || (rthere && rtext == nil):
+		var where []string
+		for _, x := range []struct {
+			name  string
+			there bool
+			text  []byte
+		}{{left, lthere, ltext}, {right, rthere, rtext}} {
+			if x.there && x.text == nil {
+				where = append(where, x.name)
+			}
+		}
+		return fmt.Sprintf("%s is not a text file in %s (a directory, a binary, a file over %d B, or not a regular file); diff compares text only. Use list_dir or fetch_source on it.", rel, strings.Join(where, " and "), MaxFileBytes), nil
 	case ltext == nil:
 		return fmt.Sprintf("%s does not exist in %s; it is new in %s (%d lines). Use fetch_source to see it.", rel, left, right, len(splitLines(string(rtext)))), nil
 	case rtext == nil:

@@ -105,6 +105,8 @@ func TestDispatch(t *testing.T) {
 		{"diff new file", ToolDiff, map[string]any{"path": "main.go"}, []string{"main.go does not exist in original; it is new in workspace (10 lines)."}, nil},
 		{"diff deleted file", ToolDiff, map[string]any{"path": "tally.c"}, []string{"tally.c exists in original (4 lines) but is ABSENT from workspace"}, nil},
 		{"diff changed file", ToolDiff, map[string]any{"path": "workspace:README"}, []string{"--- original/README", "+++ workspace/README", "-tally counts", "+tally counts, in Go"}, nil},
+		{"diff a binary", ToolDiff, map[string]any{"path": "bin/tally"}, []string{"bin/tally is not a text file in workspace (a directory, a binary, a file over 16777216 B, or not a regular file); diff compares text only."}, nil},
+		{"diff nothing", ToolDiff, map[string]any{"path": "nope"}, []string{`ERROR: "nope" exists in neither original nor workspace`}, nil},
 		{"diff unknown root", ToolDiff, map[string]any{"path": "README", "left": "state-a"}, []string{`ERROR: unknown root "state-a"; roots are original, workspace`}, nil},
 		{"run is not offered", ToolRun, map[string]any{"argv": []any{"ls"}}, []string{`ERROR: no such tool "run"`}, nil},
 		{"read_file does not exist", "read_file", map[string]any{"path": "main.go"}, []string{`ERROR: no such tool "read_file"`}, nil},
@@ -271,7 +273,7 @@ func TestHostileFiles(t *testing.T) {
 		if ok, note := tb.Ground("workspace:pipe", 1, ""); ok || !strings.Contains(note, "not a regular file") {
 			t.Errorf("ground a FIFO: %v %s", ok, note)
 		}
-		if got := tb.Dispatch(ctx, ToolDiff, map[string]any{"path": "pipe"}); !strings.HasPrefix(got, "ERROR: \"pipe\" exists as a text file in neither") {
+		if got := tb.Dispatch(ctx, ToolDiff, map[string]any{"path": "pipe"}); !strings.HasPrefix(got, "pipe is not a text file in workspace (a directory, a binary,") {
 			t.Errorf("diff a FIFO: %s", got)
 		}
 	}()
