@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -88,7 +89,31 @@ func (d *anthropic) once(ctx context.Context, req Request) (*Turn, error) {
 		return nil, err
 	}
 	defer resp.Close()
+	if strings.HasPrefix(strings.ToLower(resp.contentType), "application/json") {
+		return d.readMessage(resp, url)
+	}
 	return d.readStream(resp, url)
+}
+
+// readMessage reads a whole Messages response, for a gateway that answers
+// a streamed request in one JSON object. It becomes the same turn a stream
+// would; a body that is not a message is retryable, like a broken stream.
+func (d *anthropic) readMessage(resp *response, url string) (*Turn, error) {
+	c := d.c
+	raw, err := io.ReadAll(resp)
+	if err != nil {
+		return nil, err
+	}
+	var msg struct {
+		Type       string           `json:"type"`
+		Content    []map[string]any `json:"content"`
+		StopReason string           `json:"stop_reason"`
+		Usage      map[string]any   `json:"usage"`
+	}
+	if err := json.Unmarshal(raw, &msg); err != nil || msg.Type != "message" {
+		return nil, c.errorf(true, "response from %s was neither a stream nor a message (%d byte(s))", url, len(raw))
+	}
+	return d.turnOf(msg.Content, msg.StopReason, msg.Usage)
 }
 
 // readStream reassembles a Messages SSE stream into a turn. An error event
@@ -224,6 +249,13 @@ func (d *anthropic) readStream(resp *response, url string) (*Turn, error) {
 		}
 		return nil, c.errorf(true, "stream ended after %d block(s) without message_stop; the answer is incomplete", n)
 	}
+	return d.turnOf(blocks, stop, usage)
+}
+
+// turnOf builds a turn from reassembled content blocks: text joined by
+// newlines, tool_use blocks as calls, every block kept raw for echo.
+func (d *anthropic) turnOf(blocks []map[string]any, stop string, usage map[string]any) (*Turn, error) {
+	c := d.c
 	turn := &Turn{StopReason: stop}
 	var texts []string
 	for _, b := range blocks {

@@ -238,3 +238,23 @@ func TestAnthropicContextCancelled(t *testing.T) {
 		t.Fatalf("a cancelled run is not retried: %v", err)
 	}
 }
+
+// A gateway that answers a streamed request with one JSON message gets the
+// same turn a stream would give.
+func TestAnthropicWholeMessageFromAGateway(t *testing.T) {
+	reg := httpmock.New(t)
+	defer reg.Verify(t)
+	reg.Register("POST", "/v1/messages", httpmock.JSON(`{"error": "not a message"}`))
+	reg.Register("POST", "/v1/messages", httpmock.JSON(`{"id":"msg_3","type":"message","role":"assistant","stop_reason":"tool_use",
+		"content":[{"type":"text","text":"Listing."},{"type":"tool_use","id":"toolu_9","name":"list_dir","input":{"path":"original:"}}],
+		"usage":{"input_tokens":50,"output_tokens":12}}`))
+	d, sl := newDriver(t, anthropicConfig(reg, nil), env{"ANTHROPIC_API_KEY": "k"})
+	turn, err := d.Complete(context.Background(), conversation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ToolCall{{ID: "toolu_9", Name: "list_dir", Arguments: map[string]any{"path": "original:"}}}
+	if diff := cmp.Diff(want, turn.ToolCalls); diff != "" || turn.Text != "Listing." || turn.InputTokens != 50 || len(sl.got) != 1 {
+		t.Errorf("turn %+v (-want +got calls):\n%s", turn, diff)
+	}
+}

@@ -65,6 +65,8 @@ type response struct {
 	c        *client
 	url      string
 	received int64
+	// contentType is the response's Content-Type header.
+	contentType string
 }
 
 func (r *response) Read(p []byte) (int, error) {
@@ -128,7 +130,8 @@ func (h *httpDriver) post(ctx context.Context, url string, headers map[string]st
 		}
 		return nil, &Error{Driver: c.name, Msg: fmt.Sprintf("cannot reach %s: %v", url, unwrapURL(err)), Retryable: true, Err: err}
 	}
-	r := &response{body: resp.Body, dog: dog, idle: idle, fired: fired, cancel: cancel, c: c, url: url}
+	r := &response{body: resp.Body, dog: dog, idle: idle, fired: fired, cancel: cancel, c: c, url: url,
+		contentType: resp.Header.Get("Content-Type")}
 	if resp.StatusCode/100 != 2 {
 		defer r.Close()
 		detail, _ := io.ReadAll(io.LimitReader(r, maxErrorBody))
