@@ -72,7 +72,7 @@ func (d *openAI) once(ctx context.Context, req Request) (*Turn, error) {
 		tools := make([]map[string]any, len(req.Tools))
 		for i, t := range req.Tools {
 			tools[i] = map[string]any{"type": "function", "function": map[string]any{
-				"name": t.Name, "description": t.Description, "parameters": t.Schema}}
+				"name": t.Name, "description": t.Description, "parameters": t.schema()}}
 		}
 		payload["tools"] = tools
 	}

@@ -125,6 +125,23 @@ type ToolSpec struct {
 	Schema      map[string]any `json:"input_schema"`
 }
 
+// MarshalJSON writes the tool as Anthropic and the command protocol take
+// it ({name, description, input_schema}); a nil Schema is written as
+// {"type": "object"}, since endpoints refuse a tool without one.
+func (s ToolSpec) MarshalJSON() ([]byte, error) {
+	type plain ToolSpec
+	p := plain(s)
+	p.Schema = s.schema()
+	return json.Marshal(p)
+}
+
+func (s ToolSpec) schema() map[string]any {
+	if s.Schema == nil {
+		return map[string]any{"type": "object"}
+	}
+	return s.Schema
+}
+
 // Properties returns the names of the properties Schema declares (the
 // arguments the tool takes), or nil.
 func (s ToolSpec) Properties() []string {
