@@ -160,6 +160,9 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	}
 
 	cfg := taskPositions(t, result.StageAudit)[0].Config
+	if script, ok := cfg.Options["script"].(string); ok && script != "" && !filepath.IsAbs(script) {
+		cfg.Options["script"] = filepath.Join(t.Dir, script) // a task's script is beside its task.cue
+	}
 	if opts.Driver != "" && opts.Driver != cfg.Driver {
 		cfg.Driver = opts.Driver
 		cfg.Options = map[string]any{} // the task's options belong to its own driver
