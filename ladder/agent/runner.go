@@ -20,7 +20,8 @@ type Command struct {
 }
 
 // RunResult is what a command did. ExitCode is -1 when it was killed or
-// never started; TimedOut says the timeout killed it.
+// never started; TimedOut says the timeout killed it. Stdout and Stderr
+// hold at most MaxCapturedOutput bytes each (the first ones).
 type RunResult struct {
 	ExitCode int
 	Stdout   []byte
@@ -53,8 +54,8 @@ func (LocalRunner) Run(ctx context.Context, c Command) (RunResult, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &capped{max: MaxCapturedOutput}, &capped{max: MaxCapturedOutput}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
@@ -62,7 +63,7 @@ func (LocalRunner) Run(ctx context.Context, c Command) (RunResult, error) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	res := RunResult{ExitCode: -1, Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	res := RunResult{ExitCode: -1, Stdout: stdout.b.Bytes(), Stderr: stderr.b.Bytes()}
 	if rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 		res.TimedOut = true
 		return res, nil
@@ -77,4 +78,22 @@ func (LocalRunner) Run(ctx context.Context, c Command) (RunResult, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// MaxCapturedOutput is how much of each output stream [LocalRunner] keeps;
+// the rest is read and dropped, so a command that floods its output
+// neither blocks nor fills memory.
+const MaxCapturedOutput = 1 << 20
+
+// capped keeps the first max bytes written to it and accepts the rest.
+type capped struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - c.b.Len(); room > 0 {
+		c.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }

@@ -92,8 +92,8 @@ func (d *command) once(ctx context.Context, req Request) (*Turn, error) {
 	defer cancel()
 	cmd := exec.CommandContext(rctx, d.argv[0], d.argv[1:]...)
 	cmd.Stdin = bytes.NewReader(in)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &limited{max: maxCommandOutput}, &limited{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
@@ -109,14 +109,14 @@ func (d *command) once(ctx context.Context, req Request) (*Turn, error) {
 	case err != nil:
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return nil, c.errorf(true, "%s exited %d: %s", d.argv[0], ee.ExitCode(), cut(strings.TrimSpace(stderr.String()), maxErrorBody))
+			return nil, c.errorf(true, "%s exited %d: %s", d.argv[0], ee.ExitCode(), cut(strings.TrimSpace(stderr.b.String()), maxErrorBody))
 		}
 		return nil, &Error{Driver: c.name, Msg: fmt.Sprintf("cannot run %s: %v", d.argv[0], err), Err: err}
 	}
 	var out CommandResponse
-	dec := json.NewDecoder(bytes.NewReader(stdout.Bytes()))
+	dec := json.NewDecoder(bytes.NewReader(stdout.b.Bytes()))
 	if err := dec.Decode(&out); err != nil {
-		return nil, c.errorf(false, "%s wrote no JSON turn on stdout (%d byte(s)): %v", d.argv[0], stdout.Len(), err)
+		return nil, c.errorf(false, "%s wrote no JSON turn on stdout (%d byte(s)): %v", d.argv[0], stdout.b.Len(), err)
 	}
 	if out.Error != nil {
 		return nil, c.errorf(out.Error.Retryable, "%s reported: %s", d.argv[0], out.Error.Message)
@@ -133,4 +133,21 @@ func (d *command) once(ctx context.Context, req Request) (*Turn, error) {
 		turn.ToolCalls = append(turn.ToolCalls, tc)
 	}
 	return turn, nil
+}
+
+// maxCommandOutput bounds what is kept of a model program's stdout.
+const maxCommandOutput = 64 << 20
+
+// limited keeps the first max bytes written to it and accepts the rest,
+// so a runaway program neither blocks nor fills memory.
+type limited struct {
+	b   bytes.Buffer
+	max int
+}
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := l.max - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
 }
