@@ -169,9 +169,9 @@ func TestAnthropicStatuses(t *testing.T) {
 func TestAnthropicSlowFirstByte(t *testing.T) {
 	reg := httpmock.New(t)
 	defer reg.Verify(t)
-	reg.Register("POST", "/v1/messages", httpmock.Slow(2*time.Second, httpmock.SSE(anText...)))
+	reg.Register("POST", "/v1/messages", httpmock.Slow(4*time.Second, httpmock.SSE(anText...)))
 	reg.Register("POST", "/v1/messages", httpmock.SSE(anText...))
-	d, sl := newDriver(t, anthropicConfig(reg, map[string]any{"timeout_sec": 0.3}), env{"ANTHROPIC_API_KEY": "k"})
+	d, sl := newDriver(t, anthropicConfig(reg, map[string]any{"timeout_sec": 1.0}), env{"ANTHROPIC_API_KEY": "k"})
 	if _, err := d.Complete(context.Background(), conversation()); err != nil {
 		t.Fatal(err)
 	}

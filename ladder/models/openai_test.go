@@ -165,9 +165,9 @@ func TestOpenAIFatalBodies(t *testing.T) {
 func TestOpenAISlowFirstByte(t *testing.T) {
 	reg := httpmock.New(t)
 	defer reg.Verify(t)
-	reg.Register("POST", "/v1/chat/completions", httpmock.Slow(2*time.Second, httpmock.JSON(oaText)))
+	reg.Register("POST", "/v1/chat/completions", httpmock.Slow(4*time.Second, httpmock.JSON(oaText)))
 	reg.Register("POST", "/v1/chat/completions", httpmock.Slow(20*time.Millisecond, httpmock.JSON(oaText)))
-	d, sl := newDriver(t, openaiConfig(reg, map[string]any{"timeout_sec": 0.3}), env{"OPENAI_API_KEY": "k"})
+	d, sl := newDriver(t, openaiConfig(reg, map[string]any{"timeout_sec": 1.0}), env{"OPENAI_API_KEY": "k"})
 	turn, err := d.Complete(context.Background(), conversation())
 	if err != nil {
 		t.Fatal(err)
