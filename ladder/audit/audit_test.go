@@ -318,7 +318,7 @@ func TestRender(t *testing.T) {
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	if got := Render("{{commands}}", Values{Commands: []string{"nm", "go"}}); got != "nm, go" {
+	if got := Render("{{findings}} {{commands}}", Values{Findings: "saw {{task}}", Task: "t", Commands: []string{"nm", "go"}}); got != "saw {{task}} nm, go" {
 		t.Errorf("commands %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -31,9 +32,9 @@ type Values struct {
 	Findings  string
 }
 
-// Render fills every known {{placeholder}} in template with v. An unknown
-// placeholder is left as written, so a typo shows in the transcript
-// instead of silently vanishing from the instructions.
+// Render fills every known {{placeholder}} in template with v, in one
+// pass. An unknown placeholder is left as written, so a typo shows in the
+// transcript instead of silently vanishing from the instructions.
 func Render(template string, v Values) string {
 	commands := "(none: this review is by reading, not by running)"
 	if len(v.Commands) > 0 {
@@ -53,12 +54,17 @@ func Render(template string, v Values) string {
 		"commands":   commands,
 		"findings":   findings,
 	}
-	out := template
-	for _, name := range Placeholders {
-		out = strings.ReplaceAll(out, "{{"+name+"}}", values[name])
-	}
-	return out
+	// One pass, so a value that itself contains "{{…}}" (a gate's
+	// question, a scan's findings) is never substituted again.
+	return placeholder.ReplaceAllStringFunc(template, func(m string) string {
+		if v, ok := values[m[2:len(m)-2]]; ok {
+			return v
+		}
+		return m
+	})
 }
+
+var placeholder = regexp.MustCompile(`\{\{[a-z]+\}\}`)
 
 // GateBlock renders the gates for {{gates}}: per gate a line
 // "[id]  (REQUIRED|advisory)  title", each line of its question indented
