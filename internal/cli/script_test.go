@@ -48,6 +48,10 @@ func TestScript(t *testing.T) {
 					env.Setenv("SRB_REPO_ROOT", repo)
 					// Each script has its own State A cache.
 					env.Setenv("SRB_CACHE", filepath.Join(env.WorkDir, ".srb-cache"))
+					// Builds inside scripts (srb behavioural) share the user's Go build cache.
+					if d, err := os.UserCacheDir(); err == nil {
+						env.Setenv("GOCACHE", filepath.Join(d, "go-build"))
+					}
 					return nil
 				},
 				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
