@@ -18,7 +18,10 @@ import (
 // DefaultCaseTimeout bounds a command case that declares no timeout.
 const DefaultCaseTimeout = 10 * time.Second
 
-type commandKind struct{ CommandParams }
+type commandKind struct {
+	CommandParams
+	norm *normaliser
+}
 
 // resolved is one case ready to run, with the expected stdout when a
 // corpus file gives it.
@@ -114,6 +117,9 @@ func (k *commandKind) observe(m *module) error {
 	if err != nil {
 		return err
 	}
+	if k.norm, err = compileNormalisers(k.Normalise); err != nil {
+		return err
+	}
 	build, err := m.restoreOrFail(k.Configuration)
 	if err != nil || build == "" {
 		return err
@@ -196,11 +202,7 @@ func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 		}
 	}
 	vals := map[string]string{"BUILD": build, "WORK": dir, "DATA": m.plan.TaskDir}
-	norm, err := compileNormalisers(k.Normalise, [][2]string{{build, "<BUILD>"}, {dir, "<WORK>"}, {m.plan.TaskDir, "<DATA>"}})
-	if err != nil {
-		o.exit = err.Error()
-		return o
-	}
+	paths := [][2]string{{build, "<BUILD>"}, {dir, "<WORK>"}, {m.plan.TaskDir, "<DATA>"}}
 	timeout := DefaultCaseTimeout
 	if c.TimeoutSec > 0 {
 		timeout = time.Duration(c.TimeoutSec) * time.Second
@@ -211,8 +213,8 @@ func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 	}
 	argv := expandAll(c.Argv, vals)
 	r := runProc(argv, dir, submissionEnv(c.Env, vals), stdin, timeout)
-	o.stdout = norm.apply(text(r.Stdout))
-	o.stderr = norm.apply(text(r.Stderr))
+	o.stdout = k.norm.apply(text(r.Stdout), paths)
+	o.stderr = k.norm.apply(text(r.Stderr), paths)
 	o.exit = statusText(r)
 	for _, p := range slices.Sorted(slices.Values(c.Produces)) {
 		o.files[p] = fileDigest(filepath.Join(dir, p))

@@ -66,10 +66,11 @@ func (k *httpKind) observe(m *module) error {
 		m.notObserved(why)
 		return nil
 	}
-	norm, err := compileNormalisers(k.Normalise, [][2]string{{build, "<BUILD>"}, {m.work, "<WORK>"}})
+	norm, err := compileNormalisers(k.Normalise)
 	if err != nil {
 		return err
 	}
+	paths := [][2]string{{build, "<BUILD>"}, {m.work, "<WORK>"}}
 	aspects := k.Compare
 	if len(aspects) == 0 {
 		aspects = []string{"status", "headers", "body", "length"}
@@ -94,11 +95,11 @@ func (k *httpKind) observe(m *module) error {
 			case "headers":
 				hs := make([]string, len(resp.Headers))
 				for i, h := range resp.Headers {
-					hs[i] = norm.apply(h)
+					hs[i] = norm.apply(h, paths)
 				}
 				m.emit(id, hs, nil)
 			case "body":
-				m.emit(id, norm.apply(text(resp.Body)), nil)
+				m.emit(id, norm.apply(text(resp.Body), paths), nil)
 			case "length":
 				m.emit(id, resp.WireLen, nil)
 			}

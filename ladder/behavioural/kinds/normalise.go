@@ -12,26 +12,25 @@ var (
 	rePort     = regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):\d+`)
 )
 
-// normaliser is a compiled list of normalisers plus the paths that
-// "temp-paths" rewrites.
+// normaliser is a compiled list of normalisers, compiled once per module.
 type normaliser struct {
-	steps []func(string) string
+	steps []func(s string, paths [][2]string) string
 }
 
-// compileNormalisers compiles ns; paths maps a folder to its placeholder
-// for "temp-paths" (longest first is the caller's business).
-func compileNormalisers(ns []Normaliser, paths [][2]string) (*normaliser, error) {
+// compileNormalisers compiles ns. At apply time, "temp-paths" rewrites each
+// folder of paths to its placeholder, in order.
+func compileNormalisers(ns []Normaliser) (*normaliser, error) {
 	n := &normaliser{}
 	for i, x := range ns {
 		switch {
 		case x.Builtin == "timestamps":
-			n.steps = append(n.steps, func(s string) string {
+			n.steps = append(n.steps, func(s string, _ [][2]string) string {
 				return reHTTPTime.ReplaceAllString(reISOTime.ReplaceAllString(s, "<TIME>"), "<TIME>")
 			})
 		case x.Builtin == "ports":
-			n.steps = append(n.steps, func(s string) string { return rePort.ReplaceAllString(s, "$1:<PORT>") })
+			n.steps = append(n.steps, func(s string, _ [][2]string) string { return rePort.ReplaceAllString(s, "$1:<PORT>") })
 		case x.Builtin == "temp-paths":
-			n.steps = append(n.steps, func(s string) string {
+			n.steps = append(n.steps, func(s string, paths [][2]string) string {
 				for _, p := range paths {
 					if p[0] != "" {
 						s = strings.ReplaceAll(s, p[0], p[1])
@@ -47,18 +46,18 @@ func compileNormalisers(ns []Normaliser, paths [][2]string) (*normaliser, error)
 				return nil, fmt.Errorf("normalise[%d]: %w", i, err)
 			}
 			repl := x.Replace
-			n.steps = append(n.steps, func(s string) string { return re.ReplaceAllString(s, repl) })
+			n.steps = append(n.steps, func(s string, _ [][2]string) string { return re.ReplaceAllString(s, repl) })
 		}
 	}
 	return n, nil
 }
 
-func (n *normaliser) apply(s string) string {
+func (n *normaliser) apply(s string, paths [][2]string) string {
 	if n == nil {
 		return s
 	}
 	for _, f := range n.steps {
-		s = f(s)
+		s = f(s, paths)
 	}
 	return s
 }

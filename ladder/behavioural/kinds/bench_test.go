@@ -1,0 +1,68 @@
+package kinds
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+)
+
+// BenchmarkCommandCases runs a command module of 500 cases, each the
+// trivial binary /bin/true, in process (restore, a fresh folder per case,
+// the scrubbed environment, a process group, normalisation, the
+// observation and its check), and reports cases per second (target ≥ 500)
+// and x-baseline against spawning /bin/true 500 times bare and one at a
+// time.
+func BenchmarkCommandCases(b *testing.B) {
+	const n = 500
+	dir := b.TempDir()
+	suiteWork := filepath.Join(dir, "shared")
+	l := behavioural.Ledger{Dir: filepath.Join(suiteWork, behavioural.LedgerDir)}
+	tree := filepath.Join(l.Entry("default"), "tree")
+	os.MkdirAll(tree, 0o755)
+	if err := l.Put(behavioural.LedgerEntry{Configuration: "default", OK: true, Tree: tree}); err != nil {
+		b.Fatal(err)
+	}
+	var cases []Case
+	for i := range n {
+		cases = append(cases, Case{ID: fmt.Sprintf("c%d", i), Argv: []string{"/bin/true"}})
+	}
+	params := raw(CommandParams{Configuration: "default", Compare: []string{"stdout", "exit"}, Cases: cases, Parallel: true})
+	var bare, ours time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		for range n {
+			if err := exec.Command("/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		bare += time.Since(t0)
+		work := filepath.Join(dir, fmt.Sprintf("w%d", i))
+		os.MkdirAll(work, 0o755)
+		k, err := newKind("command", params)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := &module{
+			plan:      &behavioural.Plan{Module: "bench", Kind: "command", Mode: behavioural.ModeRecord, TaskDir: dir},
+			kind:      k, work: work, suiteWork: suiteWork, result: filepath.Join(work, "result.json"),
+			log: os.Stderr, seen: map[string]bool{},
+			obs: behavioural.Observations{Values: map[string]any{}},
+		}
+		t1 := time.Now()
+		if err := k.observe(m); err != nil {
+			b.Fatal(err)
+		}
+		ours += time.Since(t1)
+		if len(m.checks) != 2*n {
+			b.Fatalf("%d checks", len(m.checks))
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/ours.Seconds(), "cases/s")
+	b.ReportMetric(float64(ours)/float64(bare), "x-baseline")
+}

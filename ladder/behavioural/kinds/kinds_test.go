@@ -1,0 +1,382 @@
+package kinds
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"cuelang.org/go/cue"
+	"cuelang.org/go/cue/cuecontext"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/schema"
+)
+
+// TestMain lets the test binary be the helper (SRB_KINDS_HELPER=1) and a
+// small HTTP server (SRB_KINDS_SERVE=addr) for the modules it runs.
+func TestMain(m *testing.M) {
+	if addr := os.Getenv("SRB_KINDS_SERVE"); addr != "" {
+		serve(addr)
+		return
+	}
+	if os.Getenv("SRB_KINDS_HELPER") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Setenv("SRB_KINDS_HELPER", "1") // for every process the tests start
+	os.Exit(m.Run())
+}
+
+func serve(addr string) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := os.ReadFile(os.Getenv("VARIANT"))
+		w.Header().Set("X-Variant", string(b))
+		fmt.Fprintf(w, "you reached %s at %s\n", r.Host, time.Now().UTC().Format(time.RFC3339))
+	})
+	mux.HandleFunc("/teapot", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusTeapot)
+	})
+	_ = http.ListenAndServe(addr, mux)
+}
+
+// tree writes files (path → content; a leading "+x " marks executables).
+func tree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for p, c := range files {
+		mode := os.FileMode(0o644)
+		if rest, ok := strings.CutPrefix(c, "+x "); ok {
+			c, mode = rest, 0o755
+		}
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func raw(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// decl is a task whose program is a shell script, built by copying it,
+// with one module of every helper kind.
+func decl(t *testing.T, taskDir string, withSymbols bool) *behavioural.Declaration {
+	tree(t, taskDir, map[string]string{
+		"data/corpus/a.txt": "alpha\n",
+		"data/corpus/b.txt": "beta gamma\n",
+	})
+	mod := func(id, kind string, params any) behavioural.DeclaredModule {
+		return behavioural.DeclaredModule{ID: id, Kind: kind, About: id, Weight: 1, Timeout: 60 * time.Second, Params: raw(params)}
+	}
+	d := &behavioural.Declaration{
+		Task: "t", TaskDir: taskDir,
+		Configurations: map[string]behavioural.Configuration{"default": {
+			Original: [][]string{{"cp", "prog.sh", "prog"}, {"chmod", "+x", "prog"}},
+			Outputs:  []string{"prog", "lib", "variant"},
+			Watch:    []string{"cp", "chmod"},
+		}},
+		StateB: [][]string{{"cp", "prog.sh", "prog"}, {"chmod", "+x", "prog"}},
+		Modules: []behavioural.DeclaredModule{
+			mod("build", "build", BuildParams{}),
+			mod("cmd", "command", map[string]any{
+				"normalise": []any{map[string]any{"builtin": "temp-paths"}, map[string]any{"pattern": "[0-9]{4,}", "replace": "<N>"}},
+				"cases": []any{
+					map[string]any{"id": "stdin", "argv": []string{"${BUILD}/prog", "count"}, "stdin": "one two\n"},
+					map[string]any{"id": "env", "argv": []string{"${BUILD}/prog", "env"}, "env": map[string]string{"WHO": "world"}},
+					map[string]any{"id": "files", "argv": []string{"${BUILD}/prog", "copy"}, "files": map[string]string{"in.txt": "payload\n"}, "produces": []string{"out.txt"}},
+					map[string]any{"id": "where", "argv": []string{"${BUILD}/prog", "where"}},
+					map[string]any{"id": "fail", "argv": []string{"${BUILD}/prog", "fail"}},
+				},
+				"corpus": map[string]any{"dir": "data/corpus", "glob": "*.txt", "argv": []string{"${BUILD}/prog", "count"}, "stdin": true},
+			}),
+			mod("web", "http", map[string]any{
+				"server": map[string]any{
+					"argv":  []string{os.Args[0]},
+					"env":   map[string]string{"SRB_KINDS_SERVE": "127.0.0.1:${PORT}", "VARIANT": "${BUILD}/variant"},
+					"ready": map[string]any{"target": "/", "status": 200},
+				},
+				"normalise": []any{map[string]any{"builtin": "timestamps"}, map[string]any{"builtin": "ports"}, map[string]any{"builtin": "temp-paths"}},
+				"exchanges": []any{
+					map[string]any{"id": "root", "target": "/"},
+					map[string]any{"id": "teapot", "method": "POST", "target": "/teapot", "body": "x"},
+					map[string]any{"id": "raw", "raw": "GET /teapot HTTP/1.0\r\n\r\n"},
+				},
+				"compare": []string{"status", "headers", "body"},
+			}),
+			mod("install", "tree", map[string]any{
+				"install": [][]string{{"/bin/sh", "-c", "mkdir -p ${PREFIX}/bin && cp prog ${PREFIX}/bin/ && ln -s prog ${PREFIX}/bin/alias"}},
+			}),
+			mod("digests", "digests", map[string]any{
+				"steps": [][]string{{"/bin/sh", "-c", "${BUILD}/prog count < ${DATA}/data/corpus/a.txt > a.out"}},
+				"files": []string{"a.out", "${BUILD}/prog"},
+			}),
+			mod("prov", "provenance", map[string]any{"rules": []any{
+				map[string]any{"id": "copied-source", "tools": []string{"cp"}, "inputs": "*.sh", "expect": "ran"},
+				map[string]any{"id": "no-chmod", "tools": []string{"chmod"}, "expect": "never"},
+			}}),
+		},
+	}
+	if withSymbols {
+		d.Configurations["default"] = behavioural.Configuration{
+			Original: append(d.Configurations["default"].Original, []string{"cc", "-shared", "-fPIC", "-o", "lib/libt.so", "lib/t.c"}),
+			Outputs:  d.Configurations["default"].Outputs, Watch: []string{"cp", "chmod", "cc"},
+		}
+		d.StateB = append(d.StateB, []string{"cc", "-shared", "-fPIC", "-o", "lib/libt.so", "lib/t.c"})
+		d.Modules = append(d.Modules, mod("abi", "symbols", map[string]any{"libraries": []string{"lib/libt.so"}, "match": "^tally_"}))
+	}
+	return d
+}
+
+const prog = `+x #!/bin/sh
+case "$1" in
+count) wc -w | tr -d ' ' ;;
+env) echo "hello $WHO from $PWD" ;;
+copy) tr a-z A-Z < in.txt > out.txt; echo copied ;;
+where) echo "built at $0, pid 12345" ;;
+fail) echo "no such thing" >&2; exit 3 ;;
+esac
+`
+
+const libSrc = `int tally_count(void) { return 1; }
+int tally_data = 3;
+static int hidden(void) { return 2; }
+`
+
+func stateA(t *testing.T, dir string, withSymbols bool) {
+	files := map[string]string{"prog.sh": prog, "variant": "a"}
+	if withSymbols {
+		files["lib/t.c"] = libSrc
+	} else {
+		files["lib/.keep"] = ""
+	}
+	tree(t, dir, files)
+}
+
+func checksByVerdict(st *result.Stage) (failing []string, passing int) {
+	for _, c := range st.Checks {
+		if c.OK() {
+			passing++
+		} else {
+			failing = append(failing, c.ID+": "+c.Summary)
+		}
+	}
+	return failing, passing
+}
+
+// TestKinds freezes a task with a module of every helper kind on a State A
+// that is a shell script, then checks a submission that differs in one
+// behaviour per kind: exactly the observing checks fail, with readable
+// differences.
+func TestKinds(t *testing.T) {
+	_, err := exec.LookPath("cc")
+	withSymbols := err == nil
+	root := t.TempDir()
+	taskDir, original, sub := filepath.Join(root, "task"), filepath.Join(root, "a"), filepath.Join(root, "sub")
+	d := decl(t, taskDir, withSymbols)
+	stateA(t, original, withSymbols)
+	helper := []string{os.Args[0]}
+	fz := &behavioural.Freezer{
+		Runner: behavioural.Runner{Repo: original, Original: original, Work: filepath.Join(root, "freeze")},
+		Decl:   d, Helper: helper, Provenance: behavioural.Provenance{StateA: "digest", Where: "host"},
+	}
+	rep, err := fz.Freeze(context.Background())
+	if err != nil {
+		t.Fatalf("freeze: %v", err)
+	}
+	if len(rep.Written) != len(d.Modules) {
+		t.Errorf("wrote %d truth files for %d modules", len(rep.Written), len(d.Modules))
+	}
+	tr, err := behavioural.ReadTruth(behavioural.TruthPath(taskDir, "cmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]any{
+		"stdin/stdout": "2\n", "env/stdout": "hello world from <WORK>\n", "files/files": map[string]any{"out.txt": "sha256:" + sha("PAYLOAD\n")},
+		"where/stdout": "built at <BUILD>/prog, pid <N>\n", "fail/exit": 3.0, "fail/stderr": "no such thing\n", "b/stdout": "2\n",
+	} {
+		if diff := cmp.Diff(want, tr.Observations[id]); diff != "" {
+			t.Errorf("truth %s (-want +got):\n%s", id, diff)
+		}
+	}
+	web, _ := behavioural.ReadTruth(behavioural.TruthPath(taskDir, "web"))
+	if got := web.Observations["root/body"]; got != "you reached 127.0.0.1:<PORT> at <TIME>\n" {
+		t.Errorf("normalised body = %q", got)
+	}
+	if got := web.Observations["teapot/status"]; got != 418.0 {
+		t.Errorf("teapot status = %v", got)
+	}
+	prov, _ := behavioural.ReadTruth(behavioural.TruthPath(taskDir, "prov"))
+	if diff := cmp.Diff(map[string]any{"copied-source": true, "no-chmod": true}, prov.Observations); diff != "" {
+		t.Errorf("provenance truth (-want +got):\n%s", diff)
+	}
+	if _, ok := prov.Provenance.Toolchains["cp"]; !ok {
+		t.Errorf("toolchains = %v", prov.Provenance.Toolchains)
+	}
+
+	// The same tree as a submission: 1.0 everywhere but the provenance
+	// rule it breaks (it runs chmod, which the rule forbids).
+	stateA(t, sub, withSymbols)
+	check := func() *result.Stage {
+		t.Helper()
+		work := filepath.Join(root, "check-"+fmt.Sprint(time.Now().UnixNano()))
+		s, err := d.Suite(behavioural.ModeCheck, work, filepath.Join(taskDir, behavioural.TruthDir), helper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &behavioural.Runner{Repo: sub, Original: original, Work: work}
+		st, err := r.Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	failing, _ := checksByVerdict(check())
+	if diff := cmp.Diff([]string{"prov/no-chmod: chmod ran while the submission built: chmod +x prog"}, failing); diff != "" {
+		t.Errorf("identical submission (-want +got):\n%s", diff)
+	}
+
+	// One behaviour changed per kind.
+	changed := strings.NewReplacer(`wc -w`, `wc -l`, `exit 3`, `exit 4`, `"hello $WHO`, `"hi $WHO`).Replace(prog)
+	tree(t, sub, map[string]string{"prog.sh": changed, "variant": "b"})
+	if withSymbols {
+		tree(t, sub, map[string]string{"lib/t.c": strings.Replace(libSrc, "int tally_data = 3;", "", 1)})
+	}
+	failing, _ = checksByVerdict(check())
+	want := []string{
+		"cmd/stdin/stdout: want \"2\\n\", got \"1\\n\"",
+		"cmd/env/stdout: want \"hello world from <WORK>\\n\", got \"hi world from <WORK>\\n\"",
+		"cmd/fail/exit: want 3, got 4",
+		"cmd/b/stdout: want \"2\\n\", got \"1\\n\"",
+		"install/path:bin/prog: digest: want \"sha256:",
+		"web/root/headers: missing \"X-Variant: a\"; unexpected \"X-Variant: b\"",
+		"digests/${BUILD}/prog: want \"sha256:",
+		"prov/no-chmod: chmod ran while the submission built: chmod +x prog",
+	}
+	if withSymbols {
+		want = append(want, "abi/lib/libt.so: missing \"tally_data@ object\"")
+	}
+	if len(failing) != len(want) {
+		t.Errorf("failing checks:\n%s\nwant %d", strings.Join(failing, "\n"), len(want))
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(failing, func(f string) bool { return strings.HasPrefix(f, w) }) {
+			t.Errorf("no failing check starts with %q; failing:\n%s", w, strings.Join(failing, "\n"))
+		}
+	}
+}
+
+func sha(s string) string {
+	f := filepath.Join(os.TempDir(), fmt.Sprintf("srb-sha-%d", time.Now().UnixNano()))
+	os.WriteFile(f, []byte(s), 0o644)
+	defer os.Remove(f)
+	return strings.TrimPrefix(fileDigest(f), "sha256:")
+}
+
+// TestSchemaMatchesGo: every kind of #ModuleKinds has a Go params type
+// and back, and every field the schema declares for a kind is a JSON field
+// of its Go type (Decode refuses unknown fields, so a field added on one
+// side only would break every task using it).
+func TestSchemaMatchesGo(t *testing.T) {
+	v := cuecontext.New().CompileBytes(schema.TaskCUE())
+	if v.Err() != nil {
+		t.Fatal(v.Err())
+	}
+	kinds := v.LookupPath(cue.ParsePath("#ModuleKinds"))
+	it, err := kinds.Fields(cue.Definitions(false), cue.Optional(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for it.Next() {
+		name := it.Selector().Unquoted()
+		names = append(names, name)
+		gt, ok := Kinds()[name]
+		if !ok {
+			t.Errorf("kind %s has no Go params type in Kinds()", name)
+			continue
+		}
+		checkFields(t, name, it.Value(), reflect.TypeOf(gt).Elem())
+	}
+	for k := range Kinds() {
+		if !slices.Contains(names, k) {
+			t.Errorf("Go kind %s is not in #ModuleKinds", k)
+		}
+	}
+}
+
+func checkFields(t *testing.T, where string, v cue.Value, gt reflect.Type) {
+	t.Helper()
+	tags := map[string]reflect.Type{}
+	var collect func(reflect.Type)
+	collect = func(rt reflect.Type) {
+		for i := 0; i < rt.NumField(); i++ {
+			f := rt.Field(i)
+			if f.Anonymous {
+				collect(f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			tags[name] = f.Type
+		}
+	}
+	collect(gt)
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return // a disjunction (#Normaliser): checked through its Go type's use
+	}
+	for it.Next() {
+		name := it.Selector().Unquoted()
+		ft, ok := tags[name]
+		if !ok {
+			t.Errorf("%s.%s is in the schema but not in Go type %s", where, name, gt.Name())
+			continue
+		}
+		for ft.Kind() == reflect.Pointer || ft.Kind() == reflect.Slice {
+			ft = ft.Elem()
+		}
+		if ft.Kind() == reflect.Struct {
+			fv := it.Value()
+			if fv.IncompleteKind() == cue.ListKind {
+				fv = fv.LookupPath(cue.MakePath(cue.AnyIndex))
+			}
+			checkFields(t, where+"."+name, fv, ft)
+		}
+	}
+}
+
+func TestDifference(t *testing.T) {
+	for _, tt := range []struct {
+		want, got any
+		say       string
+	}{
+		{"1 3 14\n", "1 3 15\n", `want "1 3 14\n", got "1 3 15\n"`},
+		{"a\nb\n", "a\nc\n", `line 2: want "b\n", got "c\n"`},
+		{"a\n", "", `want "a\n", got nothing`},
+		{2.0, 1.0, "want 2, got 1"},
+		{map[string]any{"x": "1", "y": 2.0}, map[string]any{"x": "2", "z": true}, `x: want "1", got "2"; y: missing (want 2); z: unexpected true`},
+		{[]any{"a", "b"}, []any{"b", "c"}, `missing "a"; unexpected "c"`},
+		{[]any{"a", "b"}, []any{"b", "a"}, "the same items in another order"},
+	} {
+		if got := Difference(tt.want, tt.got); got != tt.say {
+			t.Errorf("Difference(%v, %v) = %s, want %s", tt.want, tt.got, got, tt.say)
+		}
+	}
+}
