@@ -49,8 +49,8 @@ func BenchmarkCommandCases(b *testing.B) {
 			b.Fatal(err)
 		}
 		m := &module{
-			plan:      &behavioural.Plan{Module: "bench", Kind: "command", Mode: behavioural.ModeRecord, TaskDir: dir},
-			kind:      k, work: work, suiteWork: suiteWork, result: filepath.Join(work, "result.json"),
+			plan: &behavioural.Plan{Module: "bench", Kind: "command", Mode: behavioural.ModeRecord, TaskDir: dir},
+			kind: k, work: work, suiteWork: suiteWork, result: filepath.Join(work, "result.json"),
 			log: os.Stderr, seen: map[string]bool{},
 			obs: behavioural.Observations{Values: map[string]any{}},
 		}
