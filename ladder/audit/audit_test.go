@@ -14,6 +14,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/internal/httpmock"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
@@ -372,4 +373,49 @@ func TestPathlessEvidenceDowngrade(t *testing.T) {
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// TestReviewsOverOpenAI runs stage 1 with the openai driver against a
+// fake endpoint: three reviews, the second surviving a 524 and a 429.
+func TestReviewsOverOpenAI(t *testing.T) {
+	reg := httpmock.New(t)
+	defer reg.Verify(t)
+	submitCall := func(gates []map[string]any) httpmock.Responder {
+		args, _ := json.Marshal(map[string]any{"summary": "Reviewed.", "gates": gates})
+		quoted, _ := json.Marshal(string(args))
+		return httpmock.JSON(`{"choices":[{"finish_reason":"tool_calls","message":{"role":"assistant","content":"Done.","tool_calls":[` +
+			`{"id":"call_9","type":"function","function":{"name":"submit_review","arguments":` + string(quoted) + `}}]}}],` +
+			`"usage":{"prompt_tokens":1000,"completion_tokens":50}}`)
+	}
+	const path = "/v1/chat/completions"
+	reg.Register("POST", path, submitCall(grounded()))
+	reg.Register("POST", path, httpmock.Status(524, "origin timed out"))
+	reg.Register("POST", path, httpmock.Status(429, `{"error":{"message":"rate limited"}}`))
+	reg.Register("POST", path, submitCall(grounded()))
+	reg.Register("POST", path, submitCall(passes()))
+	cfg := setup(t)
+	env := func(k string) (string, bool) {
+		if k == "OPENAI_API_KEY" {
+			return "sk-test", true
+		}
+		return "", false
+	}
+	cfg.NewDriver = func(int) (models.Driver, error) {
+		return models.New(models.Config{Driver: "openai", Model: "gpt-5.6-sol", Effort: "medium", Options: map[string]any{"base_url": reg.URL() + "/v1"}},
+			models.WithEnv(env), models.WithSleep(func(context.Context, time.Duration) error { return nil }))
+	}
+	st, c := check(t, cfg, "go-is-primary")
+	if c.Verdict != result.VerdictFail || st.Status != result.StatusOK {
+		t.Fatalf("check %+v", c)
+	}
+	s2 := st.Metadata["samples"].([]any)[1].(map[string]any)
+	if got := jsonOf(s2["usage"]); got != `{"calls":1,"driver":"openai","input_tokens":1000,"model":"gpt-5.6-sol","output_tokens":50,"reasoning_effort":"medium"}` {
+		t.Errorf("review 2 usage %s", got)
+	}
+	body := string(reg.Requests()[0].Body)
+	for _, want := range []string{`"reasoning_effort":"medium"`, `"name":"submit_review"`, `"name":"fetch_source"`, `[go-is-primary]  (REQUIRED)  Go does the counting`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("request lacks %s", want)
+		}
+	}
 }

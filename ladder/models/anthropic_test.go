@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/swe-refactor-bench/srb/ladder/models/internal/httpmock"
+	"github.com/swe-refactor-bench/srb/ladder/internal/httpmock"
 )
 
 // A streamed reply with a signed thinking block, prose, and a tool call

@@ -11,7 +11,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/models"
-	"github.com/swe-refactor-bench/srb/ladder/models/internal/httpmock"
+	"github.com/swe-refactor-bench/srb/ladder/internal/httpmock"
 )
 
 // sse is a streamed Anthropic reply making one tool call.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/swe-refactor-bench/srb/ladder/models/internal/httpmock"
+	"github.com/swe-refactor-bench/srb/ladder/internal/httpmock"
 )
 
 const oaToolCallBody = `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls",

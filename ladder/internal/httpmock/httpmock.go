@@ -1,7 +1,7 @@
 // Package httpmock is a registry of stubbed HTTP responses served on
-// 127.0.0.1, for the drivers' fake-server tests (cli/cli's
-// pkg/httpmock, served over a real socket so the drivers' own transport,
-// streaming and timeouts are exercised). Each stub answers one request, in
+// 127.0.0.1, for tests that talk to fake model endpoints: the drivers'
+// and the stages' (cli/cli's pkg/httpmock, served over a real socket so
+// the drivers' own transport, streaming and timeouts are exercised). Each stub answers one request, in
 // registration order per route; Verify fails the test when a stub was
 // never used, and a request no stub matches fails it at once.
 package httpmock
