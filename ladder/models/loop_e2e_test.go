@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
-	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/internal/httpmock"
+	"github.com/swe-refactor-bench/srb/ladder/models"
 )
 
 // sse is a streamed Anthropic reply making one tool call.
