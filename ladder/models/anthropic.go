@@ -129,20 +129,13 @@ func (d *anthropic) readStream(resp *response, url string) (*Turn, error) {
 	sawStop := false
 	sc := bufio.NewScanner(resp)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	event := ""
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		switch {
-		case line == "":
-			event = ""
-			continue
-		case strings.HasPrefix(line, "event:"):
-			event = strings.TrimSpace(line[len("event:"):])
-			continue
-		case !strings.HasPrefix(line, "data:"):
-			continue
+	events := sseReader{sc: sc}
+	for {
+		event, chunk, ok := events.next()
+		if !ok {
+			break
 		}
-		chunk := strings.TrimSpace(line[len("data:"):])
+		chunk = strings.TrimSpace(chunk)
 		if chunk == "" || chunk == "[DONE]" {
 			continue
 		}
@@ -295,6 +288,38 @@ func (d *anthropic) turnOf(blocks []map[string]any, stop string, usage map[strin
 		turn.Credits = f
 	}
 	return turn, nil
+}
+
+// sseReader splits a server-sent event stream into events: "event:" names
+// one, its "data:" lines are joined by newlines, and a blank line (or the
+// end of the stream) dispatches it; comment lines (":") and other fields
+// are ignored.
+type sseReader struct{ sc *bufio.Scanner }
+
+func (r *sseReader) next() (event, data string, ok bool) {
+	var lines []string
+	for r.sc.Scan() {
+		line := strings.TrimSuffix(r.sc.Text(), "\r")
+		if line == "" {
+			if lines != nil {
+				return event, strings.Join(lines, "\n"), true
+			}
+			event = ""
+			continue
+		}
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "event":
+			event = value
+		case "data":
+			lines = append(lines, value)
+		}
+	}
+	if lines != nil {
+		return event, strings.Join(lines, "\n"), true
+	}
+	return "", "", false
 }
 
 func mergeUsage(dst map[string]any, src any) {

@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -256,5 +258,30 @@ func TestAnthropicWholeMessageFromAGateway(t *testing.T) {
 	want := []ToolCall{{ID: "toolu_9", Name: "list_dir", Arguments: map[string]any{"path": "original:"}}}
 	if diff := cmp.Diff(want, turn.ToolCalls); diff != "" || turn.Text != "Listing." || turn.InputTokens != 50 || len(sl.got) != 1 {
 		t.Errorf("turn %+v (-want +got calls):\n%s", turn, diff)
+	}
+}
+
+// Server-sent events as the spec allows them: comments, a data field split
+// over lines, no space after the colon, CRLF line ends.
+func TestAnthropicSSEFraming(t *testing.T) {
+	reg := httpmock.New(t)
+	defer reg.Verify(t)
+	reg.Register("POST", "/v1/messages", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("content-type", "text/event-stream")
+		io.WriteString(w, ": keep-alive\r\n\r\n"+
+			"event: message_start\r\ndata:{\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":3}}}\r\n\r\n"+
+			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\n"+
+			"data: \"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"split\"}}\n\n"+
+			"data: {\"type\":\"content_block_stop\",\"index\":0}\n\n"+
+			"data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"}}\n\n"+
+			"data: {\"type\":\"message_stop\"}")
+	})
+	d, _ := newDriver(t, anthropicConfig(reg, map[string]any{"retries": 0.0}), env{"ANTHROPIC_API_KEY": "k"})
+	turn, err := d.Complete(context.Background(), conversation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turn.Text != "split" || turn.StopReason != "end_turn" || turn.InputTokens != 3 {
+		t.Errorf("turn %+v", turn)
 	}
 }
