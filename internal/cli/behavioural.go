@@ -169,6 +169,12 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 		Log: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }}
 	st, err := r.Run(ctx, suite)
 	printStage(opts.IO, st)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The stage's clock: what finished is published and the rest is
+		// unreached (charged), which is a result, not a fault.
+		fmt.Fprintf(opts.IO.ErrOut, "srb: behavioural: the stage reached its %d s budget; unfinished modules are recorded as such\n", t.Timeouts.Behavioural)
+		return nil
+	}
 	if err != nil {
 		return couldNotRun(err)
 	}

@@ -380,3 +380,56 @@ func TestDifference(t *testing.T) {
 		}
 	}
 }
+
+// A declarative module that reaches its deadline stops starting cases,
+// writes what it observed and says "timeout"; the runner keeps every
+// check recorded before the deadline, and a hung case is killed at its
+// own timeout without holding up the module.
+func TestHelperDeadline(t *testing.T) {
+	root := t.TempDir()
+	taskDir, original := filepath.Join(root, "task"), filepath.Join(root, "a")
+	tree(t, original, map[string]string{"prog.sh": prog})
+	tree(t, taskDir, map[string]string{"README": "a task\n"})
+	var cases []any
+	cases = append(cases, map[string]any{"id": "hang", "argv": []string{"/bin/sleep", "60"}, "timeout_sec": 1})
+	for i := range 20 {
+		cases = append(cases, map[string]any{"id": fmt.Sprintf("slow%02d", i), "argv": []string{"/bin/sleep", "0.3"}})
+	}
+	d := &behavioural.Declaration{
+		Task: "t", TaskDir: taskDir,
+		Configurations: map[string]behavioural.Configuration{"default": {Original: [][]string{{"true"}}}},
+		Modules: []behavioural.DeclaredModule{
+			{ID: "build", Kind: "build", About: "b", Weight: 1, Timeout: time.Minute, Params: raw(BuildParams{})},
+			{ID: "slow", Kind: "command", About: "s", Weight: 1, Timeout: 4 * time.Second,
+				Params: raw(map[string]any{"cases": cases, "parallel": false, "compare": []string{"exit"}})},
+		},
+	}
+	work := filepath.Join(root, "work")
+	s, err := d.Suite(behavioural.ModeRecord, work, "", []string{os.Args[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &behavioural.Runner{Repo: original, Work: work, Grace: time.Second}
+	start := time.Now()
+	st, err := r.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("the suite took %s; the module's budget is 4 s", took)
+	}
+	u := st.Unit("slow")
+	if u.Status != result.UnitTimeout || !strings.Contains(u.Summary, "stopped at the module's deadline after") {
+		t.Errorf("unit %s: %s", u.Status, u.Summary)
+	}
+	checks := st.ChecksOf("slow")
+	if len(checks) < 3 || checks[0].ID != "slow/hang/exit" {
+		t.Fatalf("checks kept: %d (%v)", len(checks), checks)
+	}
+	tr := map[string]any{}
+	b, _ := os.ReadFile(filepath.Join(work, "slow", "observations.json"))
+	json.Unmarshal(b, &tr)
+	if got := tr["values"].(map[string]any)["hang/exit"]; got != "timeout" {
+		t.Errorf("the hung case observed %v, want timeout", got)
+	}
+}
