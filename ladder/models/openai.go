@@ -176,9 +176,10 @@ func toOpenAIMessages(messages []Message) []map[string]any {
 			}
 		}
 		if m.Role == "assistant" {
-			entry := map[string]any{"role": "assistant", "content": nil}
-			if s := strings.Join(text, "\n"); s != "" {
-				entry["content"] = s
+			// content may be null only beside tool calls.
+			entry := map[string]any{"role": "assistant", "content": strings.Join(text, "\n")}
+			if entry["content"] == "" && len(calls) > 0 {
+				entry["content"] = nil
 			}
 			if len(calls) > 0 {
 				entry["tool_calls"] = calls

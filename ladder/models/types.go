@@ -185,6 +185,7 @@ type Turn struct {
 // Blocks returns the assistant message content that echoes t: the
 // provider's own blocks when it gave any, else text and tool_use blocks
 // rebuilt from the turn (HARNESS.md §4.0, agentloop._assistant_blocks).
+// A turn with neither is echoed as the text "(no answer)".
 func (t *Turn) Blocks() []Block {
 	if len(t.Raw) > 0 {
 		return t.Raw
@@ -197,7 +198,8 @@ func (t *Turn) Blocks() []Block {
 		out = append(out, Block{Type: BlockToolUse, ID: c.ID, Name: c.Name, Input: c.Arguments})
 	}
 	if len(out) == 0 {
-		out = []Block{TextBlock("")}
+		// Endpoints refuse an empty text block; the turn said nothing.
+		out = []Block{TextBlock("(no answer)")}
 	}
 	return out
 }
