@@ -58,7 +58,7 @@ const (
 // (audit, adjudicator, adversary). Effort is one of [Efforts] or "".
 // Options are the position's driver options; every driver takes
 // max_tokens, temperature, timeout_sec, retries and extra_headers, and
-// the rest is per driver (docs/LADDER.md "Driver options"). An option a
+// the rest is per driver (docs/LADDER.md "Drivers"). An option a
 // driver does not take is an error naming the ones it does.
 type Config struct {
 	Driver  string
