@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -87,7 +88,7 @@ func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
 			if opts.Results == "" {
 				return &usageError{err: errors.New("--results DIR is required")}
 			}
-			if opts.Driver != "" && !containsString(models.DriverNames(), opts.Driver) {
+			if opts.Driver != "" && !slices.Contains(models.DriverNames(), opts.Driver) {
 				return &usageError{err: fmt.Errorf("--driver %s: known drivers are %s", opts.Driver, strings.Join(models.DriverNames(), ", "))}
 			}
 			if len(opts.Scripts) > 0 && opts.Driver != models.DriverScripted {
@@ -108,15 +109,6 @@ func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Model, "model", "", "override the task's model name")
 	fl.StringArrayVar(&opts.Scripts, "script", nil, "a scripted review's turns (JSON); repeat for review 2, 3, …")
 	return cmd
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func runAudit(ctx context.Context, opts *AuditOptions) error {
