@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/spf13/cobra"
+)
+
+// TestNewCmdBehavioural parses argv into BehaviouralOptions through runF,
+// or fails with the exact usage error.
+func TestNewCmdBehavioural(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		want    BehaviouralOptions
+		wantErr string
+	}{
+		{args: []string{"t", "--submission", "s", "--results", "r"}, want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r"}},
+		{args: []string{"t", "--submission=s", "--results=r", "--helper", "h", "--keep-work", "w", "--original", "o"},
+			want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r", Helper: "h", KeepWork: "w", Original: "o"}},
+		{args: []string{"t", "--results", "r"}, wantErr: "behavioural: --submission and --results are required"},
+		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "accepts 1 arg(s), received 0"},
+	} {
+		var got *BehaviouralOptions
+		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
+		cmd := NewCmdBehavioural(f, func(o *BehaviouralOptions) error { got = o; return nil })
+		checkCmd(t, c.args, cmd, c.wantErr)
+		if c.wantErr == "" && got != nil {
+			if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(BehaviouralOptions{}, "IO", "Now")); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", c.args, diff)
+			}
+		}
+	}
+}
+
+// TestNewCmdFreeze parses argv into FreezeOptions through runF.
+func TestNewCmdFreeze(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		want    FreezeOptions
+		wantErr string
+	}{
+		{args: []string{"t"}, want: FreezeOptions{Task: "t"}},
+		{args: []string{"t", "--keep-work", "w", "--helper", "h"}, want: FreezeOptions{Task: "t", KeepWork: "w", Helper: "h"}},
+		{args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
+	} {
+		var got *FreezeOptions
+		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
+		cmd := NewCmdFreeze(f, func(o *FreezeOptions) error { got = o; return nil })
+		checkCmd(t, c.args, cmd, c.wantErr)
+		if c.wantErr == "" && got != nil {
+			if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(FreezeOptions{}, "IO", "Now")); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", c.args, diff)
+			}
+		}
+	}
+}
+
+// checkCmd runs cmd with args: a usage error with exactly wantErr, or no
+// error when wantErr is "".
+func checkCmd(t *testing.T, args []string, cmd *cobra.Command, wantErr string) {
+	t.Helper()
+	cmd.SetArgs(args)
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	err := cmd.ExecuteContext(context.Background())
+	switch {
+	case wantErr == "" && err != nil:
+		t.Errorf("%q: %v", args, err)
+	case wantErr != "" && (err == nil || err.Error() != wantErr):
+		t.Errorf("%q: error %v, want %q", args, err, wantErr)
+	case wantErr != "" && !isUsageError(err):
+		t.Errorf("%q: %T is not a usage error (exit 1)", args, err)
+	}
+}
