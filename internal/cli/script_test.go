@@ -55,8 +55,9 @@ func TestScript(t *testing.T) {
 					return nil
 				},
 				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-					"fixture": cmdFixture(repo),
-					"replace": cmdReplace,
+					"fixture":    cmdFixture(repo),
+					"replace":    cmdReplace,
+					"fake-model": cmdFakeModel,
 				},
 			})
 		})
