@@ -37,6 +37,8 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdReport(f, nil),
 		NewCmdTelemetry(f, nil),
 		NewCmdFetch(f, nil),
+		NewCmdBuild(f, nil),
+		NewCmdDoctor(f, nil),
 		NewCmdFreeze(f, nil),
 		NewCmdBehavioural(f, nil),
 		NewCmdHelper(f, nil),

@@ -235,17 +235,28 @@ type Adversary struct {
 	Unrestricted bool   `json:"unrestricted"`
 }
 
-// Images declares the base filesystem and the four stage images.
+// Images declares the base filesystem and the four stage images
+// (docs/SCHEMA.md "images"); internal/image compiles them.
 type Images struct {
-	Base         Base       `json:"base"`
-	Agent        StageImage `json:"agent"`
-	Audit        StageImage `json:"audit"`
-	Behavioural  StageImage `json:"behavioural"`
-	Verification StageImage `json:"verification"`
+	// SourceDateEpoch is SOURCE_DATE_EPOCH, in seconds, for every layer srb adds.
+	SourceDateEpoch int64      `json:"source_date_epoch"`
+	Base            Base       `json:"base"`
+	Stacks          Stacks     `json:"stacks"`
+	Agent           StageImage `json:"agent"`
+	Audit           StageImage `json:"audit"`
+	Behavioural     StageImage `json:"behavioural"`
+	Verification    StageImage `json:"verification"`
+}
+
+// Stacks names the old and the new stack's tools as capabilities; the
+// stage images' capability defaults derive from them.
+type Stacks struct {
+	Old []string `json:"old"`
+	New []string `json:"new"`
 }
 
 // Base is the base filesystem: kind debootstrap (suite, mirror, packages,
-// sha256) or registry (ref pinned by digest).
+// sha256: the tree digest) or registry (ref pinned by digest).
 type Base struct {
 	Kind     string   `json:"kind"`
 	Suite    string   `json:"suite,omitempty"`
@@ -256,13 +267,36 @@ type Base struct {
 }
 
 // StageImage is what one stage image adds and what it must have and lack.
+// A capability is a command ("gcc"), "pkg:NAME" or "path:/abs".
 type StageImage struct {
-	Packages []string `json:"packages"`
-	Go       []string `json:"go"`
-	NPM      []string `json:"npm"`
+	Packages []string `json:"packages"` // Debian, name=version
+	Go       []string `json:"go"`       // Go toolchain versions
+	NPM      []string `json:"npm"`      // name@version
 	MustHave []string `json:"must_have"`
 	MustLack []string `json:"must_lack"`
+	// Observe lists old-stack commands kept in the image behind a
+	// recording wrapper (capability by observation, not absence).
+	Observe []string `json:"observe"`
 }
+
+// Stage returns the declaration of the stage image named name (agent,
+// audit, behavioural, verification), or nil.
+func (im *Images) Stage(name string) *StageImage {
+	switch name {
+	case "agent":
+		return &im.Agent
+	case "audit":
+		return &im.Audit
+	case "behavioural":
+		return &im.Behavioural
+	case "verification":
+		return &im.Verification
+	}
+	return nil
+}
+
+// StageNames are the four stage images, in build order.
+var StageNames = []string{"agent", "audit", "behavioural", "verification"}
 
 // Timeouts are stage budgets and the verifier ceiling, in seconds.
 type Timeouts struct {

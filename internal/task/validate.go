@@ -54,6 +54,7 @@ func Validate(dir string) *Report {
 		v.ladderBudget,
 		v.layout,
 		v.counts,
+		v.imagesDistinct, v.imagesLackInstalled, v.imagesExactVersions,
 	} {
 		rule()
 	}

@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/buildkit/client"
+	_ "github.com/moby/buildkit/client/connhelper/dockercontainer" // docker-container:// addresses
+	_ "github.com/moby/buildkit/client/connhelper/kubepod"         // kube-pod:// addresses
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/internal/image"
+	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+const buildDoc = `Compile a task's image declarations to BuildKit LLB and build its stage images.
+
+For each TASK (a task folder or an id under ./tasks; default: every task
+under ./tasks), srb compiles the four stage images declared under images
+— agent, audit, behavioural, verification — from the pinned base, the
+declared Debian packages, Go toolchains and npm packages, State A, srb's
+helper and the task's assets, and builds them on buildkitd. No Dockerfile
+is involved. Each image's capability probes run as part of its build: a
+capability it must have and lacks, or must lack and has, fails the build
+with the capability and the task field named (exit 2).
+
+srb build writes tasks/<id>/images.lock: every image's digest and the
+digests of its inputs. --verify rebuilds with no cache and compares with
+the lockfile; a digest that moved fails (exit 2), naming the image and the
+input that moved.
+
+BuildKit is addressed by --buildkit, else BUILDKIT_HOST, else
+unix:///run/buildkit/buildkitd.sock (unix://, tcp://, docker-container://
+and kube-pod:// URLs). --load loads the images into Docker (DOCKER_HOST) as
+srb/<task id>:<stage>; --push REF pushes them to REF:<task id>-<stage>.
+The base, toolchains and starting trees are made once under the cache
+(--cache, $SRB_CACHE, else the user cache dir's srb) in images/.
+scripts/engines.sh installs and starts the engines; srb doctor says what
+is missing.
+
+Examples:
+  srb build lang90-tally-c-to-go
+  srb build lang90-tally-c-to-go --stage behavioural --load
+  srb build lang90-tally-c-to-go --verify
+  BUILDKIT_HOST=tcp://builder:1234 srb build --progress plain`
+
+// BuildOptions are the inputs of srb build.
+type BuildOptions struct {
+	IO     IOStreams
+	Getwd  func() (string, error)
+	Tasks  []string
+	Stages []string
+	// BuildKit is the buildkitd address; "" means BUILDKIT_HOST, else
+	// image.DefaultBuildKitHost.
+	BuildKit string
+	Progress string
+	Load     bool
+	Push     string
+	Verify   bool
+	Cache    string
+	JSON     bool
+	// Dial connects to buildkitd; nil uses image.Dial.
+	Dial func(ctx context.Context, addr string) (*client.Client, *client.Info, error)
+	// Engine connects to Docker for --load; nil uses engine.NewDocker.
+	Engine func() (engine.Runner, error)
+}
+
+// NewCmdBuild builds `srb build`.
+func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
+	opts := &BuildOptions{IO: f.IO, Getwd: f.Getwd}
+	cmd := &cobra.Command{
+		Use:   "build [TASK...]",
+		Short: "Build a task's stage images and write or verify its images.lock",
+		Long:  buildDoc,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Tasks = args
+			for _, s := range opts.Stages {
+				if (&task.Images{}).Stage(s) == nil {
+					return &usageError{err: fmt.Errorf("--stage %s: want one of %s", s, strings.Join(task.StageNames, ", "))}
+				}
+			}
+			switch opts.Progress {
+			case "auto", "tty", "plain", "quiet", "rawjson":
+			default:
+				return &usageError{err: fmt.Errorf("--progress %s: want auto, tty, plain, quiet or rawjson", opts.Progress)}
+			}
+			if opts.Verify && (opts.Load || opts.Push != "") {
+				return &usageError{err: errors.New("--verify rebuilds to compare: it does not take --load or --push")}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runBuild(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringSliceVar(&opts.Stages, "stage", nil, "build only these stage images (agent, audit, behavioural, verification)")
+	cmd.Flags().StringVar(&opts.BuildKit, "buildkit", "", "buildkitd address (default $BUILDKIT_HOST, else "+image.DefaultBuildKitHost+")")
+	cmd.Flags().StringVar(&opts.Progress, "progress", "auto", "progress display: auto, tty, plain, quiet or rawjson")
+	cmd.Flags().BoolVar(&opts.Load, "load", false, "load the images into Docker (DOCKER_HOST)")
+	cmd.Flags().StringVar(&opts.Push, "push", "", "push the images to this repository, tagged <task id>-<stage>")
+	cmd.Flags().BoolVar(&opts.Verify, "verify", false, "rebuild with no cache and fail on any digest that moved from images.lock")
+	cmd.Flags().StringVar(&opts.Cache, "cache", "", "the cache folder (default $SRB_CACHE, else the user cache dir's srb)")
+	addJSONFlag(cmd, &opts.JSON)
+	return cmd
+}
+
+// buildReport is what srb build --json prints per task.
+type buildReport struct {
+	Task     string              `json:"task"`
+	Lock     *image.Lock         `json:"lock,omitempty"`
+	Seconds  map[string]float64  `json:"seconds,omitempty"`
+	Verified bool                `json:"verified,omitempty"`
+	Drift    []string            `json:"drift,omitempty"`
+	Error    string              `json:"error,omitempty"`
+	Loaded   map[string][]string `json:"loaded,omitempty"`
+}
+
+func buildKitAddr(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if h := os.Getenv("BUILDKIT_HOST"); h != "" {
+		return h
+	}
+	return image.DefaultBuildKitHost
+}
+
+func runBuild(ctx context.Context, opts *BuildOptions) error {
+	dirs, err := resolveTasks(opts.Tasks)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	cacheDir := opts.Cache
+	if cacheDir == "" {
+		if cacheDir, err = source.DefaultCacheDir(); err != nil {
+			return couldNotRun(err)
+		}
+	}
+	var tasks []*task.Task
+	for _, d := range dirs {
+		t, problems := task.Load(d)
+		if len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
+			}
+			return silent(ExitBadTask, fmt.Errorf("%s: %d problem(s); run srb validate", d, len(problems)))
+		}
+		tasks = append(tasks, t)
+	}
+	dial := opts.Dial
+	if dial == nil {
+		dial = image.Dial
+	}
+	addr := buildKitAddr(opts.BuildKit)
+	bk, info, err := dial(ctx, addr)
+	if err != nil {
+		return couldNotRun(fmt.Errorf("build: %w (scripts/engines.sh starts buildkitd; srb doctor says what is missing)", err))
+	}
+	defer bk.Close()
+	var docker engine.Runner
+	if opts.Load {
+		newEngine := opts.Engine
+		if newEngine == nil {
+			newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+		}
+		if docker, err = newEngine(); err != nil {
+			return couldNotRun(fmt.Errorf("build: %w", err))
+		}
+	}
+	logf := func(format string, args ...any) {
+		if !opts.JSON {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...)
+		}
+	}
+	var reports []buildReport
+	drifted, capFailed := 0, 0
+	for _, t := range tasks {
+		r := buildReport{Task: t.ID}
+		start := time.Now()
+		in, err := image.Prepare(ctx, t, image.PrepareOptions{
+			Root: filepath.Join(cacheDir, "images"), Cache: &source.Cache{Dir: cacheDir}, Recheck: opts.Verify, Log: logf,
+		})
+		if err != nil {
+			return couldNotRun(fmt.Errorf("build %s: %w", t.ID, err))
+		}
+		b := &image.Builder{Client: bk, Progress: opts.IO.ErrOut, Mode: opts.Progress}
+		if opts.JSON && opts.Progress == "auto" {
+			b.Progress = nil
+		}
+		bo := image.BuildOptions{Stages: opts.Stages, NoCache: opts.Verify, Push: opts.Push}
+		loaded := map[string][]string{}
+		var loadedMu sync.Mutex
+		loadErrs := make(chan error, len(task.StageNames))
+		if docker != nil {
+			bo.Load = func(ctx context.Context, stage string) (io.WriteCloser, error) {
+				pr, pw := io.Pipe()
+				go func() {
+					names, err := docker.Load(ctx, pr)
+					pr.CloseWithError(err)
+					loadedMu.Lock()
+					loaded[stage] = names
+					loadedMu.Unlock()
+					loadErrs <- err
+				}()
+				return pw, nil
+			}
+		}
+		built, err := b.Build(ctx, t, in, bo)
+		var ce *image.CapabilityError
+		switch {
+		case err != nil && errors.As(err, &ce):
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
+			r.Error = err.Error()
+			reports = append(reports, r)
+			capFailed++
+			continue
+		case err != nil:
+			return couldNotRun(fmt.Errorf("%s: %w", t.ID, err))
+		}
+		if docker != nil {
+			for range built {
+				if lerr := <-loadErrs; lerr != nil {
+					return couldNotRun(fmt.Errorf("%s: %w", t.ID, lerr))
+				}
+			}
+			r.Loaded = loaded
+		}
+		lock := image.NewLock(t, info.BuildkitVersion.Version, in, built)
+		r.Seconds = map[string]float64{"total": time.Since(start).Seconds()}
+		for _, bt := range built {
+			r.Seconds[bt.Stage] = bt.Elapsed.Seconds()
+		}
+		if opts.Verify {
+			want, err := image.ReadLock(t.Dir)
+			if err != nil {
+				if errors.Is(err, image.ErrNoLock) {
+					return badTask(fmt.Errorf("%s: nothing to verify: %w; run srb build %s first", t.ID, err, t.ID))
+				}
+				return badTask(err)
+			}
+			if len(opts.Stages) > 0 {
+				want = onlyStages(want, opts.Stages)
+			}
+			for _, d := range image.Compare(want, lock) {
+				r.Drift = append(r.Drift, d.String())
+			}
+			r.Verified = len(r.Drift) == 0
+			if !r.Verified {
+				drifted++
+			}
+		} else {
+			if len(opts.Stages) > 0 {
+				if old, err := image.ReadLock(t.Dir); err == nil {
+					lock = mergeLock(old, lock)
+				}
+			}
+			if err := image.WriteLock(t.Dir, lock); err != nil {
+				return couldNotRun(err)
+			}
+		}
+		r.Lock = lock
+		reports = append(reports, r)
+	}
+	if opts.JSON {
+		if err := writeJSON(opts.IO.Out, reports); err != nil {
+			return couldNotRun(err)
+		}
+	} else {
+		for _, r := range reports {
+			printBuild(opts.IO.Out, r, opts)
+		}
+	}
+	switch {
+	case capFailed > 0:
+		return silent(ExitBadTask, fmt.Errorf("%d task(s) failed their capability probes", capFailed))
+	case drifted > 0:
+		return silent(ExitBadTask, fmt.Errorf("%d task(s) did not reproduce their lockfile", drifted))
+	}
+	return nil
+}
+
+func printBuild(w io.Writer, r buildReport, opts *BuildOptions) {
+	if r.Lock == nil {
+		return
+	}
+	for _, s := range task.StageNames {
+		im, ok := r.Lock.Images[s]
+		if !ok {
+			continue
+		}
+		line := fmt.Sprintf("%s: %-12s %s", r.Task, s, im.Digest)
+		if names := r.Loaded[s]; len(names) > 0 {
+			line += " loaded as " + strings.Join(names, ", ")
+		}
+		fmt.Fprintln(w, line)
+	}
+	switch {
+	case opts.Verify && r.Verified:
+		fmt.Fprintf(w, "%s: verified: every digest reproduced with no cache (%.1fs)\n", r.Task, r.Seconds["total"])
+	case opts.Verify:
+		for _, d := range r.Drift {
+			fmt.Fprintf(w, "%s: %s\n", r.Task, d)
+		}
+	default:
+		fmt.Fprintf(w, "%s: wrote %s (%.1fs)\n", r.Task, image.LockName, r.Seconds["total"])
+	}
+}
+
+// onlyStages keeps the images of l that are in stages.
+func onlyStages(l *image.Lock, stages []string) *image.Lock {
+	c := *l
+	c.Images = map[string]image.LockImage{}
+	for _, s := range stages {
+		if im, ok := l.Images[s]; ok {
+			c.Images[s] = im
+		}
+	}
+	return &c
+}
+
+// mergeLock puts the images and inputs of now over old.
+func mergeLock(old, now *image.Lock) *image.Lock {
+	m := *now
+	m.Images = map[string]image.LockImage{}
+	m.Inputs = map[string]image.LockInput{}
+	for k, v := range old.Images {
+		m.Images[k] = v
+	}
+	for k, v := range old.Inputs {
+		m.Inputs[k] = v
+	}
+	for k, v := range now.Images {
+		m.Images[k] = v
+	}
+	for k, v := range now.Inputs {
+		m.Inputs[k] = v
+	}
+	return &m
+}

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestNewCmdBuild parses argv into BuildOptions through runF, or fails
+// with the exact usage error.
+func TestNewCmdBuild(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		want    BuildOptions
+		wantErr string
+	}{
+		{args: nil, want: BuildOptions{Progress: "auto"}},
+		{args: []string{"t1", "--stage", "agent,audit", "--load"}, want: BuildOptions{Tasks: []string{"t1"}, Stages: []string{"agent", "audit"}, Progress: "auto", Load: true}},
+		{args: []string{"--verify", "--buildkit", "tcp://b:1234", "--progress", "plain", "--json"}, want: BuildOptions{Verify: true, BuildKit: "tcp://b:1234", Progress: "plain", JSON: true}},
+		{args: []string{"--push", "127.0.0.1:5000/srb", "--cache", "/c"}, want: BuildOptions{Push: "127.0.0.1:5000/srb", Progress: "auto", Cache: "/c"}},
+		{args: []string{"--stage", "compile"}, wantErr: "--stage compile: want one of agent, audit, behavioural, verification"},
+		{args: []string{"--verify", "--push", "r"}, wantErr: "--verify rebuilds to compare: it does not take --load or --push"},
+		{args: []string{"--progress", "fancy"}, wantErr: "--progress fancy: want auto, tty, plain, quiet or rawjson"},
+	} {
+		var got *BuildOptions
+		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
+		cmd := NewCmdBuild(f, func(o *BuildOptions) error { got = o; return nil })
+		cmd.SetArgs(c.args)
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		err := cmd.ExecuteContext(context.Background())
+		if c.wantErr != "" {
+			if err == nil || err.Error() != c.wantErr {
+				t.Errorf("%q: error %v, want %q", c.args, err, c.wantErr)
+			}
+			if !isUsageError(err) {
+				t.Errorf("%q: %T is not a usage error (exit 1)", c.args, err)
+			}
+			continue
+		}
+		if err != nil || got == nil {
+			t.Fatalf("%q: err %v, runF called %v", c.args, err, got != nil)
+		}
+		if d := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(BuildOptions{}, "IO", "Getwd", "Dial", "Engine"), cmpopts.EquateEmpty()); d != "" {
+			t.Errorf("%q: options (-want +got):\n%s", c.args, d)
+		}
+	}
+}

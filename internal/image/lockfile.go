@@ -1,0 +1,209 @@
+package image
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+// LockName is the lockfile's name inside a task folder.
+const LockName = "images.lock"
+
+// LockSchema identifies the lockfile format.
+const LockSchema = "srb.images-lock/1"
+
+// Lock is a task's image lockfile (tasks/<id>/images.lock): per image its
+// digest and the digests of every input it was made from. srb build
+// writes it; srb build --verify rebuilds with no cache and compares.
+type Lock struct {
+	Schema string `json:"schema"`
+	Task   string `json:"task"`
+	// TaskCommit is the last commit of the task folder when it was built.
+	TaskCommit      string `json:"task_commit"`
+	SourceDateEpoch int64  `json:"source_date_epoch"`
+	// BuildKit is the buildkitd version that built the images; layer
+	// compression belongs to it, so digests are compared across the same
+	// version.
+	BuildKit string `json:"buildkit"`
+	// Inputs describes every input by name: what it is and its digest.
+	Inputs map[string]LockInput `json:"inputs"`
+	// Images maps a stage to its image.
+	Images map[string]LockImage `json:"images"`
+}
+
+// LockInput is one input: what it is, and its digest.
+type LockInput struct {
+	About  string `json:"about"`
+	Digest string `json:"digest"`
+}
+
+// LockImage is one built image.
+type LockImage struct {
+	// Digest is the image manifest's digest.
+	Digest string `json:"digest"`
+	// LLB is the digest of the compiled graph's head vertex.
+	LLB string `json:"llb"`
+	// Inputs maps each input the image was made from to its digest; the
+	// "packages" input is the sha256 of the installed Debian packages'
+	// sorted name=version list, as the probes read it.
+	Inputs map[string]string `json:"inputs"`
+}
+
+// NewLock records the built images of a task and the inputs they used.
+func NewLock(t *task.Task, buildkit string, in *Inputs, built []*Built) *Lock {
+	l := &Lock{Schema: LockSchema, Task: t.ID, TaskCommit: in.TaskCommit, SourceDateEpoch: t.Images.SourceDateEpoch, BuildKit: buildkit,
+		Inputs: map[string]LockInput{}, Images: map[string]LockImage{}}
+	all := InputsByName(in)
+	for _, b := range built {
+		im := LockImage{Digest: b.Digest, LLB: b.LLB, Inputs: map[string]string{}}
+		for _, n := range StageInputs(t, b.Stage) {
+			if x, ok := all[n]; ok {
+				im.Inputs[n] = x.Digest
+				l.Inputs[n] = LockInput{About: x.About, Digest: x.Digest}
+			}
+		}
+		if b.Probed != nil {
+			im.Inputs["packages"] = b.Probed.PackagesDigest
+		}
+		l.Images[b.Stage] = im
+	}
+	return l
+}
+
+// InputsByName lists in's inputs by the names the lockfile uses: base,
+// go<version>, state-a, assets, helper (absent until ./cmd/srb-helper
+// exists), files-<stage>, notice.
+func InputsByName(in *Inputs) map[string]Input {
+	m := map[string]Input{"base": in.Base, "state-a": in.StateA}
+	for v, g := range in.Go {
+		m["go"+v] = g
+	}
+	if in.Assets != nil {
+		m["assets"] = *in.Assets
+	}
+	if in.Helper != nil {
+		m["helper"] = *in.Helper
+	}
+	for st, f := range in.Files {
+		m["files-"+st] = f
+	}
+	m["notice"] = Input{Name: "notice", Digest: sha256Hex(in.Notice), About: "the task's NOTICE entry"}
+	return m
+}
+
+// StageInputs names the inputs the image of stage is made from: the
+// base, its Go toolchains, State A (the agent's tree, and every image's
+// label), the NOTICE entry, and for the behavioural and verification
+// images the task's assets and srb's helper.
+func StageInputs(t *task.Task, stage string) []string {
+	names := []string{"base", "state-a", "notice", "files-" + stage}
+	for _, v := range t.Images.Stage(stage).Go {
+		names = append(names, "go"+v)
+	}
+	if stage == "behavioural" || stage == "verification" {
+		names = append(names, "assets", "helper")
+	}
+	return names
+}
+
+// WriteLock writes l to dir/images.lock (indented JSON, keys sorted,
+// trailing newline), atomically.
+func WriteLock(dir string, l *Lock) error {
+	b, err := json.MarshalIndent(l, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write lock: %w", err)
+	}
+	b = append(b, '\n')
+	path := filepath.Join(dir, LockName)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write lock: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write lock: %w", err)
+	}
+	return nil
+}
+
+// ErrNoLock is returned by ReadLock when the task has no lockfile.
+var ErrNoLock = errors.New("no lockfile")
+
+// ReadLock reads dir/images.lock.
+func ReadLock(dir string) (*Lock, error) {
+	path := filepath.Join(dir, LockName)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read lock: %s: %w", path, ErrNoLock)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read lock: %w", err)
+	}
+	var l Lock
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return nil, fmt.Errorf("read lock: %s: %w", path, err)
+	}
+	if l.Schema != LockSchema {
+		return nil, fmt.Errorf("read lock: %s: schema %q, want %q", path, l.Schema, LockSchema)
+	}
+	return &l, nil
+}
+
+// Drift is one image whose digest moved between a lockfile and a rebuild.
+type Drift struct {
+	Stage    string
+	Was, Now string
+	// Moved names the inputs whose digests moved, "name was → now" each;
+	// empty when every input kept its digest (the build itself is not
+	// reproducible).
+	Moved []string
+}
+
+func (d Drift) String() string {
+	s := fmt.Sprintf("image %s: digest %s, was %s", d.Stage, d.Now, d.Was)
+	if len(d.Moved) == 0 {
+		return s + "; no input moved, so the build is not reproducible"
+	}
+	return s + "; input " + strings.Join(d.Moved, "; input ")
+}
+
+// Compare returns the images of want whose digests differ in got, or
+// that got lacks, each with the inputs that moved.
+func Compare(want, got *Lock) []Drift {
+	var ds []Drift
+	for _, s := range sortedKeys(want.Images) {
+		w := want.Images[s]
+		g, ok := got.Images[s]
+		if !ok {
+			ds = append(ds, Drift{Stage: s, Was: w.Digest, Now: "(not built)"})
+			continue
+		}
+		if g.Digest == w.Digest {
+			continue
+		}
+		d := Drift{Stage: s, Was: w.Digest, Now: g.Digest}
+		for _, n := range sortedKeys(w.Inputs) {
+			if g.Inputs[n] != w.Inputs[n] {
+				now := g.Inputs[n]
+				if now == "" {
+					now = "(gone)"
+				}
+				d.Moved = append(d.Moved, fmt.Sprintf("%s moved from %s to %s", n, w.Inputs[n], now))
+			}
+		}
+		for _, n := range sortedKeys(g.Inputs) {
+			if _, ok := w.Inputs[n]; !ok {
+				d.Moved = append(d.Moved, fmt.Sprintf("%s is new (%s)", n, g.Inputs[n]))
+			}
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}

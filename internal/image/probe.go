@@ -1,0 +1,163 @@
+package image
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/moby/buildkit/client/llb"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+// Check is one capability assertion on a built image.
+type Check struct {
+	// Field is the task field it comes from: "images.behavioural.must_lack[1]",
+	// or "images.agent (grader path)" for the paths no agent image holds.
+	Field string
+	// Capability is a command ("gcc"), "pkg:NAME" or "path:/abs".
+	Capability string
+	// Present says whether the image must have it (true) or lack it.
+	Present bool
+}
+
+// CapabilityError is a capability assertion that failed on a built image.
+type CapabilityError struct {
+	Stage string
+	Check Check
+	// Found says what the probe saw: where a command or path is, or that
+	// it is missing.
+	Found string
+}
+
+func (e *CapabilityError) Error() string {
+	want := "lack"
+	if e.Check.Present {
+		want = "have"
+	}
+	return fmt.Sprintf("capability %s: the %s image must %s it (%s), but %s", e.Check.Capability, e.Stage, want, e.Check.Field, e.Found)
+}
+
+// capKind splits a capability into its kind (cmd, pkg, path) and name.
+func capKind(c string) (string, string) {
+	if n, ok := strings.CutPrefix(c, "pkg:"); ok {
+		return "pkg", n
+	}
+	if n, ok := strings.CutPrefix(c, "path:"); ok {
+		return "path", n
+	}
+	return "cmd", c
+}
+
+// Checks lists the capability assertions of stage: its must_have,
+// must_lack and observe lists (an observed command must be present, as a
+// recording wrapper), and for the agent image the grader paths.
+func Checks(t *task.Task, stage string) []Check {
+	decl := t.Images.Stage(stage)
+	field := "images." + stage
+	var cs []Check
+	for i, c := range decl.MustHave {
+		cs = append(cs, Check{Field: fmt.Sprintf("%s.must_have[%d]", field, i), Capability: c, Present: true})
+	}
+	for i, c := range decl.MustLack {
+		cs = append(cs, Check{Field: fmt.Sprintf("%s.must_lack[%d]", field, i), Capability: c})
+	}
+	for i, c := range decl.Observe {
+		cs = append(cs, Check{Field: fmt.Sprintf("%s.observe[%d]", field, i), Capability: c, Present: true})
+	}
+	if stage == "agent" {
+		for _, p := range GraderPaths {
+			cs = append(cs, Check{Field: field + " (grader path)", Capability: "path:" + p})
+		}
+		cs = append(cs, Check{Field: field + " (grader path)", Capability: "srb-helper"})
+	}
+	return cs
+}
+
+// ProbeDir is where the probe run writes its findings (a mount that is
+// never part of the image).
+const ProbeDir = "/srb-probe"
+
+// probeScript is a POSIX sh script that writes one line per check to
+// ProbeDir/probes.tsv ("<index>\t<present|absent>\t<where>") and the
+// installed Debian packages to ProbeDir/packages.txt. A command counts as
+// present when it is on PATH or when an executable of that name exists
+// anywhere on the image's file system (a compiler moved off PATH is
+// still a compiler).
+func probeScript(checks []Check) string {
+	var b strings.Builder
+	b.WriteString("set -u; out=" + ProbeDir + "/probes.tsv; : >$out\n")
+	b.WriteString("find_exe() { find / -xdev \\( -path /proc -o -path /sys -o -path " + ProbeDir + " \\) -prune -o -name \"$1\" -type f -perm /111 -print 2>/dev/null | head -n 1; }\n")
+	for i, c := range checks {
+		kind, name := capKind(c.Capability)
+		q := shellQuote(name)
+		switch kind {
+		case "cmd":
+			fmt.Fprintf(&b, "w=$(command -v %s 2>/dev/null || true); [ -n \"$w\" ] || w=$(find_exe %s); if [ -n \"$w\" ]; then printf '%d\\tpresent\\t%%s\\n' \"$w\" >>$out; else printf '%d\\tabsent\\t\\n' >>$out; fi\n", q, q, i, i)
+		case "pkg":
+			fmt.Fprintf(&b, "if dpkg-query -W -f='${db:Status-Status}' %s 2>/dev/null | grep -qx installed; then printf '%d\\tpresent\\tDebian package %%s is installed\\n' %s >>$out; else printf '%d\\tabsent\\t\\n' >>$out; fi\n", q, i, q, i)
+		case "path":
+			fmt.Fprintf(&b, "if [ -e %s ] || [ -L %s ]; then printf '%d\\tpresent\\t%%s\\n' %s >>$out; else printf '%d\\tabsent\\t\\n' >>$out; fi\n", q, q, i, q, i)
+		}
+	}
+	b.WriteString("dpkg-query -W -f='${Package}=${Version}\\n' 2>/dev/null | LC_ALL=C sort >" + ProbeDir + "/packages.txt\n")
+	return b.String()
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// probeState runs the probe script on the image st, as root, and returns
+// the probe's output folder.
+func probeState(field string, st llb.State, checks []Check, env []string) llb.State {
+	opts := []llb.RunOption{
+		llb.Args([]string{"/bin/sh", "-c", probeScript(checks)}),
+		llb.User("root"),
+		llb.WithCustomName(fmt.Sprintf("%s: capability probes (%d)", field, len(checks))),
+	}
+	run := st.Run(opts...)
+	return run.AddMount(ProbeDir, llb.Scratch())
+}
+
+// Probed is what the probes found on one image.
+type Probed struct {
+	// Failures are the checks that did not hold.
+	Failures []*CapabilityError
+	// Packages is the sorted name=version list of installed Debian
+	// packages; PackagesDigest its sha256, recorded in the lockfile.
+	Packages       string
+	PackagesDigest string
+}
+
+// Evaluate reads the probe outputs of stage against checks.
+func Evaluate(stage string, checks []Check, probes, packages []byte) (*Probed, error) {
+	p := &Probed{Packages: string(packages)}
+	sum := sha256.Sum256(packages)
+	p.PackagesDigest = "sha256:" + hex.EncodeToString(sum[:])
+	seen := make([]bool, len(checks))
+	for _, line := range strings.Split(strings.TrimRight(string(probes), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.SplitN(line, "\t", 3)
+		var i int
+		if len(f) != 3 || func() bool { _, err := fmt.Sscanf(f[0], "%d", &i); return err != nil }() || i < 0 || i >= len(checks) {
+			return nil, fmt.Errorf("probe %s: unreadable line %q", stage, line)
+		}
+		seen[i] = true
+		c := checks[i]
+		present := f[1] == "present"
+		switch {
+		case c.Present && !present:
+			p.Failures = append(p.Failures, &CapabilityError{Stage: stage, Check: c, Found: "it is missing"})
+		case !c.Present && present:
+			p.Failures = append(p.Failures, &CapabilityError{Stage: stage, Check: c, Found: "it is present: " + f[2]})
+		}
+	}
+	for i, s := range seen {
+		if !s {
+			return nil, fmt.Errorf("probe %s: no result for %s (%s)", stage, checks[i].Capability, checks[i].Field)
+		}
+	}
+	return p, nil
+}

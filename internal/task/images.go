@@ -1,0 +1,127 @@
+package task
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Image rules (docs/SCHEMA.md "Rules"); the schema already requires all
+// four stage images to be declared.
+const (
+	// RuleImageDistinct: the audit, behavioural and verification images
+	// differ in what they install (their capabilities differ).
+	RuleImageDistinct = "image-distinct"
+	// RuleImageLackInstalled: a capability a stage must lack is not
+	// installed into it, nor both observed and lacked.
+	RuleImageLackInstalled = "image-lack-installed"
+	// RuleImageExactVersion: every toolchain version is exact.
+	RuleImageExactVersion = "image-exact-version"
+)
+
+// packageCommands are the commands common Debian packages put on PATH,
+// for the static half of the capability rules (the probes on the built
+// image are the other half).
+var packageCommands = map[string][]string{
+	"gcc": {"gcc", "cc"}, "g++": {"g++", "c++"}, "clang": {"clang", "cc"}, "tcc": {"tcc", "cc"},
+	"make": {"make"}, "cmake": {"cmake"}, "ninja-build": {"ninja"}, "meson": {"meson"},
+	"autoconf": {"autoconf"}, "automake": {"automake"}, "libtool": {"libtool"}, "libtool-bin": {"libtool"},
+	"rustc": {"rustc"}, "cargo": {"cargo"}, "golang-go": {"go"}, "nodejs": {"node"}, "npm": {"npm"},
+	"openjdk-17-jdk": {"javac", "java"}, "openjdk-17-jdk-headless": {"javac", "java"}, "maven": {"mvn"},
+	"python3": {"python3"}, "gradle": {"gradle"},
+}
+
+var (
+	exactGo     = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
+	exactSemver = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+)
+
+// imageInstalls is what a stage installs, as comparable text.
+func imageInstalls(s *StageImage) string {
+	parts := func(xs []string) string {
+		c := append([]string(nil), xs...)
+		sort.Strings(c)
+		return strings.Join(c, ",")
+	}
+	return parts(s.Packages) + "|" + parts(s.Go) + "|" + parts(s.NPM)
+}
+
+// imagesDistinct: the audit image has no build system, the behavioural
+// image the new stack alone, the verification image both; two of them
+// installing the same things cannot hold those contracts apart.
+func (v *validator) imagesDistinct() {
+	im := &v.t.Images
+	stages := []string{"audit", "behavioural", "verification"}
+	for i, a := range stages {
+		for _, b := range stages[i+1:] {
+			if imageInstalls(im.Stage(a)) == imageInstalls(im.Stage(b)) {
+				v.problem(RuleImageDistinct, "images."+b, "the %s image installs exactly what the %s image installs: their capabilities differ (audit: neither stack, behavioural: the new one, verification: both), so their declarations must too", b, a)
+			}
+		}
+	}
+}
+
+// imagesLackInstalled: a stage must not install what it must lack.
+func (v *validator) imagesLackInstalled() {
+	for _, stage := range StageNames {
+		s := v.t.Images.Stage(stage)
+		field := "images." + stage
+		provides := map[string]string{} // capability → what installs it
+		for _, p := range s.Packages {
+			name, _, _ := strings.Cut(p, "=")
+			provides["pkg:"+name] = "package " + p
+			for _, c := range packageCommands[name] {
+				provides[c] = "package " + p
+			}
+			if _, ok := packageCommands[name]; !ok {
+				provides[name] = "package " + p
+			}
+		}
+		for _, g := range s.Go {
+			provides["go"] = "go " + g
+			provides["gofmt"] = "go " + g
+		}
+		for _, n := range s.NPM {
+			name := n[:strings.LastIndex(n, "@")]
+			provides[name[strings.LastIndex(name, "/")+1:]] = "npm package " + n
+		}
+		observed := map[string]bool{}
+		for _, c := range s.Observe {
+			observed[c] = true
+		}
+		for i, c := range s.MustLack {
+			at := fmt.Sprintf("%s.must_lack[%d]", field, i)
+			if by, ok := provides[c]; ok {
+				v.problem(RuleImageLackInstalled, at, "the %s image must lack %s, but its declaration installs it (%s): remove one of the two", stage, c, by)
+			}
+			if observed[c] {
+				v.problem(RuleImageLackInstalled, at, "%s is both observed and lacked in the %s image: an observed command stays, behind a recording wrapper; drop it from must_lack", c, stage)
+			}
+		}
+	}
+}
+
+// imagesExactVersions: toolchains are pinned to exact versions.
+func (v *validator) imagesExactVersions() {
+	for _, stage := range StageNames {
+		s := v.t.Images.Stage(stage)
+		field := "images." + stage
+		for i, g := range s.Go {
+			if !exactGo.MatchString(g) {
+				v.problem(RuleImageExactVersion, fmt.Sprintf("%s.go[%d]", field, i), "go %q is a language version, not a toolchain: write the exact release, e.g. %q", g, g+".0")
+			}
+		}
+		for i, n := range s.NPM {
+			ver := n[strings.LastIndex(n, "@")+1:]
+			if !exactSemver.MatchString(ver) {
+				v.problem(RuleImageExactVersion, fmt.Sprintf("%s.npm[%d]", field, i), "npm package %q is not pinned to an exact version: write name@MAJOR.MINOR.PATCH", n)
+			}
+		}
+		for i, p := range s.Packages {
+			if _, ver, _ := strings.Cut(p, "="); strings.ContainsAny(ver, "*?") {
+				v.problem(RuleImageExactVersion, fmt.Sprintf("%s.packages[%d]", field, i), "package %q has a wildcard version: write the exact Debian version", p)
+			}
+		}
+	}
+}
