@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -38,8 +40,9 @@ DIR/audit/review-<n>.jsonl (--logs moves them). State A is --original, or
 the task's State A from the cache (srb fetch). Each review's budget is the
 task's audit timeout divided among the samples.
 
-This runs the reviews on this machine, and run executes here; in the ladder
-the same stage runs inside the task's audit image (not built by srb yet).
+This runs the reviews on this machine, and run executes here, on copies of
+both trees so nothing a review runs changes them; in the ladder the same
+stage runs inside the task's audit image (not built by srb yet).
 --driver, --model and --script override the task's model for every review:
 with --driver scripted, review n replays the n-th --script (cycling when
 there are fewer), so a task's prompts can be smoke-tested without a budget.
@@ -186,7 +189,24 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		return fail(ExitCouldNotRun, "original not found at "+original, nil)
 	}
 
-	tb, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: original}, {Name: "workspace", Dir: opts.Submission}},
+	workspace := opts.Submission
+	if len(t.Audit.AllowedCommands) > 0 {
+		// run executes here, so the reviews get copies: nothing they run
+		// may change the submission the later stages grade, or State A.
+		scratch, err := os.MkdirTemp("", "srb-audit-")
+		if err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+		defer os.RemoveAll(scratch)
+		copies := [2]string{filepath.Join(scratch, "original"), filepath.Join(scratch, "workspace")}
+		for i, src := range [2]string{original, workspace} {
+			if err := copyReviewTree(src, copies[i]); err != nil {
+				return fail(ExitCouldNotRun, fmt.Sprintf("copy %s for the reviews: %v", src, err), nil)
+			}
+		}
+		original, workspace = copies[0], copies[1]
+	}
+	tb, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: original}, {Name: "workspace", Dir: workspace}},
 		agent.ToolboxOptions{AllowedCommands: t.Audit.AllowedCommands, RunTimeout: time.Duration(t.Audit.RunTimeoutSec) * time.Second})
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
@@ -314,4 +334,51 @@ func stateATree(ctx context.Context, t *task.Task) (string, func(), error) {
 		return "", nil, err
 	}
 	return archive.SingleTop(dir), cleanup, nil
+}
+
+// copyReviewTree copies the tree at src to dst for reviews that may run
+// commands: directories, regular files (with their permission bits) and
+// symbolic links (as links, never followed); anything else (a FIFO, a
+// device) is left out.
+func copyReviewTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.Type().IsRegular():
+			in, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer in.Close()
+			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, info.Mode().Perm())
+			if err != nil {
+				return err
+			}
+			if _, err := io.Copy(out, in); err != nil {
+				out.Close()
+				return err
+			}
+			return out.Close()
+		}
+		return nil
+	})
 }
