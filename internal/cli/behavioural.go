@@ -224,9 +224,13 @@ func declaration(t *task.Task) (*behavioural.Declaration, error) {
 		if err != nil {
 			return nil, fmt.Errorf("module %s: %w", m.ID, err)
 		}
-		if k, ok := kinds.Kinds()[m.Kind]; ok {
-			if err := kinds.Decode(raw, k); err != nil {
-				return nil, fmt.Errorf("module %s: params of kind %s: %w", m.ID, m.Kind, err)
+		names, err := kinds.ConfigurationsOf(m.Kind, raw)
+		if err != nil {
+			return nil, fmt.Errorf("module %s: params of kind %s: %w", m.ID, m.Kind, err)
+		}
+		for _, n := range names {
+			if _, ok := t.Behavioural.Configurations[n]; !ok {
+				return nil, fmt.Errorf("module %s uses build configuration %q, which behavioural.configurations does not declare", m.ID, n)
 			}
 		}
 		d.Modules = append(d.Modules, behavioural.DeclaredModule{ID: m.ID, Title: m.Title, About: m.About, Kind: m.Kind,

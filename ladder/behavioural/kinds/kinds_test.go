@@ -433,3 +433,29 @@ func TestHelperDeadline(t *testing.T) {
 		t.Errorf("the hung case observed %v, want timeout", got)
 	}
 }
+
+// ExportedSymbols reads symbol versions: libc's printf is versioned.
+func TestExportedSymbolsVersions(t *testing.T) {
+	var libc string
+	for _, p := range []string{"/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libc.so.6", "/lib64/libc.so.6"} {
+		if _, err := os.Stat(p); err == nil {
+			libc = p
+			break
+		}
+	}
+	if libc == "" {
+		t.Skip("no libc.so.6 here")
+	}
+	syms, err := ExportedSymbols(libc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(syms, func(s string) bool { return strings.HasPrefix(s, "printf@GLIBC_") && strings.HasSuffix(s, " func") }) {
+		t.Errorf("no versioned printf among %d symbols", len(syms))
+	}
+	for _, s := range syms {
+		if strings.HasPrefix(s, "@") {
+			t.Errorf("an unnamed symbol: %q", s)
+		}
+	}
+}

@@ -1,5 +1,10 @@
 package kinds
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // The Go types of the module kinds of schema/task.cue (#ModuleKinds). A
 // kind's params arrive as the task's CUE params exported to JSON, defaults
 // applied; [Decode] reads them strictly (an unknown field is an error), so
@@ -176,4 +181,40 @@ func Kinds() map[string]any {
 		"provenance": &ProvenanceParams{},
 		"program":    &ProgramParams{},
 	}
+}
+
+// ConfigurationsOf returns the build configurations a module of kind
+// uses: the one it restores, or, for kind build, the ones it builds (nil
+// meaning every declared one). params are decoded strictly.
+func ConfigurationsOf(kind string, params json.RawMessage) ([]string, error) {
+	dst, ok := Kinds()[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown module kind %q", kind)
+	}
+	if err := Decode(params, dst); err != nil {
+		return nil, err
+	}
+	one := func(c string) []string {
+		if c == "" {
+			c = "default"
+		}
+		return []string{c}
+	}
+	switch p := dst.(type) {
+	case *BuildParams:
+		return p.Configurations, nil
+	case *CommandParams:
+		return one(p.Configuration), nil
+	case *HTTPParams:
+		return one(p.Configuration), nil
+	case *TreeParams:
+		return one(p.Configuration), nil
+	case *SymbolsParams:
+		return one(p.Configuration), nil
+	case *DigestsParams:
+		return one(p.Configuration), nil
+	case *ProvenanceParams:
+		return one(p.Configuration), nil
+	}
+	return nil, nil
 }
