@@ -294,3 +294,21 @@ func TestRemoveStale(t *testing.T) {
 	}
 	must(t, RemoveStale(filepath.Join(dir, "absent"), "review-*.jsonl"))
 }
+
+// The stage-3 adjudicator's shape: no toolbox, a turn cap of 4, no
+// resumes. An outage ends it at once as an error (HARNESS.md §7 bug 90),
+// and only the submit tool is offered.
+func TestLoopAdjudicatorShape(t *testing.T) {
+	c := newClock()
+	path := filepath.Join(t.TempDir(), "adjudication-c1.jsonl")
+	d := scripted(t, `[{"error": {"message": "HTTP 503", "retryable": true}}]`)
+	res := Run(context.Background(), Config{Driver: d, Submit: submit, MaxTurns: 4, MaxResumes: Resumes(0),
+		Transcript: path, Now: c.Now, Sleep: c.Sleep})
+	if res.Outcome != OutcomeError || res.Resumes != 0 || len(c.slept) != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	recs := readTranscript(t, path)
+	if diff := cmp.Diff([]any{"submit_review"}, recs[0]["tools"]); diff != "" || recs[0]["max_turns"] != 4.0 || recs[0]["max_resumes"] != 0.0 {
+		t.Errorf("start %v", recs[0])
+	}
+}
