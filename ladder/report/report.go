@@ -1,12 +1,12 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -67,7 +67,7 @@ func Render(v *result.Verdict, title string) string {
 	}
 	add(rule, " SWERefactorBench  "+title, rule, "")
 
-	headline := fmt.Sprintf("score  %.2f / %s", v.Score, fmtG(v.MaxScore))
+	headline := fmt.Sprintf("score  %.2f / %s", v.Score, py.FormatG(v.MaxScore))
 	if !v.Valid() {
 		add("  "+headline+"   *** NOT A VALID RESULT ***",
 			"  the grader could not complete: "+v.HarnessError,
@@ -90,10 +90,10 @@ func Render(v *result.Verdict, title string) string {
 		if i == 12 {
 			break
 		}
-		add(fmt.Sprintf("           [%s] %s: %s", str(f["verdict"]), str(f["id"]), str(f["summary"])))
+		add(fmt.Sprintf("           [%s] %s: %s", py.Str(f["verdict"]), py.Str(f["id"]), py.Str(f["summary"])))
 		detail := ""
 		if d, ok := f["detail"]; ok {
-			detail = str(d)
+			detail = py.Str(d)
 		}
 		for j, line := range splitLines(detail) {
 			if j == 6 {
@@ -101,7 +101,7 @@ func Render(v *result.Verdict, title string) string {
 			}
 			add("                 " + line)
 		}
-		for j, ev := range list(f["evidence"]) {
+		for j, ev := range py.AsList(f["evidence"]) {
 			if j == 4 {
 				break
 			}
@@ -113,14 +113,14 @@ func Render(v *result.Verdict, title string) string {
 	}
 
 	// -- stage 2
-	if contains(v.StagesRun, result.StageBehavioural) {
+	if slices.Contains(v.StagesRun, result.StageBehavioural) {
 		add("")
-		if truthy(v.Metadata["behavioural_measured_not_counted"]) {
+		if py.Truthy(v.Metadata["behavioural_measured_not_counted"]) {
 			add(fmt.Sprintf("  stage 2  behavioural modules ............. RAN, NOT COUNTED  (would have been %.2f points, rate %.4f)",
 				numOr(v.Metadata, "behavioural_measured_points"), numOr(v.Metadata, "behavioural_measured_rate")),
 				"           stage 1 stopped the ladder; this ran and is shown so a zero can be attributed")
-			if wb := v.Metadata["behavioural_would_have_blocked"]; truthy(wb) {
-				add("           on its own it would also have stopped the ladder: " + str(wb))
+			if wb := v.Metadata["behavioural_would_have_blocked"]; py.Truthy(wb) {
+				add("           on its own it would also have stopped the ladder: " + py.Str(wb))
 			}
 		} else {
 			add(fmt.Sprintf("  stage 2  behavioural modules ............. %.2f points  (%.4f of weighted checks passed)",
@@ -144,9 +144,9 @@ func Render(v *result.Verdict, title string) string {
 		add("")
 		seen := v.Uncredited()[result.StageBehavioural]
 		summary := v.UnscoredStages[result.StageBehavioural]
-		stageError := strings.TrimSpace(strOrEmpty(mapOf(v.Metadata[result.StageBehavioural])["error"]))
+		stageError := strings.TrimSpace(strOrEmpty(py.AsMap(v.Metadata[result.StageBehavioural])["error"]))
 		rows, _ := seen["modules"].([]result.ModuleScore)
-		measured := result.ReportedModules(rows) > 0 || truthy(seen["module_count"])
+		measured := result.ReportedModules(rows) > 0 || py.Truthy(seen["module_count"])
 		_, hasRate := seen["rate"]
 		switch {
 		case len(seen) == 0:
@@ -167,8 +167,8 @@ func Render(v *result.Verdict, title string) string {
 			}
 		case !measured:
 			own := strOrEmpty(seen["harness_error"])
-			if own == "" && truthy(seen["blocked_by"]) {
-				own = Reason(str(seen["blocked_by"]))
+			if own == "" && py.Truthy(seen["blocked_by"]) {
+				own = Reason(py.Str(seen["blocked_by"]))
 			}
 			reason := stageError
 			if reason == "" {
@@ -181,12 +181,12 @@ func Render(v *result.Verdict, title string) string {
 			if summary != "" {
 				add("           the stage reported: " + summary)
 			}
-			for _, line := range list(seen["notes"]) {
-				add(wrap(str(line), 74, "           - ", "             ")...)
+			for _, line := range py.AsList(seen["notes"]) {
+				add(wrap(py.Str(line), 74, "           - ", "             ")...)
 			}
 		default:
 			add(fmt.Sprintf("  stage 2  behavioural modules ............. RAN, NOT COUNTED  %.2f points uncredited  (rate %.4f measured, not credited)",
-				numOr(seen, "points"), num(seen["rate"])),
+				numOr(seen, "points"), py.Num(seen["rate"])),
 				"           stage 1 failed, so by policy this earns nothing; the rate is shown because the stage ran -- it is reported, not counted.")
 			if summary != "" {
 				add("           the stage reported: " + summary)
@@ -194,8 +194,8 @@ func Render(v *result.Verdict, title string) string {
 			if stopped := strOrEmpty(seen["blocked_by"]); stopped != "" && !strings.HasPrefix(stopped, "audit") {
 				add("           stage 2 also stopped on its own account: " + Reason(stopped) + ".")
 			}
-			for _, line := range list(seen["notes"]) {
-				add(wrap(str(line), 74, "           - ", "             ")...)
+			for _, line := range py.AsList(seen["notes"]) {
+				add(wrap(py.Str(line), 74, "           - ", "             ")...)
 			}
 			add("", moduleHeader())
 			for _, m := range sortedModules(rows) {
@@ -211,14 +211,14 @@ func Render(v *result.Verdict, title string) string {
 	}
 
 	// -- stage 3
-	if contains(v.StagesRun, result.StageVerification) {
+	if slices.Contains(v.StagesRun, result.StageVerification) {
 		add("", fmt.Sprintf("  stage 3  verification probe .............. %.2f points  (%d/%d models found no valid breaking test)",
 			v.VerificationPoints, v.AdversariesSurvived, v.AdversariesTotal))
 		for i, b := range v.VerificationBreaks {
 			if i == 12 {
 				break
 			}
-			add(fmt.Sprintf("           BROKEN BY %s: %s", str(b["adversary"]), str(b["summary"])))
+			add(fmt.Sprintf("           BROKEN BY %s: %s", py.Str(b["adversary"]), py.Str(b["summary"])))
 			for j, line := range splitLines(strOrEmpty(b["detail"])) {
 				if j == 8 {
 					break
@@ -259,14 +259,14 @@ func Render(v *result.Verdict, title string) string {
 		add(fmt.Sprintf("  score = 0.00  (stage 1 %s)", strings.ToLower(gate)))
 		var ran []string
 		for _, s := range []struct{ key, label string }{{result.StageBehavioural, "stage 2"}, {result.StageVerification, "stage 3"}} {
-			if truthy(uncounted[s.key]["measured"]) {
+			if py.Truthy(uncounted[s.key]["measured"]) {
 				ran = append(ran, s.label)
 			}
 		}
 		if len(ran) > 0 {
 			add("  " + strings.Join(ran, " and ") + " ran: those measurements are excluded from that total by policy, not missing from it.")
 		}
-	case !contains(v.StagesRun, result.StageVerification):
+	case !slices.Contains(v.StagesRun, result.StageVerification):
 		why := "not run"
 		if _, ok := uncounted[result.StageVerification]; ok {
 			why = "not counted"
@@ -286,8 +286,8 @@ func Render(v *result.Verdict, title string) string {
 
 	graders := map[string]bool{}
 	for _, h := range v.Harnesses {
-		if fp := h["fingerprint"]; truthy(fp) {
-			graders[str(fp)] = true
+		if fp := h["fingerprint"]; py.Truthy(fp) {
+			graders[py.Str(fp)] = true
 		}
 	}
 	if len(graders) > 0 {
@@ -342,7 +342,7 @@ func moduleHeader() string {
 
 func moduleRow(m result.ModuleScore) string {
 	return fmt.Sprintf("    %-26s %7.2f %8.4f %8s %7d %6d %5d %5d",
-		cut(m.ID, 26), m.Weight, m.Rate, done(m.Weight, m.Complete), m.Passed, m.Failed, m.Errored, m.Skipped)
+		py.Head(m.ID, 26), m.Weight, m.Rate, done(m.Weight, m.Complete), m.Passed, m.Failed, m.Errored, m.Skipped)
 }
 
 // evidenceLine is one cited piece of evidence: "path:line  quote" (quote
@@ -351,15 +351,15 @@ func moduleRow(m result.ModuleScore) string {
 func evidenceLine(ev any) string {
 	m, ok := ev.(map[string]any)
 	if !ok {
-		return cut(str(ev), 200)
+		return py.Head(py.Str(ev), 200)
 	}
 	path := firstTruthy(m["path"], m["file"])
 	where := path
-	if path != "" && truthy(m["line"]) {
-		where = path + ":" + str(m["line"])
+	if path != "" && py.Truthy(m["line"]) {
+		where = path + ":" + py.Str(m["line"])
 	}
 	quote := strings.TrimSpace(firstTruthy(m["quote"], m["note"], m["excerpt"]))
-	quote = cut(strings.ReplaceAll(quote, "\n", " "), 160)
+	quote = py.Head(strings.ReplaceAll(quote, "\n", " "), 160)
 	mark := ""
 	if g, ok := m["grounded"].(bool); ok && !g {
 		mark = "  [UNVERIFIED CITATION]"
@@ -369,8 +369,8 @@ func evidenceLine(ev any) string {
 
 func firstTruthy(vs ...any) string {
 	for _, v := range vs {
-		if truthy(v) {
-			return str(v)
+		if py.Truthy(v) {
+			return py.Str(v)
 		}
 	}
 	return ""
@@ -402,140 +402,21 @@ func splitLines(s string) []string {
 
 // --- loosely typed values from a verdict ------------------------------------
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
-	case float64:
-		return x != 0
-	case int:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case []string:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	return true
-}
-
-// str is Python's str() of a scalar.
-func str(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case json.Number:
-		return string(x)
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case float64:
-		return pyRepr(x)
-	}
-	return fmt.Sprint(v)
-}
-
 // strOrEmpty is str(v or "").
 func strOrEmpty(v any) string {
-	if !truthy(v) {
+	if !py.Truthy(v) {
 		return ""
 	}
-	return str(v)
+	return py.Str(v)
 }
 
 // strOr is str(m.get(key, def)).
 func strOr(m map[string]any, key, def string) string {
 	if v, ok := m[key]; ok {
-		return str(v)
+		return py.Str(v)
 	}
 	return def
 }
 
-func num(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case int:
-		return float64(x)
-	case json.Number:
-		f, _ := x.Float64()
-		return f
-	case bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
-}
-
 // numOr is float(m.get(key, 0.0)).
-func numOr(m map[string]any, key string) float64 { return num(m[key]) }
-
-func mapOf(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-func list(v any) []any {
-	switch x := v.(type) {
-	case []any:
-		return x
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, m := range x {
-			out[i] = m
-		}
-		return out
-	}
-	return nil
-}
-
-// cut is Python's s[:n] on code points.
-func cut(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
-}
-
-// fmtG is Python's format(x, "g").
-func fmtG(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
-// pyRepr is Python's repr(float).
-func pyRepr(x float64) string {
-	if x == float64(int64(x)) && x < 1e16 && x > -1e16 {
-		return strconv.FormatFloat(x, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
+func numOr(m map[string]any, key string) float64 { return py.Num(m[key]) }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/schema"
 )
 
@@ -90,25 +91,25 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 	}
 
 	for _, key := range []string{"metadata", "notes"} {
-		if v := raw[key]; truthy(v) {
+		if v := raw[key]; py.Truthy(v) {
 			out.Metadata[key] = v
 		}
 	}
 	if st, ok := raw["status"].(string); ok && (st == UnitError || st == UnitTimeout) {
 		out.Status = st
 		text := raw["summary"]
-		if !truthy(text) {
+		if !py.Truthy(text) {
 			text = raw["error"]
 		}
-		if !truthy(text) {
+		if !py.Truthy(text) {
 			text = ""
 		}
-		out.Summary = runeCut(pyStr(text), 1000)
+		out.Summary = py.Head(py.Str(text), 1000)
 	}
 
 	seen := map[string]bool{}
 	dropped := 0
-	for _, entry := range asList(raw["checks"]) {
+	for _, entry := range py.AsList(raw["checks"]) {
 		m, ok := entry.(map[string]any)
 		if !ok {
 			continue

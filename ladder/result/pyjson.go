@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 )
 
 // field is one key of an ordered JSON object.
@@ -140,9 +142,9 @@ func encodePy(b *bytes.Buffer, v any, depth int) error {
 	case string:
 		b.WriteString(pyQuote(x))
 	case float64:
-		b.WriteString(pyRepr(x))
+		b.WriteString(jsonFloat(x))
 	case float32:
-		b.WriteString(pyRepr(float64(x)))
+		b.WriteString(jsonFloat(float64(x)))
 	case pyInt:
 		b.WriteString(strconv.FormatInt(int64(x), 10))
 	case int:
@@ -203,7 +205,7 @@ func encodeReflect(b *bytes.Buffer, v any, depth int) error {
 	case reflect.Bool:
 		return encodePy(b, rv.Bool(), depth)
 	case reflect.Float32, reflect.Float64:
-		b.WriteString(pyRepr(rv.Float()))
+		b.WriteString(jsonFloat(rv.Float()))
 		return nil
 	}
 	// Anything else: whatever encoding/json makes of it, re-read generically.
@@ -257,52 +259,13 @@ func pyQuote(s string) string {
 	return b.String()
 }
 
-// pyRepr spells x as Python's repr(float): the shortest round-tripping
-// digits, always with a decimal point or an exponent, switching to
-// exponent form below 1e-4 and from 1e16 up.
-func pyRepr(x float64) string {
-	switch {
-	case math.IsNaN(x):
+// jsonFloat spells x as Python's json module does: repr(float) for a
+// finite value, NaN, Infinity and -Infinity (allow_nan) for the others.
+func jsonFloat(x float64) string {
+	if math.IsNaN(x) {
 		return "NaN"
-	case math.IsInf(x, 1):
-		return "Infinity"
-	case math.IsInf(x, -1):
-		return "-Infinity"
-	case x == 0:
-		if math.Signbit(x) {
-			return "-0.0"
-		}
-		return "0.0"
 	}
-	e := strconv.FormatFloat(x, 'e', -1, 64)
-	mant, exps, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(exps)
-	if exp < -4 || exp >= 16 {
-		sign := "+"
-		if exp < 0 {
-			sign = "-"
-			exp = -exp
-		}
-		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
-	}
-	f := strconv.FormatFloat(x, 'f', -1, 64)
-	if !strings.ContainsAny(f, ".") {
-		f += ".0"
-	}
-	return f
-}
-
-// pyRound is Python's round(x, n) for floats: the correctly rounded
-// decimal value of x's exact binary expansion, ties to even.
-func pyRound(x float64, n int) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
-	if err != nil {
-		return x
-	}
-	return r
+	return strings.Replace(py.Repr(x), "inf", "Infinity", 1)
 }
 
 // decodeJSON decodes data keeping numbers as json.Number, so a file read and
@@ -320,192 +283,6 @@ func decodeJSON(data []byte) (any, error) {
 	return v, nil
 }
 
-// --- Python-style readings of loosely typed values ---------------------
-
-// truthy is Python's bool(v) for a decoded JSON value.
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case json.Number:
-		f, err := x.Float64()
-		return err != nil || f != 0
-	case float64:
-		return x != 0
-	case int:
-		return x != 0
-	case int64:
-		return x != 0
-	case pyInt:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case map[string]any:
-		return len(x) > 0
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Map, reflect.Array, reflect.String:
-		return rv.Len() > 0
-	}
-	return true
-}
-
-// pyStr is Python's str(v) for a decoded JSON value.
-func pyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case json.Number:
-		return string(x)
-	case float64:
-		return pyRepr(x)
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case pyInt:
-		return strconv.FormatInt(int64(x), 10)
-	}
-	var b bytes.Buffer
-	if err := encodePy(&b, v, 0); err != nil {
-		return fmt.Sprint(v)
-	}
-	// Python's repr of a container is one line; so is this.
-	return strings.Join(strings.Fields(b.String()), " ")
-}
-
-// pyFloat is Python's float(v): numbers, numeric strings and booleans
-// convert; anything else reports false.
-func pyFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		f, err := strconv.ParseFloat(string(x), 64)
-		return f, err == nil
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case pyInt:
-		return float64(x), true
-	case bool:
-		if x {
-			return 1, true
-		}
-		return 0, true
-	case string:
-		s := strings.TrimSpace(x)
-		if strings.ContainsAny(s, "_") {
-			s = strings.ReplaceAll(s, "_", "")
-		}
-		switch strings.ToLower(strings.TrimLeft(s, "+-")) {
-		case "inf", "infinity", "nan":
-			f, err := strconv.ParseFloat(s, 64)
-			return f, err == nil
-		}
-		if strings.ContainsAny(strings.ToLower(s), "xp") {
-			return 0, false // Python's float() reads no hex or binary exponents
-		}
-		f, err := strconv.ParseFloat(s, 64)
-		return f, err == nil
-	}
-	return 0, false
-}
-
-// num reads v as a number, 0 when it is not one.
-func num(v any) float64 {
-	f, _ := pyFloat(v)
-	return f
-}
-
-// pyIntOf is Python's int(v) for the values score.json holds: integers,
-// floats (truncated) and numeric strings.
-func pyIntOf(v any) int {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return int(i)
-		}
-	case int:
-		return x
-	case int64:
-		return int(x)
-	case pyInt:
-		return int(x)
-	case string:
-		if i, err := strconv.Atoi(strings.TrimSpace(x)); err == nil {
-			return i
-		}
-	}
-	f, _ := pyFloat(v)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0
-	}
-	return int(f)
-}
-
-// isPyInt reports whether v is what Python's isinstance(v, int) would see
-// after json.load: an integer literal (booleans excluded).
-func isPyInt(v any) (int, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		if strings.ContainsAny(string(x), ".eE") {
-			return 0, false
-		}
-		i, err := x.Int64()
-		return int(i), err == nil
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case pyInt:
-		return int(x), true
-	}
-	return 0, false
-}
-
-// asMap returns v as a JSON object, or nil.
-func asMap(v any) map[string]any {
-	m, _ := v.(map[string]any)
-	return m
-}
-
-// asList returns v as a JSON array, or nil.
-func asList(v any) []any {
-	switch x := v.(type) {
-	case []any:
-		return x
-	case []map[string]any:
-		out := make([]any, len(x))
-		for i, m := range x {
-			out[i] = m
-		}
-		return out
-	case []string:
-		out := make([]any, len(x))
-		for i, s := range x {
-			out[i] = s
-		}
-		return out
-	}
-	return nil
-}
-
 // copyMap is a shallow copy that is never nil.
 func copyMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
@@ -513,19 +290,4 @@ func copyMap(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// runeCut returns s's first n code points, as Python's s[:n].
-func runeCut(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
 }

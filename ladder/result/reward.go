@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/schema"
 )
 
@@ -83,7 +84,7 @@ func Reward(v *Verdict) map[string]float64 {
 	}
 	flat := map[string]float64{
 		"reward":          v.Reward(),
-		"score":           pyRound(v.Score, 4),
+		"score":           py.Round(v.Score, 4),
 		"max_score":       v.MaxScore,
 		"valid":           b(v.Valid()),
 		"stage1_ran":      b(v.AuditGate != GateNotRun && v.AuditGate != ""),
@@ -92,13 +93,13 @@ func Reward(v *Verdict) map[string]float64 {
 		"stage2_ran": b(has(v.StagesRun, StageBehavioural) ||
 			v.UnscoredStages[StageBehavioural] != ""),
 		"stage2_scored":  b(has(v.StagesRun, StageBehavioural)),
-		"stage2_points":  pyRound(v.BehaviouralPoints, 4),
-		"stage2_rate":    pyRound(v.BehaviouralRate, 6),
+		"stage2_points":  py.Round(v.BehaviouralPoints, 4),
+		"stage2_rate":    py.Round(v.BehaviouralRate, 6),
 		"stage2_modules": float64(len(v.Modules)),
 		"stage3_ran": b(has(v.StagesRun, StageVerification) ||
 			v.UnscoredStages[StageVerification] != ""),
 		"stage3_scored":   b(has(v.StagesRun, StageVerification)),
-		"stage3_points":   pyRound(v.VerificationPoints, 4),
+		"stage3_points":   py.Round(v.VerificationPoints, 4),
 		"stage3_models":   float64(v.AdversariesTotal),
 		"stage3_survived": float64(v.AdversariesSurvived),
 		"stage3_broken":   float64(len(v.VerificationBreaks)),
@@ -110,24 +111,24 @@ func Reward(v *Verdict) map[string]float64 {
 	unc := v.Uncounted()
 	fn := unc[StageBehavioural]
 	adv := unc[StageVerification]
-	flat["stage2_uncounted_ran"] = b(truthy(fn["ran"]))
-	flat["stage2_uncounted_points"] = pyRound(num(getOr(fn, "points", 0.0)), 4)
-	flat["stage2_uncounted_rate"] = pyRound(num(getOr(fn, "rate", 0.0)), 6)
-	flat["stage2_uncounted_modules"] = float64(pyIntOf(getOr(fn, "modules", 0)))
-	complete := num(fn["points"]) > 0
+	flat["stage2_uncounted_ran"] = b(py.Truthy(fn["ran"]))
+	flat["stage2_uncounted_points"] = py.Round(py.Num(getOr(fn, "points", 0.0)), 4)
+	flat["stage2_uncounted_rate"] = py.Round(py.Num(getOr(fn, "rate", 0.0)), 6)
+	flat["stage2_uncounted_modules"] = float64(py.Int(getOr(fn, "modules", 0)))
+	complete := py.Num(fn["points"]) > 0
 	if c, ok := fn["complete"]; ok {
-		complete = truthy(c)
+		complete = py.Truthy(c)
 	}
 	flat["stage2_uncounted_complete"] = b(complete)
-	flat["stage3_uncounted_ran"] = b(truthy(adv["ran"]))
-	flat["stage3_uncounted_points"] = pyRound(num(getOr(adv, "points", 0.0)), 4)
-	flat["stage3_uncounted_models"] = float64(pyIntOf(getOr(adv, "models_total", 0)))
-	flat["stage3_uncounted_survived"] = float64(pyIntOf(getOr(adv, "models_survived", 0)))
+	flat["stage3_uncounted_ran"] = b(py.Truthy(adv["ran"]))
+	flat["stage3_uncounted_points"] = py.Round(py.Num(getOr(adv, "points", 0.0)), 4)
+	flat["stage3_uncounted_models"] = float64(py.Int(getOr(adv, "models_total", 0)))
+	flat["stage3_uncounted_survived"] = float64(py.Int(getOr(adv, "models_survived", 0)))
 
 	for _, m := range v.Modules {
 		k := "module_" + RewardKey(m.ID) + "_"
-		flat[k+"rate"] = pyRound(m.Rate, 6)
-		flat[k+"weight"] = pyRound(m.Weight, 6)
+		flat[k+"rate"] = py.Round(m.Rate, 6)
+		flat[k+"weight"] = py.Round(m.Weight, 6)
 		flat[k+"passed"] = float64(m.Passed)
 		flat[k+"failed"] = float64(m.Failed)
 		flat[k+"errored"] = float64(m.Errored)
@@ -135,22 +136,22 @@ func Reward(v *Verdict) map[string]float64 {
 		flat[k+"ran"] = b(m.Status == UnitOK)
 	}
 
-	for _, e := range asList(asMap(v.Metadata[StageVerification])["rounds"]) {
+	for _, e := range py.AsList(py.AsMap(v.Metadata[StageVerification])["rounds"]) {
 		entry, ok := e.(map[string]any)
 		if !ok {
 			continue
 		}
 		rid := entry["adversary"]
-		if !truthy(rid) {
+		if !py.Truthy(rid) {
 			rid = entry["id"]
 		}
 		id := ""
-		if truthy(rid) {
-			id = pyStr(rid)
+		if py.Truthy(rid) {
+			id = py.Str(rid)
 		}
 		outcome := ""
-		if truthy(entry["outcome"]) {
-			outcome = pyStr(entry["outcome"])
+		if py.Truthy(entry["outcome"]) {
+			outcome = py.Str(entry["outcome"])
 		}
 		if id == "" || (outcome != "survived" && outcome != "broken") {
 			continue
@@ -160,8 +161,8 @@ func Reward(v *Verdict) map[string]float64 {
 
 	distinct := map[string]bool{}
 	for _, h := range v.Harnesses {
-		if fp, ok := h["fingerprint"]; ok && truthy(fp) {
-			distinct[pyStr(fp)] = true
+		if fp, ok := h["fingerprint"]; ok && py.Truthy(fp) {
+			distinct[py.Str(fp)] = true
 		}
 	}
 	flat["harnesses_distinct"] = float64(len(distinct))

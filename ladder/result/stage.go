@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/schema"
 )
 
@@ -94,7 +95,7 @@ func (c Check) pyDoc() object {
 		{"id", c.ID},
 		{"verdict", c.Verdict},
 		{"summary", c.Summary},
-		{"weight", pyRound(c.Weight, 6)},
+		{"weight", py.Round(c.Weight, 6)},
 	}
 	if c.Required {
 		o.add("required", true)
@@ -109,7 +110,7 @@ func (c Check) pyDoc() object {
 		o.add("evidence", orderedMaps(c.Evidence, citationOrder))
 	}
 	if c.DurationSec != nil {
-		o.add("duration_sec", pyRound(*c.DurationSec, 3))
+		o.add("duration_sec", py.Round(*c.DurationSec, 3))
 	}
 	if len(c.Metadata) > 0 {
 		o.add("metadata", c.Metadata)
@@ -134,14 +135,14 @@ func (u Unit) pyDoc() object {
 	o := object{
 		{"id", u.ID},
 		{"title", u.Title},
-		{"weight", pyRound(u.Weight, 6)},
+		{"weight", py.Round(u.Weight, 6)},
 		{"status", u.Status},
 	}
 	if u.Summary != "" {
 		o.add("summary", u.Summary)
 	}
 	if u.DurationSec != nil {
-		o.add("duration_sec", pyRound(*u.DurationSec, 3))
+		o.add("duration_sec", py.Round(*u.DurationSec, 3))
 	}
 	if len(u.Metadata) > 0 {
 		o.add("metadata", u.Metadata)
@@ -257,7 +258,7 @@ func (s *Stage) pyDoc() object {
 		{"task", s.Task},
 		{"status", s.Status},
 		{"started_at", s.StartedAt},
-		{"duration_sec", pyRound(s.DurationSec, 3)},
+		{"duration_sec", py.Round(s.DurationSec, 3)},
 		{"harness", harness},
 		{"units", units},
 		{"checks", checks},
@@ -371,7 +372,7 @@ func stageFromDoc(doc any) (*Stage, error) {
 	if !ok {
 		return nil, fmt.Errorf("parse stage result: the document is not a JSON object")
 	}
-	stage := strings.ToLower(pyStr(getOr(raw, "stage", "")))
+	stage := strings.ToLower(py.Str(getOr(raw, "stage", "")))
 	switch stage {
 	case StageAudit, StageBehavioural, StageVerification:
 	default:
@@ -379,16 +380,16 @@ func stageFromDoc(doc any) (*Stage, error) {
 			pyQuoteRepr(stage), strings.Join(StageNames(), ", "))
 	}
 	status := StatusError
-	if strings.ToLower(pyStr(getOr(raw, "status", StatusOK))) == StatusOK {
+	if strings.ToLower(py.Str(getOr(raw, "status", StatusOK))) == StatusOK {
 		status = StatusOK
 	}
-	started := pyStr(raw["started_at"])
-	if !truthy(raw["started_at"]) {
+	started := py.Str(raw["started_at"])
+	if !py.Truthy(raw["started_at"]) {
 		started = time.Now().UTC().Format(TimeLayout)
 	}
 	dur := 0.0
-	if truthy(raw["duration_sec"]) {
-		f, ok := pyFloat(raw["duration_sec"])
+	if py.Truthy(raw["duration_sec"]) {
+		f, ok := py.Float(raw["duration_sec"])
 		if !ok {
 			return nil, fmt.Errorf("parse stage result: duration_sec is not a number")
 		}
@@ -396,28 +397,28 @@ func stageFromDoc(doc any) (*Stage, error) {
 	}
 	s := &Stage{
 		Stage:       stage,
-		Task:        pyStr(getOr(raw, "task", "")),
+		Task:        py.Str(getOr(raw, "task", "")),
 		Status:      status,
 		StartedAt:   started,
 		DurationSec: dur,
-		Harness:     copyMap(asMap(raw["harness"])),
+		Harness:     copyMap(py.AsMap(raw["harness"])),
 		Units:       []Unit{},
 		Checks:      []Check{},
-		Metadata:    copyMap(asMap(raw["metadata"])),
+		Metadata:    copyMap(py.AsMap(raw["metadata"])),
 		Notes:       []string{},
 	}
-	for _, u := range asList(raw["units"]) {
+	for _, u := range py.AsList(raw["units"]) {
 		if m, ok := u.(map[string]any); ok {
 			s.Units = append(s.Units, unitFromMap(m))
 		}
 	}
-	for _, c := range asList(raw["checks"]) {
+	for _, c := range py.AsList(raw["checks"]) {
 		if m, ok := c.(map[string]any); ok {
 			s.Checks = append(s.Checks, checkFromMap(m))
 		}
 	}
-	for _, n := range asList(raw["notes"]) {
-		s.Notes = append(s.Notes, pyStr(n))
+	for _, n := range py.AsList(raw["notes"]) {
+		s.Notes = append(s.Notes, py.Str(n))
 	}
 	return s, nil
 }
@@ -440,7 +441,7 @@ func pyQuoteRepr(s string) string {
 }
 
 func weightOf(m map[string]any) float64 {
-	w, ok := pyFloat(getOr(m, "weight", 1.0))
+	w, ok := py.Float(getOr(m, "weight", 1.0))
 	switch {
 	case !ok || math.IsInf(w, 0):
 		// Unparsable reads as 1 (the earlier harness). srb also reads an
@@ -453,7 +454,7 @@ func weightOf(m map[string]any) float64 {
 }
 
 func durationOf(v any) *float64 {
-	f, ok := pyFloat(v)
+	f, ok := py.Float(v)
 	if !ok {
 		return nil
 	}
@@ -461,65 +462,65 @@ func durationOf(v any) *float64 {
 }
 
 func checkFromMap(raw map[string]any) Check {
-	verdict := strings.ToLower(pyStr(getOr(raw, "verdict", VerdictError)))
+	verdict := strings.ToLower(py.Str(getOr(raw, "verdict", VerdictError)))
 	switch verdict {
 	case VerdictPass, VerdictFail, VerdictError, VerdictSkip:
 	default:
 		verdict = VerdictError
 	}
 	id := "<unnamed>"
-	if truthy(raw["id"]) {
-		id = pyStr(raw["id"])
-	} else if truthy(raw["name"]) {
-		id = pyStr(raw["name"])
+	if py.Truthy(raw["id"]) {
+		id = py.Str(raw["id"])
+	} else if py.Truthy(raw["name"]) {
+		id = py.Str(raw["name"])
 	}
 	var evidence []map[string]any
-	if ev := raw["evidence"]; truthy(ev) {
+	if ev := raw["evidence"]; py.Truthy(ev) {
 		list, isList := ev.([]any)
 		if !isList {
-			evidence = []map[string]any{{"note": pyStr(ev)}}
+			evidence = []map[string]any{{"note": py.Str(ev)}}
 		}
 		for _, e := range list {
 			if m, ok := e.(map[string]any); ok {
 				evidence = append(evidence, m)
 			} else {
-				evidence = append(evidence, map[string]any{"note": pyStr(e)})
+				evidence = append(evidence, map[string]any{"note": py.Str(e)})
 			}
 		}
 	}
 	return Check{
 		ID:          id,
 		Verdict:     verdict,
-		Summary:     pyStr(getOr(raw, "summary", "")),
+		Summary:     py.Str(getOr(raw, "summary", "")),
 		Weight:      weightOf(raw),
-		Required:    truthy(raw["required"]),
-		Unit:        pyStr(getOr(raw, "unit", "")),
-		Detail:      pyStr(getOr(raw, "detail", "")),
+		Required:    py.Truthy(raw["required"]),
+		Unit:        py.Str(getOr(raw, "unit", "")),
+		Detail:      py.Str(getOr(raw, "detail", "")),
 		Evidence:    evidence,
 		DurationSec: durationOf(raw["duration_sec"]),
-		Metadata:    copyMap(asMap(raw["metadata"])),
+		Metadata:    copyMap(py.AsMap(raw["metadata"])),
 	}
 }
 
 func unitFromMap(raw map[string]any) Unit {
-	status := strings.ToLower(pyStr(getOr(raw, "status", UnitOK)))
+	status := strings.ToLower(py.Str(getOr(raw, "status", UnitOK)))
 	switch status {
 	case UnitOK, UnitError, UnitTimeout, UnitSkip, UnitUnreached:
 	default:
 		status = UnitError
 	}
 	id := "<unnamed>"
-	if truthy(raw["id"]) {
-		id = pyStr(raw["id"])
+	if py.Truthy(raw["id"]) {
+		id = py.Str(raw["id"])
 	}
 	return Unit{
 		ID:          id,
-		Title:       pyStr(getOr(raw, "title", "")),
+		Title:       py.Str(getOr(raw, "title", "")),
 		Weight:      weightOf(raw),
 		Status:      status,
-		Summary:     pyStr(getOr(raw, "summary", "")),
+		Summary:     py.Str(getOr(raw, "summary", "")),
 		DurationSec: durationOf(raw["duration_sec"]),
-		Metadata:    copyMap(asMap(raw["metadata"])),
+		Metadata:    copyMap(py.AsMap(raw["metadata"])),
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/schema"
 )
 
@@ -56,11 +57,11 @@ func (m ModuleScore) pyDoc() object {
 	return object{
 		{"id", m.ID},
 		{"title", m.Title},
-		{"weight", pyRound(m.Weight, 6)},
-		{"rate", pyRound(m.Rate, 6)},
+		{"weight", py.Round(m.Weight, 6)},
+		{"rate", py.Round(m.Rate, 6)},
 		{"complete", m.Complete},
 		{"status", m.Status},
-		{"scored_weight", pyRound(m.ScoredWeight, 6)},
+		{"scored_weight", py.Round(m.ScoredWeight, 6)},
 		{"checks", object{
 			{"passed", m.Passed},
 			{"failed", m.Failed},
@@ -79,34 +80,34 @@ func (m ModuleScore) pyDoc() object {
 // also reads scored_weight and notes back, so a re-read verdict renders as
 // the original did.
 func moduleScoreFromMap(m map[string]any) ModuleScore {
-	checks := asMap(m["checks"])
-	rate := num(getOr(m, "rate", 0.0))
-	scored := num(getOr(m, "scored_weight", 0.0))
+	checks := py.AsMap(m["checks"])
+	rate := py.Num(getOr(m, "rate", 0.0))
+	scored := py.Num(getOr(m, "scored_weight", 0.0))
 	complete := rate >= 1 && scored > 0
 	if v, ok := m["complete"]; ok {
-		complete = truthy(v)
+		complete = py.Truthy(v)
 	}
 	var notes []string
-	for _, n := range asList(m["notes"]) {
-		notes = append(notes, pyStr(n))
+	for _, n := range py.AsList(m["notes"]) {
+		notes = append(notes, py.Str(n))
 	}
 	var obs []string
-	for _, o := range asList(m["observations"]) {
-		obs = append(obs, pyStr(o))
+	for _, o := range py.AsList(m["observations"]) {
+		obs = append(obs, py.Str(o))
 	}
 	return ModuleScore{
-		ID:           pyStr(getOr(m, "id", "")),
-		Title:        pyStr(getOr(m, "title", "")),
-		Weight:       num(getOr(m, "weight", 0.0)),
+		ID:           py.Str(getOr(m, "id", "")),
+		Title:        py.Str(getOr(m, "title", "")),
+		Weight:       py.Num(getOr(m, "weight", 0.0)),
 		Rate:         rate,
 		Complete:     complete,
-		Status:       pyStr(getOr(m, "status", "")),
+		Status:       py.Str(getOr(m, "status", "")),
 		ScoredWeight: scored,
-		Passed:       pyIntOf(getOr(checks, "passed", 0)),
-		Failed:       pyIntOf(getOr(checks, "failed", 0)),
-		Errored:      pyIntOf(getOr(checks, "errored", 0)),
-		Skipped:      pyIntOf(getOr(checks, "skipped", 0)),
-		Note:         pyStr(getOr(m, "note", "")),
+		Passed:       py.Int(getOr(checks, "passed", 0)),
+		Failed:       py.Int(getOr(checks, "failed", 0)),
+		Errored:      py.Int(getOr(checks, "errored", 0)),
+		Skipped:      py.Int(getOr(checks, "skipped", 0)),
+		Note:         py.Str(getOr(m, "note", "")),
 		Notes:        notes,
 		Observations: obs,
 	}
@@ -202,7 +203,7 @@ func (v *Verdict) Reward() float64 {
 	if v.MaxScore == 0 {
 		return 0
 	}
-	return pyRound(v.Score/v.MaxScore, 6)
+	return py.Round(v.Score/v.MaxScore, 6)
 }
 
 // Uncredited is the same map as Unscored under the name another branch of
@@ -231,9 +232,9 @@ func (v *Verdict) Uncounted() map[string]map[string]any {
 			case isRows:
 				count = ReportedModules(rows)
 			case got["modules"] != nil:
-				count = pyIntOf(got["modules"])
+				count = py.Int(got["modules"])
 			default:
-				count = pyIntOf(got["module_count"])
+				count = py.Int(got["module_count"])
 			}
 			measured = count != 0
 		}
@@ -255,19 +256,19 @@ func (v *Verdict) Uncounted() map[string]map[string]any {
 		}
 		note := ""
 		switch {
-		case truthy(got["note"]):
-			note = pyStr(got["note"])
-		case truthy(got["harness_error"]):
-			note = pyStr(got["harness_error"])
+		case py.Truthy(got["note"]):
+			note = py.Str(got["note"])
+		case py.Truthy(got["harness_error"]):
+			note = py.Str(got["harness_error"])
 		default:
-			if notes := asList(got["notes"]); len(notes) > 0 {
-				note = pyStr(notes[len(notes)-1])
+			if notes := py.AsList(got["notes"]); len(notes) > 0 {
+				note = py.Str(notes[len(notes)-1])
 			}
 		}
 		if note != "" {
 			view["note"] = note
 		}
-		if truthy(got["blocked_by"]) {
+		if py.Truthy(got["blocked_by"]) {
 			view["stage_blocked_by"] = got["blocked_by"]
 		}
 		out[stage] = view
@@ -298,7 +299,7 @@ func orderedMaps[M ~map[string]any](list []M, order []string) []any {
 func withCitations(list []map[string]any, order []string) []any {
 	out := make([]any, 0, len(list))
 	for _, m := range list {
-		if ev := asList(m["evidence"]); len(ev) > 0 {
+		if ev := py.AsList(m["evidence"]); len(ev) > 0 {
 			m = copyMap(m)
 			items := make([]any, len(ev))
 			for i, e := range ev {
@@ -358,17 +359,17 @@ func (v *Verdict) pyDoc() object {
 		{"schema", ScoreSchema},
 		{"task", v.Task},
 		{"reward", v.Reward()},
-		{"score", pyRound(v.Score, 4)},
+		{"score", py.Round(v.Score, 4)},
 		{"max_score", v.MaxScore},
 		{"valid", v.Valid()},
 		{"audit_gate", gate},
 		{"behavioural", object{
-			{"points", pyRound(v.BehaviouralPoints, 4)},
-			{"rate", pyRound(v.BehaviouralRate, 6)},
+			{"points", py.Round(v.BehaviouralPoints, 4)},
+			{"rate", py.Round(v.BehaviouralRate, 6)},
 			{"modules", mods},
 		}},
 		{"verification", object{
-			{"points", pyRound(v.VerificationPoints, 4)},
+			{"points", py.Round(v.VerificationPoints, 4)},
 			{"models_total", v.AdversariesTotal},
 			{"models_survived", v.AdversariesSurvived},
 			{"breaks", withCitations(v.VerificationBreaks, breakOrder)},
@@ -448,7 +449,7 @@ func (v *Verdict) consistent(doc any) error {
 	if math.Abs(v.Score-want) > 1e-3 {
 		return &schema.ValidationError{Contract: schema.Score, Pointer: "/score",
 			Msg: fmt.Sprintf("score is %s but the stages give %s (audit gate %s, stage 2 %s, stage 3 %s): the arithmetic of formula (4) does not close",
-				pyRepr(v.Score), pyRepr(want), v.AuditGate, pyRepr(v.BehaviouralPoints), pyRepr(v.VerificationPoints))}
+				py.Repr(v.Score), py.Repr(want), v.AuditGate, py.Repr(v.BehaviouralPoints), py.Repr(v.VerificationPoints))}
 	}
 	return nil
 }
@@ -498,47 +499,47 @@ func verdictFromDoc(doc any) (*Verdict, error) {
 	if !ok {
 		return nil, fmt.Errorf("parse verdict: the document is not a JSON object")
 	}
-	fn := asMap(raw["behavioural"])
-	adv := asMap(raw["verification"])
-	v := NewVerdict(pyStr(getOr(raw, "task", "")), num(getOr(raw, "max_score", 100.0)))
-	v.Score = num(getOr(raw, "score", 0.0))
-	v.AuditGate = pyStr(getOr(raw, "audit_gate", GateNotRun))
-	v.BehaviouralPoints = num(getOr(fn, "points", 0.0))
-	v.BehaviouralRate = num(getOr(fn, "rate", 0.0))
-	v.VerificationPoints = num(getOr(adv, "points", 0.0))
-	v.AdversariesTotal = pyIntOf(getOr(adv, "models_total", 0))
-	v.AdversariesSurvived = pyIntOf(getOr(adv, "models_survived", 0))
-	for _, s := range asList(raw["stages_run"]) {
-		v.StagesRun = append(v.StagesRun, pyStr(s))
+	fn := py.AsMap(raw["behavioural"])
+	adv := py.AsMap(raw["verification"])
+	v := NewVerdict(py.Str(getOr(raw, "task", "")), py.Num(getOr(raw, "max_score", 100.0)))
+	v.Score = py.Num(getOr(raw, "score", 0.0))
+	v.AuditGate = py.Str(getOr(raw, "audit_gate", GateNotRun))
+	v.BehaviouralPoints = py.Num(getOr(fn, "points", 0.0))
+	v.BehaviouralRate = py.Num(getOr(fn, "rate", 0.0))
+	v.VerificationPoints = py.Num(getOr(adv, "points", 0.0))
+	v.AdversariesTotal = py.Int(getOr(adv, "models_total", 0))
+	v.AdversariesSurvived = py.Int(getOr(adv, "models_survived", 0))
+	for _, s := range py.AsList(raw["stages_run"]) {
+		v.StagesRun = append(v.StagesRun, py.Str(s))
 	}
-	for k, s := range asMap(raw["unscored_stages"]) {
-		v.UnscoredStages[k] = pyStr(s)
+	for k, s := range py.AsMap(raw["unscored_stages"]) {
+		v.UnscoredStages[k] = py.Str(s)
 	}
-	v.BlockedBy = pyStr(getOr(raw, "blocked_by", ""))
-	v.HarnessError = pyStr(getOr(raw, "harness_error", ""))
-	for _, m := range asList(fn["modules"]) {
+	v.BlockedBy = py.Str(getOr(raw, "blocked_by", ""))
+	v.HarnessError = py.Str(getOr(raw, "harness_error", ""))
+	for _, m := range py.AsList(fn["modules"]) {
 		if row, ok := m.(map[string]any); ok {
 			v.Modules = append(v.Modules, moduleScoreFromMap(row))
 		}
 	}
-	for _, f := range asList(raw["audit_failures"]) {
+	for _, f := range py.AsList(raw["audit_failures"]) {
 		if m, ok := f.(map[string]any); ok {
 			v.AuditFailures = append(v.AuditFailures, m)
 		}
 	}
-	for _, b := range asList(adv["breaks"]) {
+	for _, b := range py.AsList(adv["breaks"]) {
 		if m, ok := b.(map[string]any); ok {
 			v.VerificationBreaks = append(v.VerificationBreaks, m)
 		}
 	}
-	for _, n := range asList(raw["notes"]) {
-		v.Notes = append(v.Notes, pyStr(n))
+	for _, n := range py.AsList(raw["notes"]) {
+		v.Notes = append(v.Notes, py.Str(n))
 	}
-	if m := asMap(raw["metadata"]); m != nil {
+	if m := py.AsMap(raw["metadata"]); m != nil {
 		v.Metadata = m
 	}
 	v.Unscored = unscoredFromRaw(raw)
-	for _, h := range asList(raw["harnesses"]) {
+	for _, h := range py.AsList(raw["harnesses"]) {
 		if m, ok := h.(map[string]any); ok {
 			v.Harnesses = append(v.Harnesses, m)
 		}
@@ -550,9 +551,9 @@ func verdictFromDoc(doc any) (*Verdict, error) {
 // three names is present; module rows become []ModuleScore.
 func unscoredFromRaw(raw map[string]any) map[string]map[string]any {
 	out := map[string]map[string]any{}
-	got := asMap(raw["unscored"])
+	got := py.AsMap(raw["unscored"])
 	if len(got) == 0 {
-		got = asMap(raw["uncredited"])
+		got = py.AsMap(raw["uncredited"])
 	}
 	if len(got) > 0 {
 		for stage, e := range got {
@@ -568,7 +569,7 @@ func unscoredFromRaw(raw map[string]any) map[string]map[string]any {
 		}
 		return out
 	}
-	for stage, e := range asMap(raw["uncounted"]) {
+	for stage, e := range py.AsMap(raw["uncounted"]) {
 		entry, ok := e.(map[string]any)
 		if !ok {
 			continue
@@ -584,7 +585,7 @@ func unscoredFromRaw(raw map[string]any) map[string]map[string]any {
 		if m, ok := entry["measured"].(bool); ok && !m {
 			if _, has := entry["error"]; !has {
 				msg := any("the stage result could not be read")
-				if truthy(entry["note"]) {
+				if py.Truthy(entry["note"]) {
 					msg = entry["note"]
 				}
 				entry["error"] = msg

@@ -2,10 +2,11 @@ package scoring
 
 import (
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -174,12 +175,12 @@ func BehaviouralReachesGate(r *result.Stage, p Policy, task string) (bool, float
 	points := scratch.BehaviouralPoints
 	if reached {
 		return true, points, fmt.Sprintf("stage 2 passed every scored check and paid %s of %s",
-			fmtG(points), fmtG(p.BehaviouralPoints))
+			py.FormatG(points), py.FormatG(p.BehaviouralPoints))
 	}
 	why := scratch.HarnessError
 	if why == "" {
 		why = fmt.Sprintf("stage 2 did not pass every scored check, so none of its %s points are paid; the modules passed %.4f of their weighted checks",
-			fmtG(p.BehaviouralPoints), scratch.BehaviouralRate)
+			py.FormatG(p.BehaviouralPoints), scratch.BehaviouralRate)
 	}
 	return false, points, why + " [" + scratch.BlockedBy + "]"
 }
@@ -198,6 +199,14 @@ func recordHarness(r *result.Stage, v *result.Verdict, stage string) {
 	v.Harnesses = append(v.Harnesses, h)
 }
 
+// enterStage records that stage ran: its name in stages_run, a copy of
+// its metadata and its harness fingerprint.
+func enterStage(r *result.Stage, v *result.Verdict, stage string) {
+	v.StagesRun = append(v.StagesRun, stage)
+	v.Metadata[stage] = copyMeta(r.Metadata)
+	recordHarness(r, v, stage)
+}
+
 func copyMeta(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
 	for k, x := range m {
@@ -209,8 +218,8 @@ func copyMeta(m map[string]any) map[string]any {
 // stageErrorText is the earlier harness's `metadata.error or "; ".join(notes)
 // or default`.
 func stageErrorText(r *result.Stage, def string) string {
-	if e, ok := r.Metadata["error"]; ok && truthy(e) {
-		return pyStr(e)
+	if e, ok := r.Metadata["error"]; ok && py.Truthy(e) {
+		return py.Str(e)
 	}
 	if s := strings.Join(r.Notes, "; "); s != "" {
 		return s
@@ -224,37 +233,33 @@ func carryNotes(label string, r *result.Stage, v *result.Verdict) {
 	for _, n := range r.Notes {
 		text := strings.TrimSpace(n)
 		line := label + ": " + text
-		if text != "" && !contains(v.Notes, line) {
+		if text != "" && !slices.Contains(v.Notes, line) {
 			v.Notes = append(v.Notes, line)
 		}
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func failure(c result.Check) map[string]any {
-	ev := c.Evidence
-	if len(ev) > failureEvidence {
-		ev = ev[:failureEvidence]
-	}
-	evidence := make([]any, len(ev))
-	for i, e := range ev {
-		evidence[i] = e
-	}
 	return map[string]any{
 		"id":       c.ID,
 		"verdict":  c.Verdict,
 		"summary":  c.Summary,
-		"detail":   runeCut(c.Detail, failureDetailCut),
-		"evidence": evidence,
+		"detail":   py.Head(c.Detail, failureDetailCut),
+		"evidence": firstEvidence(c, failureEvidence),
 	}
+}
+
+// firstEvidence is c's first n evidence items, as a JSON array.
+func firstEvidence(c result.Check, n int) []any {
+	ev := c.Evidence
+	if len(ev) > n {
+		ev = ev[:n]
+	}
+	out := make([]any, len(ev))
+	for i, e := range ev {
+		out[i] = e
+	}
+	return out
 }
 
 func ids(checks []result.Check, n int) string {
@@ -277,9 +282,7 @@ func gradeAudit(r *result.Stage, v *result.Verdict) bool {
 		v.BlockedBy = BlockedAuditMissing
 		return false
 	}
-	v.StagesRun = append(v.StagesRun, result.StageAudit)
-	v.Metadata[result.StageAudit] = copyMeta(r.Metadata)
-	recordHarness(r, v, result.StageAudit)
+	enterStage(r, v, result.StageAudit)
 
 	if r.Status != result.StatusOK {
 		v.AuditGate = result.GateNotRun
@@ -290,8 +293,8 @@ func gradeAudit(r *result.Stage, v *result.Verdict) bool {
 
 	carryNotes("stage 1", r, v)
 
-	requested, okR := isPyInt(r.Metadata["samples_requested"])
-	usable, okU := isPyInt(r.Metadata["samples_usable"])
+	requested, okR := py.IsInt(r.Metadata["samples_requested"])
+	usable, okU := py.IsInt(r.Metadata["samples_usable"])
 	if okR && okU && 0 < usable && usable < requested {
 		v.Notes = append(v.Notes, fmt.Sprintf(
 			"stage 1 ran on a reduced quorum: %d of %d reviews completed, and carried every gate verdict below",
@@ -376,7 +379,7 @@ func clipObservation(text string) string {
 	if runeLen(flat) <= observationChars {
 		return flat
 	}
-	return runeCut(flat, observationChars-3) + "..."
+	return py.Head(flat, observationChars-3) + "..."
 }
 
 // sharedCause is the module note naming a cause most of its failing
@@ -417,7 +420,7 @@ func sharedCause(checks []result.Check) string {
 		return best, hits
 	}
 	if whole, hits := dominant(lines); whole != "" {
-		return runeCut(fmt.Sprintf("%d of %d failing checks report the same thing: %s", hits, len(lines), whole), sharedCauseChars)
+		return py.Head(fmt.Sprintf("%d of %d failing checks report the same thing: %s", hits, len(lines), whole), sharedCauseChars)
 	}
 	clauses := make([]string, len(lines))
 	for i, ln := range lines {
@@ -426,7 +429,7 @@ func sharedCause(checks []result.Check) string {
 		}
 	}
 	if clause, hits := dominant(clauses); clause != "" {
-		return runeCut(fmt.Sprintf("%d of %d failing checks end on the same cause: %s", hits, len(lines), clause), sharedCauseChars)
+		return py.Head(fmt.Sprintf("%d of %d failing checks end on the same cause: %s", hits, len(lines), clause), sharedCauseChars)
 	}
 	return ""
 }
@@ -446,14 +449,14 @@ func moduleOwnNotes(u result.Unit) []string {
 	case []any:
 		list = x
 	default:
-		if !truthy(raw) {
+		if !py.Truthy(raw) {
 			return []string{}
 		}
 		list = []any{raw}
 	}
 	out := []string{}
 	for _, n := range list {
-		if s := pyStr(n); strings.TrimSpace(s) != "" {
+		if s := py.Str(n); strings.TrimSpace(s) != "" {
 			out = append(out, s)
 		}
 	}
@@ -489,11 +492,11 @@ func scoreModule(u result.Unit, r *result.Stage) result.ModuleScore {
 			note = fmt.Sprintf("reports only, by design -- weight zero, and %s, so it decides nothing", how)
 		} else {
 			note = fmt.Sprintf("module produced no scored checks despite carrying weight %s (%s); its 0.0 rate is charged to the submission and may not belong to it",
-				fmtG(u.Weight), how)
+				py.FormatG(u.Weight), how)
 		}
 	}
 	if note == "" && counts[result.VerdictSkip] > 0 {
-		note = fmt.Sprintf("%d of %s scored check(s) did not run and are charged 0", counts[result.VerdictSkip], fmtG(float64(total)))
+		note = fmt.Sprintf("%d of %s scored check(s) did not run and are charged 0", counts[result.VerdictSkip], py.FormatG(float64(total)))
 		if counts[result.VerdictSkip] >= total && total > 0 {
 			note += " -- every check in this module declined, so its 0.0 is the absence of an artifact to measure rather than a measurement"
 		}
@@ -556,9 +559,7 @@ func gradeBehavioural(r *result.Stage, v *result.Verdict, p Policy) bool {
 		v.BlockedBy = BlockedBehaviouralMissing
 		return false
 	}
-	v.StagesRun = append(v.StagesRun, result.StageBehavioural)
-	v.Metadata[result.StageBehavioural] = copyMeta(r.Metadata)
-	recordHarness(r, v, result.StageBehavioural)
+	enterStage(r, v, result.StageBehavioural)
 
 	if r.Status != result.StatusOK {
 		v.HarnessError = stageErrorText(r, "the behavioural stage reported status=error")
@@ -605,7 +606,7 @@ func gradeBehavioural(r *result.Stage, v *result.Verdict, p Policy) bool {
 			if i == maxNamed {
 				break
 			}
-			s := m.ID + " (weight " + fmtG(m.Weight)
+			s := m.ID + " (weight " + py.FormatG(m.Weight)
 			if m.Passed+m.Failed > 0 {
 				s += fmt.Sprintf(", %d/%d recorded before the deadline", m.Passed, m.Passed+m.Failed)
 			} else {
@@ -623,7 +624,7 @@ func gradeBehavioural(r *result.Stage, v *result.Verdict, p Policy) bool {
 			if i == maxNamed {
 				break
 			}
-			parts = append(parts, m.ID+" (weight "+fmtG(m.Weight)+")")
+			parts = append(parts, m.ID+" (weight "+py.FormatG(m.Weight)+")")
 		}
 		v.Notes = append(v.Notes, fmt.Sprintf("the behavioural stage ended before %d of %d module(s) were reached, so each scores zero and keeps its weight: ", len(absent), len(scores))+
 			strings.Join(parts, ", ")+andMore(len(absent))+
@@ -641,7 +642,7 @@ func gradeBehavioural(r *result.Stage, v *result.Verdict, p Policy) bool {
 			}
 			s := m.ID + " (status " + m.Status
 			if m.Weight > 0 {
-				s += ", weight " + fmtG(m.Weight)
+				s += ", weight " + py.FormatG(m.Weight)
 			}
 			parts = append(parts, s+")")
 		}
@@ -683,7 +684,7 @@ func gradeBehavioural(r *result.Stage, v *result.Verdict, p Policy) bool {
 		}
 		v.Notes = append(v.Notes, fmt.Sprintf(
 			"%d behavioural module(s) did not pass every scored check, so stage 2 pays none of its %s points and no verification points are available: %s%s -- the modules passed %.4f of their weighted checks, which is reported and not paid",
-			len(short), fmtG(p.BehaviouralPoints), strings.Join(parts, ", "), andMore(len(short)), v.BehaviouralRate))
+			len(short), py.FormatG(p.BehaviouralPoints), strings.Join(parts, ", "), andMore(len(short)), v.BehaviouralRate))
 		return false
 	}
 	v.BehaviouralPoints = p.BehaviouralPoints
@@ -701,23 +702,21 @@ func gradeVerification(r *result.Stage, v *result.Verdict, p Policy, expected bo
 		if expected {
 			v.HarnessError = fmt.Sprintf(
 				"the verification stage was declared and the ladder reached it, but it produced no result file, so %s of the %s points were never contested",
-				fmtG(p.VerificationPoints), fmtG(p.MaxScore))
+				py.FormatG(p.VerificationPoints), py.FormatG(p.MaxScore))
 			v.BlockedBy = BlockedVerificationMissing
 			return
 		}
 		v.Notes = append(v.Notes, "the verification stage produced no result file; no stage-3 points were awarded")
 		return
 	}
-	v.StagesRun = append(v.StagesRun, result.StageVerification)
-	v.Metadata[result.StageVerification] = copyMeta(r.Metadata)
-	recordHarness(r, v, result.StageVerification)
+	enterStage(r, v, result.StageVerification)
 	// Before the status check, unlike stages 1 and 2 (bug 80).
 	carryNotes("stage 3", r, v)
 
 	if r.Status != result.StatusOK {
 		msg := "the verification stage did not complete"
-		if e, ok := r.Metadata["error"]; ok && truthy(e) {
-			msg += ": " + pyStr(e)
+		if e, ok := r.Metadata["error"]; ok && py.Truthy(e) {
+			msg += ": " + py.Str(e)
 		} else if len(r.Notes) > 0 {
 			msg += ": " + strings.Join(r.Notes, "; ")
 		}
@@ -764,19 +763,11 @@ func gradeVerification(r *result.Stage, v *result.Verdict, p Policy, expected bo
 		if i == maxBreaks {
 			break
 		}
-		ev := c.Evidence
-		if len(ev) > breakEvidence {
-			ev = ev[:breakEvidence]
-		}
-		evidence := make([]any, len(ev))
-		for j, e := range ev {
-			evidence[j] = e
-		}
 		v.VerificationBreaks = append(v.VerificationBreaks, map[string]any{
 			"adversary": name(c),
 			"summary":   c.Summary,
-			"detail":    runeCut(c.Detail, failureDetailCut),
-			"evidence":  evidence,
+			"detail":    py.Head(c.Detail, failureDetailCut),
+			"evidence":  firstEvidence(c, breakEvidence),
 		})
 	}
 	points := p.PointsPerSurvivedModel * float64(len(survived))
@@ -806,8 +797,8 @@ func gradeVerification(r *result.Stage, v *result.Verdict, p Policy, expected bo
 			len(errored), strings.Join(names, ", ")))
 		v.HarnessError = fmt.Sprintf(
 			"%d of %d verification round(s) did not complete, so %s of the %s stage-3 points could not be contested: %s%s -- re-run the stage; an adversary that could not run has not demonstrated a defect, and must not be paid for as though it had found one",
-			len(errored), len(rounds), fmtG(p.PointsPerSurvivedModel*float64(len(errored))),
-			fmtG(p.VerificationPoints), strings.Join(names, ", "), andMore(len(errored)))
+			len(errored), len(rounds), py.FormatG(p.PointsPerSurvivedModel*float64(len(errored))),
+			py.FormatG(p.VerificationPoints), strings.Join(names, ", "), andMore(len(errored)))
 		v.BlockedBy = BlockedVerificationIncomplete
 	}
 }
@@ -861,8 +852,8 @@ func reportBehaviouralOnly(r *result.Stage, v *result.Verdict, p Policy) {
 		v.Metadata[result.StageBehavioural] = map[string]any{}
 	}
 	v.Metadata[MetaBehaviouralMeasuredNotCounted] = true
-	v.Metadata[MetaBehaviouralMeasuredPoints] = pyRound(shadow.BehaviouralPoints, 4)
-	v.Metadata[MetaBehaviouralMeasuredRate] = pyRound(shadow.BehaviouralRate, 6)
+	v.Metadata[MetaBehaviouralMeasuredPoints] = py.Round(shadow.BehaviouralPoints, 4)
+	v.Metadata[MetaBehaviouralMeasuredRate] = py.Round(shadow.BehaviouralRate, 6)
 	if shadow.BlockedBy != "" {
 		v.Metadata[MetaBehaviouralWouldHaveBlocked] = shadow.BlockedBy
 	}
@@ -887,9 +878,9 @@ func recordUnscored(v *result.Verdict, p Policy, behavioural, verification *resu
 				modules := append([]result.ModuleScore{}, scratch.Modules...)
 				notes := append([]string{}, scratch.Notes...)
 				entry = map[string]any{
-					"points":          pyRound(scratch.BehaviouralPoints, 4),
-					"would_be_points": pyRound(scratch.BehaviouralPoints, 4),
-					"rate":            pyRound(scratch.BehaviouralRate, 6),
+					"points":          py.Round(scratch.BehaviouralPoints, 4),
+					"would_be_points": py.Round(scratch.BehaviouralPoints, 4),
+					"rate":            py.Round(scratch.BehaviouralRate, 6),
 					"complete":        scratch.BehaviouralPoints > 0,
 					"blocked_by":      scratch.BlockedBy,
 					"harness_error":   scratch.HarnessError,
@@ -899,7 +890,7 @@ func recordUnscored(v *result.Verdict, p Policy, behavioural, verification *resu
 			} else {
 				gradeVerification(st.res, scratch, p, false)
 				entry = map[string]any{
-					"points":          pyRound(scratch.VerificationPoints, 4),
+					"points":          py.Round(scratch.VerificationPoints, 4),
 					"models_total":    scratch.AdversariesTotal,
 					"models_survived": scratch.AdversariesSurvived,
 				}
@@ -972,31 +963,4 @@ func summariseUnscored(r *result.Stage) string {
 		ok, len(r.Units), len(r.Checks), failed, errored, result.Rate(r.Checks))
 }
 
-// --- Python-compatible formatting ----------------------------------------
-
-// fmtG is Python's format(x, "g"): 6 significant digits, trailing zeros
-// dropped, exponent form below 1e-4 and from 1e6 up.
-func fmtG(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
-// pyRound is Python's round(x, n): correctly rounded, ties to even.
-func pyRound(x float64, n int) float64 {
-	r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
-	if err != nil {
-		return x
-	}
-	return r
-}
-
 func runeLen(s string) int { return len([]rune(s)) }
-
-// runeCut is Python's s[:n] on code points.
-func runeCut(s string, n int) string {
-	i := 0
-	for j := range s {
-		if i == n {
-			return s[:j]
-		}
-		i++
-	}
-	return s
-}

@@ -574,27 +574,6 @@ func TestPolicy(t *testing.T) {
 	}
 }
 
-func TestFormatting(t *testing.T) {
-	// Python's "%g" and round(), which notes and rounding must match.
-	for x, want := range map[float64]string{
-		0.5: "0.5", 40: "40", 100: "100", 1e6: "1e+06", 123456: "123456", 1234567: "1.23457e+06",
-		0.0001: "0.0001", 0.00001: "1e-05", 0.93: "0.93", 1.0 / 3: "0.333333", 2.5e-7: "2.5e-07",
-	} {
-		if got := fmtG(x); got != want {
-			t.Errorf("fmtG(%v) = %q, want %q", x, got, want)
-		}
-	}
-	for _, c := range []struct {
-		x    float64
-		n    int
-		want float64
-	}{{2.675, 2, 2.67}, {0.125, 2, 0.12}, {0.375, 2, 0.38}, {1.0 / 3, 6, 0.333333}, {0.9995, 4, 0.9995}, {2.5, 0, 2}} {
-		if got := pyRound(c.x, c.n); got != c.want {
-			t.Errorf("pyRound(%v, %d) = %v, want %v", c.x, c.n, got, c.want)
-		}
-	}
-}
-
 // A module that timed out or died keeps whatever checks it recorded, all
 // passing here, and still pays nothing: only a module that finished ok can
 // be complete (HARNESS.md §4.4: non-ok statuses "all score 0"). Found by a

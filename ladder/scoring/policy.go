@@ -3,6 +3,8 @@ package scoring
 import (
 	"fmt"
 	"math"
+
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 )
 
 // Policy is a task's scoring policy, in points (HARNESS.md §3.2
@@ -42,7 +44,7 @@ const policyTolerance = 1e-6
 func (p Policy) Check() error {
 	var problems []string
 	if !(p.BehaviouralPoints > 0) {
-		problems = append(problems, fmt.Sprintf("behavioural_points must be greater than 0, not %s", fmtG(p.BehaviouralPoints)))
+		problems = append(problems, fmt.Sprintf("behavioural_points must be greater than 0, not %s", py.FormatG(p.BehaviouralPoints)))
 	}
 	if p.VerificationModels < 0 {
 		problems = append(problems, fmt.Sprintf("verification_models must not be negative, not %d", p.VerificationModels))
@@ -50,14 +52,14 @@ func (p Policy) Check() error {
 	if d := p.PointsPerSurvivedModel*float64(p.VerificationModels) - p.VerificationPoints; math.IsNaN(d) || math.Abs(d) > policyTolerance {
 		problems = append(problems, fmt.Sprintf(
 			"points_per_survived_model × verification_models is %s × %d = %s, not verification_points %s",
-			fmtG(p.PointsPerSurvivedModel), p.VerificationModels,
-			fmtG(p.PointsPerSurvivedModel*float64(p.VerificationModels)), fmtG(p.VerificationPoints)))
+			py.FormatG(p.PointsPerSurvivedModel), p.VerificationModels,
+			py.FormatG(p.PointsPerSurvivedModel*float64(p.VerificationModels)), py.FormatG(p.VerificationPoints)))
 	}
 	if d := p.BehaviouralPoints + p.VerificationPoints - p.MaxScore; math.IsNaN(d) || math.Abs(d) > policyTolerance {
 		problems = append(problems, fmt.Sprintf(
 			"behavioural_points + verification_points is %s + %s = %s, not max_score %s",
-			fmtG(p.BehaviouralPoints), fmtG(p.VerificationPoints),
-			fmtG(p.BehaviouralPoints+p.VerificationPoints), fmtG(p.MaxScore)))
+			py.FormatG(p.BehaviouralPoints), py.FormatG(p.VerificationPoints),
+			py.FormatG(p.BehaviouralPoints+p.VerificationPoints), py.FormatG(p.MaxScore)))
 	}
 	if len(problems) == 0 {
 		return nil
