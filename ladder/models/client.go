@@ -234,7 +234,7 @@ func New(cfg Config, opts ...Option) (Driver, error) {
 var commonOptionNames = []string{"max_tokens", "temperature", "timeout_sec", "retries", "extra_headers"}
 
 var driverOptions = map[string][]string{
-	DriverOpenAI:    {"base_url", "api_key_env", "top_p", "stop", "seed"},
+	DriverOpenAI:    {"base_url", "api_key_env", "top_p", "stop", "seed", "stream"},
 	DriverAnthropic: {"base_url", "api_key_env", "thinking", "output_config", "top_p", "stop_sequences", "top_k"},
 	DriverCommand:   {"command"},
 	DriverScripted:  {"script", "turns"},

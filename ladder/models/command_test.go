@@ -137,7 +137,7 @@ func TestNewRefuses(t *testing.T) {
 		want string
 	}{
 		{Config{Driver: "gemini"}, `unknown driver "gemini"; known drivers are anthropic, command, openai, scripted`},
-		{Config{Driver: DriverOpenAI, Options: map[string]any{"temprature": 1.0}}, "openai: unknown option(s) temprature; this driver takes api_key_env, base_url, extra_headers, max_tokens, retries, seed, stop, temperature, timeout_sec, top_p"},
+		{Config{Driver: DriverOpenAI, Options: map[string]any{"temprature": 1.0}}, "openai: unknown option(s) temprature; this driver takes api_key_env, base_url, extra_headers, max_tokens, retries, seed, stop, stream, temperature, timeout_sec, top_p"},
 		{Config{Driver: DriverOpenAI, Effort: "extreme"}, `openai: unknown reasoning effort "extreme"; known efforts are low, medium, high, xhigh, max`},
 		{Config{Driver: DriverOpenAI, Model: "gpt"}, "openai: OPENAI_API_KEY is unset; the model cannot be called"},
 		{Config{Driver: DriverAnthropic}, "anthropic: ANTHROPIC_API_KEY and ANTHROPIC_AUTH_TOKEN are unset; the model cannot be called"},

@@ -8,7 +8,8 @@
 //
 //   - "openai": POST {base}/chat/completions with tools and
 //     reasoning_effort; the block conversation is translated to chat
-//     messages and back.
+//     messages and back. With options.stream the reply is streamed and
+//     reassembled, for proxies that end a silent request.
 //   - "anthropic": POST {base}/v1/messages, streamed as server-sent events
 //     and reassembled, with output_config.effort. A stream that ends
 //     without message_stop is a retryable failure, never an answer.

@@ -69,3 +69,33 @@ func FuzzParseArguments(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOpenAIStream: the chunk reassembler returns a turn or an *Error,
+// never panics, and only returns a turn once a choice finished.
+func FuzzOpenAIStream(f *testing.F) {
+	var b strings.Builder
+	for _, e := range oaStream {
+		b.WriteString("data: " + e + "\n\n")
+	}
+	f.Add(b.String())
+	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-1}]}}]}\n\n")
+	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":3,\"function\":{\"name\":\"x\"}}]},\"finish_reason\":\"stop\"}]}\n\n")
+	c := &client{name: DriverOpenAI, common: commonOptions{timeout: time.Minute}}
+	d := &openAI{httpDriver: httpDriver{c: c}}
+	f.Fuzz(func(t *testing.T, body string) {
+		_, cancel := context.WithCancel(context.Background())
+		r := &response{body: io.NopCloser(strings.NewReader(body)), dog: time.NewTimer(time.Hour), idle: time.Hour,
+			fired: new(atomic.Bool), cancel: cancel, c: c, url: "fuzz"}
+		defer r.Close()
+		turn, err := d.readStream(r, "fuzz")
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T is not *Error: %v", err, err)
+			}
+			return
+		}
+		if turn.StopReason == "" {
+			t.Fatalf("a turn without a finish_reason: %+v", turn)
+		}
+	})
+}

@@ -1,8 +1,11 @@
 package models
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -13,6 +16,10 @@ type openAI struct {
 	httpDriver
 	keyEnv string
 	extra  map[string]any // top_p, stop, seed
+	// stream asks for server-sent events (options.stream): a proxy that
+	// ends a silent request after ~100 s (Cloudflare's 524) sees bytes at
+	// once, as with the anthropic driver.
+	stream bool
 }
 
 func newOpenAI(c *client, o map[string]any) (turnTaker, error) {
@@ -22,6 +29,13 @@ func newOpenAI(c *client, o map[string]any) (turnTaker, error) {
 	d.key = c.env(d.keyEnv)
 	if d.key == "" {
 		return nil, c.errorf(false, "%s is unset; the model cannot be called", d.keyEnv)
+	}
+	if v, ok := o["stream"]; ok {
+		b, isBool := v.(bool)
+		if !isBool {
+			return nil, c.errorf(false, "options.stream must be true or false, not %v", v)
+		}
+		d.stream = b
 	}
 	for _, k := range []string{"top_p", "stop", "seed"} {
 		if v, ok := o[k]; ok {
@@ -85,7 +99,13 @@ func (d *openAI) once(ctx context.Context, req Request) (*Turn, error) {
 	if c.common.effort != "" {
 		payload["reasoning_effort"] = c.common.effort
 	}
-	headers, err := d.headers(map[string]string{"authorization": "Bearer " + d.key})
+	base := map[string]string{"authorization": "Bearer " + d.key}
+	if d.stream {
+		payload["stream"] = true
+		payload["stream_options"] = map[string]any{"include_usage": true}
+		base["accept"] = "text/event-stream"
+	}
+	headers, err := d.headers(base)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +115,9 @@ func (d *openAI) once(ctx context.Context, req Request) (*Turn, error) {
 		return nil, err
 	}
 	defer resp.Close()
+	if d.stream && !strings.HasPrefix(strings.ToLower(resp.contentType), "application/json") {
+		return d.readStream(resp, url)
+	}
 	raw, err := io.ReadAll(resp)
 	if err != nil {
 		return nil, err
@@ -224,4 +247,123 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// oaChunk is one streamed chat.completion.chunk.
+type oaChunk struct {
+	Choices []struct {
+		FinishReason *string `json:"finish_reason"`
+		Delta        struct {
+			Content   *string `json:"content"`
+			Refusal   *string `json:"refusal"`
+			ToolCalls []struct {
+				Index    int    `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int     `json:"prompt_tokens"`
+		CompletionTokens int     `json:"completion_tokens"`
+		CreditUsage      float64 `json:"credit_usage"`
+	} `json:"usage"`
+	Error map[string]any `json:"error"`
+}
+
+// readStream reassembles streamed chunks into a turn: content and refusal
+// concatenated, each tool call's arguments joined by its index. A stream
+// that ends before any choice finished is retryable, like a truncated
+// Messages stream; an error chunk is retryable unless its text is fatal.
+func (d *openAI) readStream(resp *response, url string) (*Turn, error) {
+	c := d.c
+	type call struct {
+		id, name string
+		args     strings.Builder
+	}
+	var calls []*call
+	var text, refusal strings.Builder
+	turn := &Turn{}
+	finished := false
+	sc := bufio.NewScanner(resp)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	events := sseReader{sc: sc}
+	for {
+		_, data, ok := events.next()
+		if !ok {
+			break
+		}
+		data = strings.TrimSpace(data)
+		if data == "" || data == "[DONE]" {
+			continue
+		}
+		var ch oaChunk
+		if json.Unmarshal([]byte(data), &ch) != nil {
+			continue
+		}
+		if ch.Error != nil {
+			b, _ := json.Marshal(ch.Error)
+			msg := fmt.Sprintf("stream error from %s: %s", url, b)
+			return nil, c.errorf(Retryable(529, msg), "%s", cut(msg, maxErrorBody))
+		}
+		if ch.Usage != nil {
+			turn.InputTokens, turn.OutputTokens, turn.Credits = ch.Usage.PromptTokens, ch.Usage.CompletionTokens, ch.Usage.CreditUsage
+		}
+		for _, choice := range ch.Choices {
+			if choice.Delta.Content != nil {
+				text.WriteString(*choice.Delta.Content)
+			}
+			if choice.Delta.Refusal != nil {
+				refusal.WriteString(*choice.Delta.Refusal)
+			}
+			for _, tc := range choice.Delta.ToolCalls {
+				if tc.Index < 0 || tc.Index >= maxStreamBlocks {
+					return nil, c.errorf(true, "malformed stream from %s: tool call index %d", url, tc.Index)
+				}
+				for len(calls) <= tc.Index {
+					calls = append(calls, &call{})
+				}
+				cl := calls[tc.Index]
+				if tc.ID != "" {
+					cl.id = tc.ID
+				}
+				if tc.Function.Name != "" {
+					cl.name = tc.Function.Name
+				}
+				cl.args.WriteString(tc.Function.Arguments)
+			}
+			if choice.FinishReason != nil && *choice.FinishReason != "" {
+				turn.StopReason, finished = *choice.FinishReason, true
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		var me *Error
+		if errors.As(err, &me) {
+			return nil, me
+		}
+		return nil, c.errorf(true, "reading the stream from %s: %v", url, err)
+	}
+	if !finished {
+		return nil, c.errorf(true, "stream ended before a finish_reason; the answer is incomplete")
+	}
+	turn.Text, turn.Refusal = text.String(), refusal.String()
+	if turn.Text == "" {
+		turn.Text = turn.Refusal
+	}
+	for i, cl := range calls {
+		if cl.name == "" {
+			continue
+		}
+		raw, _ := json.Marshal(cl.args.String())
+		id := cl.id
+		if id == "" {
+			id = fmt.Sprintf("call_%d", i)
+		}
+		turn.ToolCalls = append(turn.ToolCalls, ToolCall{ID: id, Name: cl.name, Arguments: parseArguments(raw)})
+	}
+	return turn, nil
 }

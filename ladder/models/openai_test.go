@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +232,66 @@ func TestOpenAIEnvBaseURLAndKeyEnv(t *testing.T) {
 	}
 	if _, ok := decode(t, reg.Requests()[0].Body)["reasoning_effort"]; ok {
 		t.Error("no effort configured, none sent")
+	}
+}
+
+// oaStream is a streamed reply: prose, then a tool call whose arguments
+// arrive in fragments, then usage in its own chunk (include_usage).
+var oaStream = []string{
+	`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Look"},"finish_reason":null}]}`,
+	`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"ing."},"finish_reason":null}]}`,
+	`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_7","type":"function","function":{"name":"search","arguments":""}}]},"finish_reason":null}]}`,
+	`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"pattern\": "}}]},"finish_reason":null}]}`,
+	`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"exec\"}"}}]},"finish_reason":null}]}`,
+	`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`,
+	`{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":300,"completion_tokens":25}}`,
+}
+
+func oaSSE(chunks ...string) httpmock.Responder {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "text/event-stream")
+		for _, c := range chunks {
+			fmt.Fprintf(w, "data: %s\n\n", c)
+		}
+		if len(chunks) == len(oaStream) {
+			fmt.Fprint(w, "data: [DONE]\n\n")
+		}
+	}
+}
+
+func TestOpenAIStreamed(t *testing.T) {
+	reg := httpmock.New(t)
+	defer reg.Verify(t)
+	reg.Register("POST", "/v1/chat/completions", oaSSE(oaStream[:4]...)) // cut off mid-call
+	reg.Register("POST", "/v1/chat/completions", oaSSE(oaStream...))
+	d, sl := newDriver(t, openaiConfig(reg, map[string]any{"stream": true}), env{"OPENAI_API_KEY": "k"})
+	turn, err := d.Complete(context.Background(), conversation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ToolCall{{ID: "call_7", Name: "search", Arguments: map[string]any{"pattern": "exec"}}}
+	if diff := cmp.Diff(want, turn.ToolCalls); diff != "" || turn.Text != "Looking." || turn.StopReason != "tool_calls" || turn.InputTokens != 300 || turn.OutputTokens != 25 {
+		t.Errorf("turn %+v (-want +got):\n%s", turn, diff)
+	}
+	if len(sl.got) != 1 {
+		t.Errorf("the truncated stream was retried %d times, want 1", len(sl.got))
+	}
+	body := decode(t, reg.Requests()[1].Body)
+	if body["stream"] != true || body["stream_options"].(map[string]any)["include_usage"] != true {
+		t.Errorf("payload %v", body)
+	}
+	if got := reg.Requests()[1].Header.Get("Accept"); got != "text/event-stream" {
+		t.Errorf("accept %q", got)
+	}
+}
+
+func TestOpenAIStreamErrorChunk(t *testing.T) {
+	reg := httpmock.New(t)
+	defer reg.Verify(t)
+	reg.Register("POST", "/v1/chat/completions", oaSSE(`{"error":{"message":"This model's maximum context length is 128000 tokens"}}`))
+	d, sl := newDriver(t, openaiConfig(reg, map[string]any{"stream": true}), env{"OPENAI_API_KEY": "k"})
+	_, err := d.Complete(context.Background(), conversation())
+	if err == nil || IsRetryable(err) || len(sl.got) != 0 {
+		t.Fatalf("a context overflow mid-stream is final: %v", err)
 	}
 }
