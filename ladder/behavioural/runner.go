@@ -348,6 +348,9 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 			u.Summary = what + " and recorded nothing"
 		}
 	case len(checks) == 0 && unscored == 0:
+		// A module whose rows were all observations (weight 0) did
+		// report: it is ok and decides nothing. Only a module that
+		// reported nothing at all is an error.
 		u.Status = result.UnitError
 		cause := fmt.Sprintf("wrote no checks (exit %d)", exitCode)
 		switch {

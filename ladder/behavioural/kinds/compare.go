@@ -16,8 +16,13 @@ const DetailLimit = 4000
 // check: a pass, or a fail whose summary is one short line saying what
 // differs and whose detail is go-cmp's diff (-want +got).
 func compare(id string, want, got any) check {
+	return compareWith(id, want, got, "as recorded from State A")
+}
+
+// compareWith is compare with the summary of a pass.
+func compareWith(id string, want, got any, same string) check {
 	if cmp.Equal(want, got) {
-		return check{ID: id, Verdict: "pass", Summary: "as recorded from State A"}
+		return check{ID: id, Verdict: "pass", Summary: same}
 	}
 	return check{ID: id, Verdict: "fail", Summary: Difference(want, got), Detail: cut(cmp.Diff(want, got), DetailLimit)}
 }

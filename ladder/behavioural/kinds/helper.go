@@ -244,7 +244,7 @@ func (m *module) emit(id string, got any, expect any) {
 	var c check
 	switch {
 	case expect != nil:
-		c = compare(id, jsonValue(expect), got)
+		c = compareWith(id, jsonValue(expect), got, "as the expected output file says")
 	case m.plan.Mode == behavioural.ModeRecord:
 		c = check{ID: id, Verdict: "pass", Summary: "recorded"}
 	case m.plan.Mode == behavioural.ModeCheck && m.judge() != nil:
