@@ -18,17 +18,17 @@ const KindProgram = "program"
 // (schema/task.cue #Behavioural, with State B's build commands). It
 // mirrors the task's CUE so this package needs no task loader.
 type Declaration struct {
-	Task string
+	Task string `json:"task"`
 	// TaskDir is the task folder: $SRB_SUITE_DIR, the root of data/ and
 	// of module programs, and the home of truth/.
-	TaskDir string
+	TaskDir string `json:"task_dir"`
 	// StateA is State A's pinned digest (provenance).
-	StateA         string
-	Env            map[string]string
-	Configurations map[string]Configuration
+	StateA         string                   `json:"state_a_sha256,omitempty"`
+	Env            map[string]string        `json:"env,omitempty"`
+	Configurations map[string]Configuration `json:"configurations"`
 	// StateB are the commands that build a submission (state_b.build).
-	StateB  [][]string
-	Modules []DeclaredModule
+	StateB  [][]string       `json:"state_b_build"`
+	Modules []DeclaredModule `json:"modules"`
 }
 
 // Configuration is one named build configuration as declared
@@ -37,19 +37,23 @@ type Declaration struct {
 // last one; Outputs are kept by the ledger; Watch are the tools whose
 // invocations are recorded.
 type Configuration struct {
-	Args     []string
-	Env      map[string]string
-	Original [][]string
-	Outputs  []string
-	Watch    []string
+	Args     []string          `json:"args,omitempty"`
+	Env      map[string]string `json:"env,omitempty"`
+	Original [][]string        `json:"original"`
+	Outputs  []string          `json:"outputs,omitempty"`
+	Watch    []string          `json:"watch,omitempty"`
 }
 
-// DeclaredModule is one module as declared (#Module).
+// DeclaredModule is one module as declared (#Module). Timeout travels in
+// JSON as nanoseconds.
 type DeclaredModule struct {
-	ID, Title, About, Kind string
-	Weight                 float64
-	Timeout                time.Duration
-	Params                 json.RawMessage
+	ID      string          `json:"id"`
+	Title   string          `json:"title,omitempty"`
+	About   string          `json:"about"`
+	Kind    string          `json:"kind"`
+	Weight  float64         `json:"weight"`
+	Timeout time.Duration   `json:"timeout_ns"`
+	Params  json.RawMessage `json:"params"`
 }
 
 // Resolve returns the configurations as built for mode: State A's

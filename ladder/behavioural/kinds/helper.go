@@ -23,6 +23,7 @@ import (
 // its exit code:
 //
 //	run PLAN                               run one declarative module
+//	suite SPEC                             run a whole stage (a [SuiteSpec])
 //	wrap --log L --tool T --root R --dir D -- ARG...   a provenance wrapper
 //
 // The exit code is advisory (the runner reads $SRB_RESULT): 0 when the
@@ -30,7 +31,7 @@ import (
 // run at all.
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: srb-helper run PLAN | wrap --log L --tool T --root R --dir D -- ARG...")
+		fmt.Fprintln(stderr, "usage: srb-helper run PLAN | suite SPEC | wrap --log L --tool T --root R --dir D -- ARG...")
 		return 64
 	}
 	switch args[0] {
@@ -42,6 +43,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return runPlan(args[1], stderr)
 	case "wrap":
 		return wrap(args[1:], stderr)
+	case "suite":
+		if len(args) != 2 {
+			fmt.Fprintln(stderr, "usage: srb-helper suite SPEC")
+			return 64
+		}
+		return runSuite(args[1], stderr)
 	}
 	fmt.Fprintf(stderr, "srb-helper: unknown command %q\n", args[0])
 	return 64

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -457,5 +458,38 @@ func TestExportedSymbolsVersions(t *testing.T) {
 		if strings.HasPrefix(s, "@") {
 			t.Errorf("an unnamed symbol: %q", s)
 		}
+	}
+}
+
+// "srb-helper suite SPEC" runs a whole stage from a spec, as a container
+// of the behavioural image will: here, recording the kinds task.
+func TestSuiteSpec(t *testing.T) {
+	root := t.TempDir()
+	taskDir, original := filepath.Join(root, "task"), filepath.Join(root, "a")
+	d := decl(t, taskDir, false)
+	stateA(t, original, false)
+	spec := SuiteSpec{Declaration: d, Mode: behavioural.ModeRecord, Repo: original, Original: original,
+		Work: filepath.Join(root, "work"), Result: filepath.Join(root, "out", "behavioural.json"), TimeoutSec: 300}
+	b, _ := json.Marshal(spec)
+	specPath := filepath.Join(root, "suite.json")
+	os.WriteFile(specPath, b, 0o644)
+	out, err := exec.Command(os.Args[0], "suite", specPath).CombinedOutput()
+	if err != nil {
+		t.Fatalf("suite: %v\n%s", err, out)
+	}
+	st, err := result.ReadStage(spec.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range st.Units {
+		if u.Status != result.UnitOK {
+			t.Errorf("%s: %s %s", u.ID, u.Status, u.Summary)
+		}
+	}
+	if failing, passing := checksByVerdict(st); len(failing) > 0 || passing < 20 {
+		t.Errorf("%d passing, failing: %v", passing, failing)
+	}
+	if code := Main([]string{"suite"}, io.Discard, io.Discard); code != 64 {
+		t.Errorf("suite without a spec: exit %d, want 64", code)
 	}
 }

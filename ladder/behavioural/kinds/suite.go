@@ -1,0 +1,85 @@
+package kinds
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+)
+
+// SuiteSpec is everything the stage needs inside a stage image: the task's
+// declaration, the mode, and where the trees, the work folder, the truth
+// and the result are there. "srb-helper suite SPEC" runs it, so a
+// container of the behavioural image runs the whole stage with no srb
+// inside (the suite runner is this package's dependency).
+type SuiteSpec struct {
+	Declaration *behavioural.Declaration `json:"declaration"`
+	// Mode is record, identity or check.
+	Mode     string `json:"mode"`
+	Repo     string `json:"repo"`
+	Original string `json:"original,omitempty"`
+	Work     string `json:"work"`
+	// TruthDir holds the truth files (identity and check).
+	TruthDir string `json:"truth_dir,omitempty"`
+	// Result is where behavioural.json is written after every module.
+	Result string `json:"result"`
+	// TimeoutSec is the stage's clock; 0 means none.
+	TimeoutSec int `json:"timeout_sec,omitempty"`
+	// Helper is the argv prefix of this helper inside the image
+	// (default: the running executable).
+	Helper []string `json:"helper,omitempty"`
+}
+
+// runSuite runs a whole stage from a spec file. Exit 0 when it ran
+// (whatever the checks decided, and also when its clock ended it), 70
+// when it could not.
+func runSuite(path string, stderr io.Writer) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
+		return 70
+	}
+	var spec SuiteSpec
+	if err := json.Unmarshal(b, &spec); err != nil || spec.Declaration == nil {
+		fmt.Fprintf(stderr, "srb-helper: suite %s: not a suite spec: %v\n", path, err)
+		return 70
+	}
+	if len(spec.Helper) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
+			return 70
+		}
+		spec.Helper = []string{exe}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	if spec.TimeoutSec > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(spec.TimeoutSec)*time.Second)
+		defer cancel()
+	}
+	suite, err := spec.Declaration.Suite(spec.Mode, spec.Work, spec.TruthDir, spec.Helper)
+	if err != nil {
+		fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
+		return 70
+	}
+	r := &behavioural.Runner{Repo: spec.Repo, Original: spec.Original, Work: spec.Work, ResultPath: spec.Result,
+		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "srb-helper: "+format+"\n", args...) }}
+	st, err := r.Run(ctx, suite)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
+		return 70
+	}
+	if st.Status != "ok" {
+		return 70
+	}
+	return 0
+}
