@@ -201,7 +201,9 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 		var loadedMu sync.Mutex
 		loadErrs := make(chan error, len(task.StageNames))
 		if docker != nil {
-			bo.Load = func(ctx context.Context, stage string) (io.WriteCloser, error) {
+			// The load reads on the command's context: the build's own ends
+			// when the build does, while Docker is still reading the image.
+			bo.Load = func(_ context.Context, stage string) (io.WriteCloser, error) {
 				pr, pw := io.Pipe()
 				go func() {
 					names, err := docker.Load(ctx, pr)

@@ -75,7 +75,8 @@ type PrepareOptions struct {
 	// Cache is the State A cache.
 	Cache *source.Cache
 	// RepoRoot is srb's own source tree, where ./cmd/srb-helper is built
-	// from; "" looks for it from the working directory.
+	// from; "" looks for it from the working directory, then from the
+	// task folder.
 	RepoRoot string
 	// Recheck digests made inputs again instead of trusting the digests
 	// recorded beside them (srb build --verify).
@@ -138,8 +139,17 @@ func Prepare(ctx context.Context, t *task.Task, opts PrepareOptions) (*Inputs, e
 	if in.Assets, err = prepareAssets(t, opts.Root); err != nil {
 		return nil, err
 	}
-	if in.Helper, err = prepareHelper(ctx, opts.RepoRoot, opts.Root, logf); err != nil {
+	repo := opts.RepoRoot
+	if repo == "" {
+		if repo = findRepoRoot(""); repo == "" {
+			repo = findRepoRoot(t.Dir)
+		}
+	}
+	if in.Helper, err = prepareHelper(ctx, repo, opts.Root, logf); err != nil {
 		return nil, err
+	}
+	if in.Helper == nil {
+		logf("no %s in srb's source tree (looked from the working directory and the task folder): the images get no helper", HelperPackage)
 	}
 	in.TaskCommit = taskCommit(ctx, t.Dir)
 	return in, nil
@@ -450,9 +460,6 @@ const HelperPackage = "./cmd/srb-helper"
 // under repoRoot, else returns nil.
 func prepareHelper(ctx context.Context, repoRoot, root string, logf func(string, ...any)) (*Input, error) {
 	if repoRoot == "" {
-		repoRoot = findRepoRoot()
-	}
-	if repoRoot == "" {
 		return nil, nil
 	}
 	if fi, err := os.Stat(filepath.Join(repoRoot, HelperPackage)); err != nil || !fi.IsDir() {
@@ -483,9 +490,10 @@ func prepareHelper(ctx context.Context, repoRoot, root string, logf func(string,
 	return &Input{Name: "helper", Dir: dir, Digest: d, About: "srb's helper, built from " + HelperPackage}, nil
 }
 
-// findRepoRoot walks up from the working directory to srb's module root.
-func findRepoRoot() string {
-	d, err := os.Getwd()
+// findRepoRoot walks up from dir ("" for the working directory) to
+// srb's module root, or returns "".
+func findRepoRoot(dir string) string {
+	d, err := filepath.Abs(dir)
 	if err != nil {
 		return ""
 	}

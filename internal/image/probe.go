@@ -52,7 +52,8 @@ func capKind(c string) (string, string) {
 
 // Checks lists the capability assertions of stage: its must_have,
 // must_lack and observe lists (an observed command must be present, as a
-// recording wrapper), and for the agent image the grader paths.
+// recording wrapper), and for the agent image the grader paths (absent)
+// and git (present: State A is a git repository there).
 func Checks(t *task.Task, stage string) []Check {
 	decl := t.Images.Stage(stage)
 	field := "images." + stage
@@ -71,6 +72,8 @@ func Checks(t *task.Task, stage string) []Check {
 			cs = append(cs, Check{Field: field + " (grader path)", Capability: "path:" + p})
 		}
 		cs = append(cs, Check{Field: field + " (grader path)", Capability: "srb-helper"})
+		// State A is a git repository there: git must be there to use it.
+		cs = append(cs, Check{Field: field + " (state A is a git repository)", Capability: "git", Present: true})
 	}
 	return cs
 }
