@@ -7,12 +7,15 @@
 #   dockerd                        unix:///var/run/docker.sock
 #   buildkitd, buildctl            built from the Go module proxy at $BUILDKIT_VERSION
 #                                  into $SRB_ENGINES/bin; socket unix:///run/buildkit/buildkitd.sock
+#   registry                       github.com/distribution/distribution/v3 at $REGISTRY_VERSION,
+#                                  on http://127.0.0.1:5000 (for srb build --push)
 #
 # State lives in fixed folders so a rerun is fast, but nothing depends on
 # them existing:
 #
 #   $SRB_ENGINES/bin        buildkitd, buildctl
 #   $SRB_ENGINES/buildkit   buildkitd's --root (its cache)
+#   $SRB_ENGINES/registry   the registry's storage and config
 #   $SRB_ENGINES/log        dockerd.log, buildkitd.log, build-buildkit.log
 #
 # Usage: scripts/engines.sh [install|start|status|env]   (default: install and start)
@@ -20,6 +23,8 @@
 set -euo pipefail
 
 BUILDKIT_VERSION=${BUILDKIT_VERSION:-v0.26.3}
+REGISTRY_VERSION=${REGISTRY_VERSION:-v3.1.2}
+REGISTRY_ADDR=127.0.0.1:5000
 SRB_ENGINES=${SRB_ENGINES:-/var/lib/srb-engines}
 BIN=$SRB_ENGINES/bin
 LOG=$SRB_ENGINES/log
@@ -72,6 +77,43 @@ install_buildkit() {
 			github.com/moby/buildkit/cmd/buildkitd github.com/moby/buildkit/cmd/buildctl
 	) >"$LOG/build-buildkit.log" 2>&1 || { tail -30 "$LOG/build-buildkit.log" >&2; die "building buildkit failed (log: $LOG/build-buildkit.log)"; }
 	echo "$BUILDKIT_VERSION stamped" >"$BIN/.buildkit-version"
+}
+
+registry_built() {
+	[ -x "$BIN/registry" ] && [ "$(cat "$BIN/.registry-version" 2>/dev/null)" = "$REGISTRY_VERSION" ]
+}
+
+install_registry() {
+	if registry_built; then
+		return
+	fi
+	say "building the registry $REGISTRY_VERSION from the module proxy"
+	local src=$SRB_ENGINES/src/registry-$REGISTRY_VERSION
+	mkdir -p "$src" "$BIN"
+	(
+		cd "$src"
+		[ -f go.mod ] || go mod init srb.invalid/registry >/dev/null 2>&1
+		GOFLAGS=-mod=mod go get "github.com/distribution/distribution/v3@$REGISTRY_VERSION"
+		GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -o "$BIN/registry" github.com/distribution/distribution/v3/cmd/registry
+	) >"$LOG/build-registry.log" 2>&1 || { tail -30 "$LOG/build-registry.log" >&2; die "building the registry failed (log: $LOG/build-registry.log)"; }
+	echo "$REGISTRY_VERSION" >"$BIN/.registry-version"
+}
+
+registry_up() {
+	curl -fsS "http://$REGISTRY_ADDR/v2/" >/dev/null 2>&1
+}
+
+start_registry() {
+	if registry_up; then
+		return
+	fi
+	say "starting the registry on http://$REGISTRY_ADDR"
+	mkdir -p "$SRB_ENGINES/registry/data"
+	printf 'version: 0.1\nlog:\n  level: warn\nstorage:\n  filesystem:\n    rootdirectory: %s\nhttp:\n  addr: %s\n' \
+		"$SRB_ENGINES/registry/data" "$REGISTRY_ADDR" >"$SRB_ENGINES/registry/config.yml"
+	setsid nohup "$BIN/registry" serve "$SRB_ENGINES/registry/config.yml" >>"$LOG/registry.log" 2>&1 </dev/null &
+	echo $! >"$SRB_ENGINES/registry.pid"
+	wait_for registry registry_up "$LOG/registry.log"
 }
 
 docker_up() {
@@ -128,6 +170,7 @@ start_buildkitd() {
 print_env() {
 	echo "export BUILDKIT_HOST=unix://$BUILDKIT_SOCK"
 	echo "export DOCKER_HOST=unix://$DOCKER_SOCK"
+	echo "export SRB_REGISTRY=$REGISTRY_ADDR"
 	echo "export PATH=$BIN:\$PATH"
 }
 
@@ -135,6 +178,7 @@ status() {
 	local rc=0
 	if docker_up; then say "dockerd: up on unix://$DOCKER_SOCK"; else say "dockerd: down"; rc=1; fi
 	if buildkit_up; then say "buildkitd: up on unix://$BUILDKIT_SOCK"; else say "buildkitd: down"; rc=1; fi
+	if registry_up; then say "registry: up on http://$REGISTRY_ADDR"; else say "registry: down"; rc=1; fi
 	return $rc
 }
 
@@ -147,9 +191,9 @@ main() {
 	need_root
 	mkdir -p "$BIN" "$LOG"
 	case $cmd in
-	install) install_debian; install_buildkit ;;
-	start) start_dockerd; start_buildkitd ;;
-	all) install_debian; install_buildkit; start_dockerd; start_buildkitd; status ;;
+	install) install_debian; install_buildkit; install_registry ;;
+	start) start_dockerd; start_buildkitd; start_registry ;;
+	all) install_debian; install_buildkit; install_registry; start_dockerd; start_buildkitd; start_registry; status ;;
 	*) die "unknown command $cmd (want install, start, status or env)" ;;
 	esac
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -18,12 +20,14 @@ const doctorDoc = `Report every engine srb needs: reachable or not, its version,
 
 srb doctor checks buildkitd (--buildkit, else BUILDKIT_HOST, else
 unix:///run/buildkit/buildkitd.sock), dockerd (DOCKER_HOST, else
-unix:///var/run/docker.sock), runc, debootstrap and the go command. For
+unix:///var/run/docker.sock), the local registry (SRB_REGISTRY, else
+127.0.0.1:5000; optional: only srb build --push needs it), runc,
+debootstrap and the go command. For
 each it prints ok or missing, the version it found, and for a missing one
 the command that installs or starts it. scripts/engines.sh does all of
 it on Debian.
 
-Exit 0 when everything is there, 1 when something is missing.
+Exit 0 when everything but optional engines is there, 1 otherwise.
 
 Examples:
   srb doctor
@@ -72,6 +76,8 @@ type engineStatus struct {
 	Error   string `json:"error,omitempty"`
 	// Start is the exact command that installs or starts it.
 	Start string `json:"start"`
+	// Optional engines are reported but do not fail srb doctor.
+	Optional bool `json:"optional,omitempty"`
 }
 
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
@@ -110,6 +116,25 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	}
 	st = append(st, dk)
 
+	reg := os.Getenv("SRB_REGISTRY")
+	if reg == "" {
+		reg = "127.0.0.1:5000"
+	}
+	rs := engineStatus{Name: "registry", Address: "http://" + reg, Optional: true,
+		Start: "scripts/engines.sh start (registry serve /var/lib/srb-engines/registry/config.yml); only srb build --push needs it"}
+	if req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+reg+"/v2/", nil); err == nil {
+		if resp, err := http.DefaultClient.Do(req); err != nil {
+			rs.Error = err.Error()
+		} else {
+			resp.Body.Close()
+			rs.OK, rs.Version = resp.StatusCode == http.StatusOK, resp.Header.Get("Docker-Distribution-Api-Version")
+			if !rs.OK {
+				rs.Error = "GET /v2/: " + resp.Status
+			}
+		}
+	}
+	st = append(st, rs)
+
 	for _, p := range []struct{ name, arg, start string }{
 		{"runc", "--version", "scripts/engines.sh install (apt-get install -y runc)"},
 		{"debootstrap", "--version", "scripts/engines.sh install (apt-get install -y debootstrap)"},
@@ -133,7 +158,7 @@ func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 
 	missing := 0
 	for _, s := range st {
-		if !s.OK {
+		if !s.OK && !s.Optional {
 			missing++
 		}
 	}

@@ -3,6 +3,8 @@ package image
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,6 +38,65 @@ func requireEngine(t testing.TB, name string) (*client.Client, string) {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c, info.BuildkitVersion.Version
+}
+
+// requireRegistry returns the address of the local registry
+// (SRB_REGISTRY, else 127.0.0.1:5000), skipping or failing as
+// requireEngine does.
+func requireRegistry(t testing.TB) string {
+	t.Helper()
+	addr := os.Getenv("SRB_REGISTRY")
+	if addr == "" {
+		addr = "127.0.0.1:5000"
+	}
+	resp, err := http.Get("http://" + addr + "/v2/")
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("GET /v2/: %s", resp.Status)
+		}
+	}
+	if err != nil {
+		if os.Getenv("SRB_REQUIRE_ENGINES") == "1" {
+			t.Fatalf("SRB_REQUIRE_ENGINES=1 but the registry at %s is not reachable: %v (scripts/engines.sh starts it)", addr, err)
+		}
+		t.Skipf("skipping outside CI: no registry at %s (%v); scripts/engines.sh starts one", addr, err)
+	}
+	return addr
+}
+
+// TestPush pushes the audit image to the local registry and reads its
+// manifest back by the digest the build reported.
+func TestPush(t *testing.T) {
+	c, _ := requireEngine(t, "buildkit")
+	reg := requireRegistry(t)
+	tk := loadFixture(t)
+	in := prepareFixture(t, tk)
+	b := &Builder{Client: c}
+	built, err := b.Build(t.Context(), tk, in, BuildOptions{Stages: []string{"audit"}, Push: reg + "/srb-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodHead, fmt.Sprintf("http://%s/v2/srb-test/manifests/%s", reg, built[0].Digest), nil)
+	req.Header.Set("Accept", "application/vnd.oci.image.manifest.v1+json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("HEAD manifest %s: %s", built[0].Digest, resp.Status)
+	}
+	tag, _ := http.NewRequest(http.MethodHead, fmt.Sprintf("http://%s/v2/srb-test/manifests/%s-audit", reg, tk.ID), nil)
+	tag.Header.Set("Accept", "application/vnd.oci.image.manifest.v1+json")
+	resp, err = http.DefaultClient.Do(tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got := resp.Header.Get("Docker-Content-Digest"); got != built[0].Digest {
+		t.Errorf("tag %s-audit is %q, want %s", tk.ID, got, built[0].Digest)
+	}
 }
 
 // inputRoot is where the integration tests make inputs: a fixed folder

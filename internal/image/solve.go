@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -230,6 +231,9 @@ func (b *Builder) buildOne(ctx context.Context, t *task.Task, c *Compiled, def, 
 	case opts.Push != "":
 		attrs[string(exptypes.OptKeyName)] = fmt.Sprintf("%s:%s-%s", opts.Push, t.ID, c.Stage)
 		attrs[string(exptypes.OptKeyPush)] = "true"
+		if host, _, _ := strings.Cut(opts.Push, "/"); strings.HasPrefix(host, "127.0.0.1:") || strings.HasPrefix(host, "localhost:") {
+			attrs[string(exptypes.OptKeyInsecure)] = "true" // a local registry speaks plain http
+		}
 		ex = client.ExportEntry{Type: client.ExporterImage, Attrs: attrs}
 	case opts.Load != nil:
 		attrs[string(exptypes.OptKeyName)] = Tag(t, c.Stage)
