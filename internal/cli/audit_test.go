@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,20 +32,9 @@ func TestNewCmdAudit(t *testing.T) {
 		{args: []string{"t", "--submission", "s", "--results", "r", "--driver", "vertex"}, wantErr: "--driver vertex: known drivers are anthropic, command, openai, scripted"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--script", "a.json"}, wantErr: "--script needs --driver scripted"},
 	} {
-		var got *AuditOptions
-		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
-		cmd := NewCmdAudit(f, func(o *AuditOptions) error { got = o; return nil })
-		cmd.SetArgs(c.args)
-		cmd.SetOut(&bytes.Buffer{})
-		cmd.SetErr(&bytes.Buffer{})
-		err := cmd.ExecuteContext(context.Background())
+		got, err := parseCmd(NewCmdAudit, c.args)
 		if c.wantErr != "" {
-			if err == nil || err.Error() != c.wantErr {
-				t.Errorf("%q: error %v, want %q", c.args, err, c.wantErr)
-			}
-			if !isUsageError(err) {
-				t.Errorf("%q: %T is not a usage error (exit 1)", c.args, err)
-			}
+			wantUsageError(t, c.args, err, c.wantErr)
 			continue
 		}
 		if err != nil || got == nil {

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,20 +23,9 @@ func TestNewCmdBuild(t *testing.T) {
 		{args: []string{"--verify", "--push", "r"}, wantErr: "--verify rebuilds to compare: it does not take --load or --push"},
 		{args: []string{"--progress", "fancy"}, wantErr: "--progress fancy: want auto, tty, plain, quiet or rawjson"},
 	} {
-		var got *BuildOptions
-		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
-		cmd := NewCmdBuild(f, func(o *BuildOptions) error { got = o; return nil })
-		cmd.SetArgs(c.args)
-		cmd.SetOut(&bytes.Buffer{})
-		cmd.SetErr(&bytes.Buffer{})
-		err := cmd.ExecuteContext(context.Background())
+		got, err := parseCmd(NewCmdBuild, c.args)
 		if c.wantErr != "" {
-			if err == nil || err.Error() != c.wantErr {
-				t.Errorf("%q: error %v, want %q", c.args, err, c.wantErr)
-			}
-			if !isUsageError(err) {
-				t.Errorf("%q: %T is not a usage error (exit 1)", c.args, err)
-			}
+			wantUsageError(t, c.args, err, c.wantErr)
 			continue
 		}
 		if err != nil || got == nil {

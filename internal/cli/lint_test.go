@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"testing"
 )
 
@@ -20,20 +18,9 @@ func TestNewCmdLint(t *testing.T) {
 		{args: []string{"--format=json"}, want: LintOptions{Format: "json"}},
 		{args: []string{"--format", "xml"}, wantErr: `--format must be text, json or sarif, not "xml" (see lint --help)`},
 	} {
-		var got *LintOptions
-		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
-		cmd := NewCmdLint(f, func(o *LintOptions) error { got = o; return nil })
-		cmd.SetArgs(c.args)
-		cmd.SetOut(&bytes.Buffer{})
-		cmd.SetErr(&bytes.Buffer{})
-		err := cmd.ExecuteContext(context.Background())
+		got, err := parseCmd(NewCmdLint, c.args)
 		if c.wantErr != "" {
-			if err == nil || err.Error() != c.wantErr {
-				t.Errorf("%q: error %v, want %q", c.args, err, c.wantErr)
-			}
-			if !isUsageError(err) {
-				t.Errorf("%q: %T is not a usage error (exit 1)", c.args, err)
-			}
+			wantUsageError(t, c.args, err, c.wantErr)
 			continue
 		}
 		if err != nil {

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"testing"
 )
 
@@ -20,20 +18,9 @@ func TestNewCmdNotice(t *testing.T) {
 		{args: []string{"--check=false", "--json"}, want: NoticeOptions{JSON: true}},
 		{args: []string{"extra"}, wantErr: `unknown command "extra" for "notice"`},
 	} {
-		var got *NoticeOptions
-		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
-		cmd := NewCmdNotice(f, func(o *NoticeOptions) error { got = o; return nil })
-		cmd.SetArgs(c.args)
-		cmd.SetOut(&bytes.Buffer{})
-		cmd.SetErr(&bytes.Buffer{})
-		err := cmd.ExecuteContext(context.Background())
+		got, err := parseCmd(NewCmdNotice, c.args)
 		if c.wantErr != "" {
-			if err == nil || err.Error() != c.wantErr {
-				t.Errorf("%q: error %v, want %q", c.args, err, c.wantErr)
-			}
-			if !isUsageError(err) {
-				t.Errorf("%q: %T is not a usage error (exit 1)", c.args, err)
-			}
+			wantUsageError(t, c.args, err, c.wantErr)
 			continue
 		}
 		if err != nil {
