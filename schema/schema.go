@@ -82,6 +82,7 @@ type ValidationError struct {
 	File     string // the file read or written, when known
 }
 
+// Error implements error.
 func (e *ValidationError) Error() string {
 	where := e.Contract
 	if e.File != "" {

@@ -54,7 +54,10 @@ type reasonError struct {
 	msg      string
 }
 
-func (e *reasonError) Error() string        { return e.msg }
+// Error implements error.
+func (e *reasonError) Error() string { return e.msg }
+
+// Is makes errors.Is match the sentinel this error stands for.
 func (e *reasonError) Is(target error) bool { return target == e.sentinel }
 
 // reason builds an error whose text is the formatted message and which matches sentinel.

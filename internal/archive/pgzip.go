@@ -52,6 +52,7 @@ func (z *parallelGzip) header() []byte {
 	return []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, repackOS}
 }
 
+// Write implements io.Writer.
 func (z *parallelGzip) Write(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err

@@ -32,6 +32,7 @@ type exitError struct {
 	printed bool
 }
 
+// Error implements error.
 func (e *exitError) Error() string {
 	if e.err == nil {
 		return fmt.Sprintf("exit %d", e.code)
@@ -39,6 +40,7 @@ func (e *exitError) Error() string {
 	return e.err.Error()
 }
 
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *exitError) Unwrap() error { return e.err }
 
 // badTask wraps err as a configuration error (exit 2).
@@ -96,5 +98,8 @@ func isUsageError(err error) bool {
 // usageError is a wrong invocation (unknown flag, wrong argument count).
 type usageError struct{ err error }
 
+// Error implements error.
 func (e *usageError) Error() string { return e.err.Error() }
+
+// Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *usageError) Unwrap() error { return e.err }

@@ -166,6 +166,7 @@ type Drift struct {
 	Moved []string
 }
 
+// String implements fmt.Stringer.
 func (d Drift) String() string {
 	s := fmt.Sprintf("image %s: digest %s, was %s", d.Stage, d.Now, d.Was)
 	if len(d.Moved) == 0 {

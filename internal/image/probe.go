@@ -31,6 +31,7 @@ type CapabilityError struct {
 	Found string
 }
 
+// Error implements error.
 func (e *CapabilityError) Error() string {
 	want := "lack"
 	if e.Check.Present {

@@ -34,6 +34,7 @@ const (
 	Advice
 )
 
+// String implements fmt.Stringer.
 func (s Severity) String() string {
 	switch s {
 	case Error:

@@ -246,6 +246,7 @@ func writeDebSrc(etc, out string) (int, error) {
 // can say whether the release itself changed.
 type bytesMismatch struct{ want, got string }
 
+// Error implements error.
 func (b *bytesMismatch) Error() string {
 	return fmt.Sprintf("downloaded bytes have sha256 %s, the task pins %s", b.got, b.want)
 }

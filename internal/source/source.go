@@ -42,6 +42,7 @@ type MismatchError struct {
 	Detail string
 }
 
+// Error implements error.
 func (e *MismatchError) Error() string {
 	msg := fmt.Sprintf("state A from %s: the task pins sha256 %s but the canonical tar of what was fetched is %s", e.Source, e.Want, e.Got)
 	if e.Detail != "" {

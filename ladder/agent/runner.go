@@ -91,6 +91,7 @@ type capped struct {
 	max int
 }
 
+// Write implements io.Writer.
 func (c *capped) Write(p []byte) (int, error) {
 	if room := c.max - c.b.Len(); room > 0 {
 		c.b.Write(p[:min(len(p), room)])

@@ -195,6 +195,7 @@ func (t *Toolbox) rootNames() string {
 // toolError is a mistake of the model's, returned to it as "ERROR: …".
 type toolError struct{ msg string }
 
+// Error implements error.
 func (e *toolError) Error() string { return e.msg }
 
 func errf(format string, args ...any) error { return &toolError{fmt.Sprintf(format, args...)} }

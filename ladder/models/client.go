@@ -240,9 +240,13 @@ var driverOptions = map[string][]string{
 	DriverScripted:  {"script", "turns"},
 }
 
-func (c *client) Name() string  { return c.name }
+// Name returns the driver's name.
+func (c *client) Name() string { return c.name }
+
+// Model returns the model name the driver calls.
 func (c *client) Model() string { return c.model }
 
+// Usage returns what the driver has spent so far.
 func (c *client) Usage() Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -145,6 +145,7 @@ type limited struct {
 	max int
 }
 
+// Write implements io.Writer.
 func (l *limited) Write(p []byte) (int, error) {
 	if room := l.max - l.b.Len(); room > 0 {
 		l.b.Write(p[:min(len(p), room)])

@@ -69,6 +69,7 @@ type response struct {
 	contentType string
 }
 
+// Read implements io.Reader.
 func (r *response) Read(p []byte) (int, error) {
 	n, err := r.body.Read(p)
 	if n > 0 {
@@ -81,6 +82,7 @@ func (r *response) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close implements io.Closer.
 func (r *response) Close() error {
 	r.dog.Stop()
 	r.cancel()
