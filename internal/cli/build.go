@@ -108,7 +108,7 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.Load, "load", false, "load the images into Docker (DOCKER_HOST)")
 	cmd.Flags().StringVar(&opts.Push, "push", "", "push the images to this repository, tagged <task id>-<stage>")
 	cmd.Flags().BoolVar(&opts.Verify, "verify", false, "rebuild with no cache and fail on any digest that moved from images.lock")
-	cmd.Flags().StringVar(&opts.Cache, "cache", "", "the cache folder (default $SRB_CACHE, else the user cache dir's srb)")
+	addCacheFlag(cmd, &opts.Cache)
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -139,11 +139,9 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 	if err != nil {
 		return couldNotRun(err)
 	}
-	cacheDir := opts.Cache
-	if cacheDir == "" {
-		if cacheDir, err = source.DefaultCacheDir(); err != nil {
-			return couldNotRun(err)
-		}
+	cacheDir, err := resolveCache(opts.Cache)
+	if err != nil {
+		return err
 	}
 	var tasks []*task.Task
 	for _, d := range dirs {

@@ -66,7 +66,7 @@ func NewCmdFetch(f *Factory, runF func(*FetchOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Pin, "pin", false, "write the digest into each task's task.cue")
-	cmd.Flags().StringVar(&opts.Cache, "cache", "", "the cache folder (default $SRB_CACHE, else the user cache dir's srb)")
+	addCacheFlag(cmd, &opts.Cache)
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -90,11 +90,9 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 	if err != nil {
 		return couldNotRun(err)
 	}
-	cacheDir := opts.Cache
-	if cacheDir == "" {
-		if cacheDir, err = source.DefaultCacheDir(); err != nil {
-			return couldNotRun(err)
-		}
+	cacheDir, err := resolveCache(opts.Cache)
+	if err != nil {
+		return err
 	}
 	cache := &source.Cache{Dir: cacheDir}
 	env := opts.Env

@@ -5,6 +5,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/source"
 )
 
 // addJSONFlag binds --json into *dst.
@@ -29,4 +31,22 @@ func argsValidator(v cobra.PositionalArgs) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// addCacheFlag binds --cache, the State A cache folder, into *dst.
+func addCacheFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "cache", "", "the State A cache folder (default $SRB_CACHE, else the user cache dir's srb)")
+}
+
+// resolveCache is the --cache value, else source.DefaultCacheDir; a
+// failure is a harness fault (exit 1).
+func resolveCache(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	d, err := source.DefaultCacheDir()
+	if err != nil {
+		return "", couldNotRun(err)
+	}
+	return d, nil
 }

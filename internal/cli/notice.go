@@ -70,7 +70,7 @@ func NewCmdNotice(f *Factory, runF func(*NoticeOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Check, "check", false, "write nothing; exit 2 with a diff when NOTICE is stale")
-	cmd.Flags().StringVar(&opts.Cache, "cache", "", "the cache folder (default $SRB_CACHE, else the user cache dir's srb)")
+	addCacheFlag(cmd, &opts.Cache)
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
 }
@@ -81,11 +81,9 @@ func runNotice(ctx context.Context, opts *NoticeOptions) error {
 		return couldNotRun(err)
 	}
 	sort.Strings(matches)
-	cacheDir := opts.Cache
-	if cacheDir == "" {
-		if cacheDir, err = source.DefaultCacheDir(); err != nil {
-			return couldNotRun(err)
-		}
+	cacheDir, err := resolveCache(opts.Cache)
+	if err != nil {
+		return err
 	}
 	cache := &source.Cache{Dir: cacheDir}
 	env := opts.Env

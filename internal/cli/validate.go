@@ -61,7 +61,7 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 		},
 	}
 	addJSONFlag(cmd, &opts.JSON)
-	cmd.Flags().StringVar(&opts.Cache, "cache", "", "the State A cache to read (default $SRB_CACHE, else the user cache dir's srb)")
+	addCacheFlag(cmd, &opts.Cache)
 	return cmd
 }
 
@@ -140,11 +140,9 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	if err != nil {
 		return couldNotRun(err)
 	}
-	cacheDir := opts.Cache
-	if cacheDir == "" {
-		if cacheDir, err = source.DefaultCacheDir(); err != nil {
-			return couldNotRun(err)
-		}
+	cacheDir, err := resolveCache(opts.Cache)
+	if err != nil {
+		return err
 	}
 	base := ""
 	if opts.Getwd != nil {
