@@ -121,18 +121,25 @@ func (d *command) once(ctx context.Context, req Request) (*Turn, error) {
 	if out.Error != nil {
 		return nil, c.errorf(out.Error.Retryable, "%s reported: %s", d.argv[0], out.Error.Message)
 	}
-	turn := &Turn{Text: out.Text, StopReason: out.StopReason, InputTokens: out.Usage.InputTokens,
-		OutputTokens: out.Usage.OutputTokens, Credits: out.Usage.Credits}
-	for i, tc := range out.ToolCalls {
+	return out.toTurn(func(i int) string { return fmt.Sprintf("call_%d", i) }), nil
+}
+
+// toTurn converts a canned answer (a model program's, or a script's) into
+// a Turn: tool calls without an id get id(i), and without arguments an
+// empty object.
+func (r *CommandResponse) toTurn(id func(i int) string) *Turn {
+	turn := &Turn{Text: r.Text, StopReason: r.StopReason, InputTokens: r.Usage.InputTokens,
+		OutputTokens: r.Usage.OutputTokens, Credits: r.Usage.Credits}
+	for i, tc := range r.ToolCalls {
 		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", i)
+			tc.ID = id(i)
 		}
 		if tc.Arguments == nil {
 			tc.Arguments = map[string]any{}
 		}
 		turn.ToolCalls = append(turn.ToolCalls, tc)
 	}
-	return turn, nil
+	return turn
 }
 
 // maxCommandOutput bounds what is kept of a model program's stdout.

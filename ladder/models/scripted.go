@@ -12,20 +12,9 @@ import (
 // set, makes the turn a failed call instead (Retryable says whether the
 // caller may re-send), so scripts can exercise retries, resumes and dead
 // reviews.
-type ScriptTurn struct {
-	Text       string     `json:"text"`
-	ToolCalls  []ToolCall `json:"tool_calls"`
-	StopReason string     `json:"stop_reason"`
-	Usage      struct {
-		InputTokens  int     `json:"input_tokens"`
-		OutputTokens int     `json:"output_tokens"`
-		Credits      float64 `json:"credits"`
-	} `json:"usage"`
-	Error *struct {
-		Message   string `json:"message"`
-		Retryable bool   `json:"retryable"`
-	} `json:"error"`
-}
+//
+// It has the shape of a [CommandResponse], the command driver's answer.
+type ScriptTurn CommandResponse
 
 // UnmarshalJSON reads a turn object or a bare string.
 func (t *ScriptTurn) UnmarshalJSON(data []byte) error {
@@ -99,16 +88,6 @@ func (d *scripted) once(ctx context.Context, req Request) (*Turn, error) {
 	if spec.Error != nil {
 		return nil, d.c.errorf(spec.Error.Retryable, "%s", spec.Error.Message)
 	}
-	turn := &Turn{Text: spec.Text, StopReason: spec.StopReason, InputTokens: spec.Usage.InputTokens,
-		OutputTokens: spec.Usage.OutputTokens, Credits: spec.Usage.Credits}
-	for i, tc := range spec.ToolCalls {
-		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("scripted_%d_%d", d.next, i)
-		}
-		if tc.Arguments == nil {
-			tc.Arguments = map[string]any{}
-		}
-		turn.ToolCalls = append(turn.ToolCalls, tc)
-	}
-	return turn, nil
+	n := d.next
+	return (*CommandResponse)(&spec).toTurn(func(i int) string { return fmt.Sprintf("scripted_%d_%d", n, i) }), nil
 }
