@@ -127,9 +127,7 @@ func (d *anthropic) readStream(resp *response, url string) (*Turn, error) {
 	usage := map[string]any{}
 	stop := ""
 	sawStop := false
-	sc := bufio.NewScanner(resp)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	events := sseReader{sc: sc}
+	events := newSSEReader(resp)
 	for {
 		event, chunk, ok := events.next()
 		if !ok {
@@ -226,7 +224,7 @@ func (d *anthropic) readStream(resp *response, url string) (*Turn, error) {
 			sawStop = true
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := events.sc.Err(); err != nil {
 		var me *Error
 		if errors.As(err, &me) {
 			return nil, me
@@ -295,6 +293,14 @@ func (d *anthropic) turnOf(blocks []map[string]any, stop string, usage map[strin
 // end of the stream) dispatches it; comment lines (":") and other fields
 // are ignored.
 type sseReader struct{ sc *bufio.Scanner }
+
+// newSSEReader reads server-sent events from r, one line of up to 64 MiB
+// at a time.
+func newSSEReader(r io.Reader) *sseReader {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
+	return &sseReader{sc: sc}
+}
 
 func (r *sseReader) next() (event, data string, ok bool) {
 	var lines []string

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -288,9 +287,7 @@ func (d *openAI) readStream(resp *response, url string) (*Turn, error) {
 	var text, refusal strings.Builder
 	turn := &Turn{}
 	finished := false
-	sc := bufio.NewScanner(resp)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	events := sseReader{sc: sc}
+	events := newSSEReader(resp)
 	for {
 		_, data, ok := events.next()
 		if !ok {
@@ -340,7 +337,7 @@ func (d *openAI) readStream(resp *response, url string) (*Turn, error) {
 			}
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := events.sc.Err(); err != nil {
 		var me *Error
 		if errors.As(err, &me) {
 			return nil, me
