@@ -2,7 +2,11 @@
 // github.com/docker/docker/client, addressed by DOCKER_HOST (default
 // unix:///var/run/docker.sock) with the API version negotiated (Debian's
 // dockerd speaks API 1.41). [Runner] is the small interface the ladder
-// uses; limits are a decorator ([Limit]).
+// uses; limits are a decorator ([Limit]). A stage that needs more than one
+// command in its container starts a [Session] (Runner.Start): Exec with a
+// timeout that kills the command's process group, CopyIn and CopyOut as
+// tar streams through the API (so a remote DOCKER_HOST works), Kill and
+// Close. [Fake] is a Runner for unit tests without an engine.
 package engine
 
 import (
@@ -13,6 +17,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
@@ -22,22 +27,66 @@ import (
 // DefaultHost is where scripts/engines.sh starts dockerd.
 const DefaultHost = "unix:///var/run/docker.sock"
 
-// Spec is one container to run to completion.
+// Spec is one container: run to completion by Runner.Run, or kept alive as
+// a Session by Runner.Start.
 type Spec struct {
+	// Image is the image reference ("srb/task:behavioural" or a digest).
 	Image string
-	Cmd   []string
-	Env   []string
+	// Entrypoint, when not empty, replaces the image's entrypoint.
+	Entrypoint []string
+	// Cmd is the command (the image's entrypoint's arguments).
+	Cmd []string
+	// Env is the container's environment ("NAME=value"), added to the
+	// image's.
+	Env []string
 	// Network is the container's network mode; "" means "none".
 	Network string
-	User    string
+	// User is "name", "uid" or "uid:gid"; "" is the image's user.
+	User string
+	// WorkDir is the absolute working directory; "" is the image's.
 	WorkDir string
+	// Name names the container; "" lets the engine pick one.
+	Name string
+	// Labels label the container (e.g. "srb.task", "srb.stage").
+	Labels map[string]string
+	// ReadOnly lists absolute container paths mounted read-only inside the
+	// container (writes from inside fail with EROFS). A path must exist
+	// when the container starts — in the image or copied in by Copies —
+	// or it is not protected.
+	ReadOnly []string
+	// Copies are copied into the container after it is created and
+	// before it starts (so they may lie under ReadOnly paths).
+	Copies []Copy
+	// Tmpfs maps absolute container paths to tmpfs mount options
+	// ("size=64m"); "" takes the engine's defaults.
+	Tmpfs map[string]string
+	// Memory limits the container's memory in bytes (swap included);
+	// 0 is no limit.
+	Memory int64
+	// Pids limits how many processes the container may hold at once;
+	// 0 is no limit.
+	Pids int64
+	// NanoCPUs limits CPU in billionths of a CPU (1e9 is one CPU); 0 is
+	// no limit.
+	NanoCPUs int64
 }
 
-// Result is how a container ended and what it printed.
+// Result is how a container or an exec ended and what it printed.
 type Result struct {
+	// ExitCode is the exit status; -1 when it is unknown (a command that
+	// timed out and whose status never settled).
 	ExitCode int
-	Stdout   []byte
-	Stderr   []byte
+	// Stdout and Stderr are the first bytes of each stream (bounded by
+	// ExecSpec.MaxOutput for an exec).
+	Stdout []byte
+	Stderr []byte
+	// StdoutDropped and StderrDropped count the bytes past the bound.
+	StdoutDropped, StderrDropped int64
+	// TimedOut says an exec reached ExecSpec.Timeout and its process
+	// group was signalled.
+	TimedOut bool
+	// Duration is the wall time of an exec.
+	Duration time.Duration
 }
 
 // Runner runs containers and loads images on one engine.
@@ -49,6 +98,10 @@ type Runner interface {
 	Load(ctx context.Context, r io.Reader) ([]string, error)
 	// Run runs spec to completion and removes the container.
 	Run(ctx context.Context, spec Spec) (*Result, error)
+	// Start starts a long-lived container for spec (spec.Copies copied in
+	// before it starts; "sleep infinity" when spec has no command). The
+	// caller must Close the Session.
+	Start(ctx context.Context, spec Spec) (*Session, error)
 }
 
 // Docker is a Runner on a Docker engine.
@@ -121,21 +174,21 @@ func (d *Docker) Load(ctx context.Context, r io.Reader) ([]string, error) {
 
 // Run implements Runner.
 func (d *Docker) Run(ctx context.Context, spec Spec) (*Result, error) {
-	network := spec.Network
-	if network == "" {
-		network = "none"
-	}
-	created, err := d.Client.ContainerCreate(ctx, &container.Config{
-		Image: spec.Image, Cmd: spec.Cmd, Env: spec.Env, User: spec.User, WorkingDir: spec.WorkDir,
-	}, &container.HostConfig{NetworkMode: container.NetworkMode(network)}, nil, nil, "")
+	id, err := d.create(ctx, spec, spec.Entrypoint, spec.Cmd, false)
 	if err != nil {
+		return nil, err
+	}
+	c := &dockerContainer{d: d, id: id, image: spec.Image}
+	defer c.remove(context.WithoutCancel(ctx))
+	for _, cp := range spec.Copies {
+		if err := c.copyIn(ctx, cp); err != nil {
+			return nil, err
+		}
+	}
+	if err := d.Client.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
 		return nil, fmt.Errorf("docker run %s: %w", spec.Image, err)
 	}
-	defer d.Client.ContainerRemove(context.WithoutCancel(ctx), created.ID, container.RemoveOptions{Force: true})
-	if err := d.Client.ContainerStart(ctx, created.ID, container.StartOptions{}); err != nil {
-		return nil, fmt.Errorf("docker run %s: %w", spec.Image, err)
-	}
-	waitC, errC := d.Client.ContainerWait(ctx, created.ID, container.WaitConditionNotRunning)
+	waitC, errC := d.Client.ContainerWait(ctx, id, container.WaitConditionNotRunning)
 	var code int
 	select {
 	case w := <-waitC:
@@ -143,7 +196,7 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (*Result, error) {
 	case err := <-errC:
 		return nil, fmt.Errorf("docker run %s: %w", spec.Image, err)
 	}
-	logs, err := d.Client.ContainerLogs(ctx, created.ID, container.LogsOptions{ShowStdout: true, ShowStderr: true})
+	logs, err := d.Client.ContainerLogs(ctx, id, container.LogsOptions{ShowStdout: true, ShowStderr: true})
 	if err != nil {
 		return nil, fmt.Errorf("docker run %s: logs: %w", spec.Image, err)
 	}
@@ -163,8 +216,9 @@ type limited struct {
 
 var _ Runner = (*limited)(nil)
 
-// Limit returns r with at most n containers running at once (Load and
-// Version are not limited).
+// Limit returns r with at most n containers running at once: a Run, or a
+// Session from Start until it is closed (Load and Version are not
+// limited).
 func Limit(r Runner, n int) Runner {
 	if n < 1 {
 		n = 1
@@ -181,4 +235,27 @@ func (l *limited) Run(ctx context.Context, spec Spec) (*Result, error) {
 	}
 	defer func() { <-l.sem }()
 	return l.Runner.Run(ctx, spec)
+}
+
+// Start implements Runner, waiting for a free slot; the slot is held until
+// the Session is closed.
+func (l *limited) Start(ctx context.Context, spec Spec) (*Session, error) {
+	select {
+	case l.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("docker start %s: %w", spec.Image, ctx.Err())
+	}
+	s, err := l.Runner.Start(ctx, spec)
+	if err != nil {
+		<-l.sem
+		return nil, err
+	}
+	prev := s.onClose
+	s.onClose = func() {
+		if prev != nil {
+			prev()
+		}
+		<-l.sem
+	}
+	return s, nil
 }
