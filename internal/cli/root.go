@@ -43,6 +43,7 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdBehavioural(f, nil),
 		NewCmdHelper(f, nil),
 		NewCmdAudit(f, nil),
+		NewCmdLadder(f, nil),
 		NewCmdNotice(f, nil),
 	} {
 		root.AddCommand(c)

@@ -169,32 +169,15 @@ func runScore(opts *ScoreOptions) error {
 	if st, err := os.Stat(opts.Results); err != nil || !st.IsDir() {
 		return couldNotRun(fmt.Errorf("score: no results folder at %s", opts.Results))
 	}
-	now := opts.Now()
-	var stages scoring.Stages
-	stages.Declared = append([]string(nil), stageFiles...)
-	for _, name := range stageFiles {
-		s, err := readStageFile(opts.Results, name, taskID, opts.Task != "", now)
-		if err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", err)
-		}
-		switch name {
-		case "audit":
-			stages.Audit = s
-		case "behavioural":
-			stages.Behavioural = s
-		case "verification":
-			stages.Verification = s
-		}
-	}
-	v := scoring.Grade(taskID, stages, policy)
 	title := opts.Title
 	if title == "" {
-		title = v.Task
+		title = taskID
 	}
-	text := report.Render(v, title)
-	if err := result.Publish(opts.Results, v, text); err != nil {
+	v, err := gradeResults(taskID, policy, opts.Results, opts.Task != "", opts.Now(), title, opts.IO.ErrOut)
+	if err != nil {
 		return couldNotRun(err)
 	}
+	text := report.Render(v, title)
 	if opts.JSON {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {

@@ -1,0 +1,778 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/collect"
+	"github.com/swe-refactor-bench/srb/internal/submission"
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/report"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+)
+
+const ladderDoc = `Grade submissions with the whole ladder: collect, stage 1, stage 2, stage
+3 when earned, score.
+
+For each submission the ladder
+  1. collects it: copies the tree leaving out what the task's
+     artifacts.exclude matches (as the agent's workspace is collected);
+  2. runs stage 1, the audit (srb audit);
+  3. runs stage 2, the behavioural modules (srb behavioural), always, even
+     when stage 1 failed: the measurement is then reported as ran but not
+     counted, so a suite that cannot tell State A from a port is visible;
+  4. runs stage 3, the verification, only when stage 1 passed and stage 2
+     is complete (an absent verification.json is the scorer's encoding for
+     "the ladder stopped below"); a stale one is removed;
+  5. grades the stage files (srb score) into score.json, summary.txt and
+     reward.json, written last.
+With one submission the results go to DIR; with several, each gets
+DIR/<name>/ (name: the folder's base name) and --jobs N grade up to N at
+once, each in its own work folders. Progress and each stage's lines go to
+stderr, prefixed with the submission's name when there are several; each
+submission's score table goes to stdout at the end, in the order given.
+
+--submission-fixture F applies a submission fixture (a folder of
+testdata/submissions/<task>/<name>/: untouched, delete.txt, overlay/; see
+docs/AUTHORING.md) on top of State A and grades the result. The fixture's
+scripts (audit/*.json, adversaries/<id>.json, adjudicator.json) select the
+scripted driver for the positions they cover, unless a flag or the
+environment chooses a driver; its expect.json is checked against the
+verdict and the outcome printed.
+
+Drivers: the task's, unless chosen per position by --audit-driver,
+--adversary-driver, --adjudicator-driver (else SRB_AUDIT_DRIVER,
+SRB_ADVERSARY_DRIVER, SRB_ADJUDICATOR_DRIVER), or for all three by
+--driver (else SRB_DRIVER); --*-model likewise (SRB_*_MODEL). With the
+scripted driver, --audit-script F (repeat: review n replays the n-th),
+--adversary-script ID=F and --adjudicator-script F give the scripts. Every
+credential every position needs is checked before anything starts; a
+missing one publishes an invalid verdict naming the variable (exit 1).
+
+Exit status: 0 when every submission was graded with a valid verdict; 1
+when one could not be (a harness fault: the published verdict says
+valid 0, never a zero that reads as a judgement), or a fixture's
+expect.json was not met; 2 when the task's own configuration is wrong.
+
+Examples:
+  srb ladder lang90-tally-c-to-go --submission run/repo --results run/verifier
+  srb ladder lang90-tally-c-to-go --submission a --submission b --results out --jobs 2
+  srb ladder lang90-tally-c-to-go --submission-fixture testdata/submissions/lang90-tally-c-to-go/untouched --results out`
+
+// LadderOptions are the inputs of srb ladder.
+type LadderOptions struct {
+	IO     IOStreams
+	Now    func() time.Time
+	Lookup func(string) (string, bool)
+
+	Task        string
+	Submissions []string // submitted trees
+	Fixtures    []string // submission fixtures, applied on top of State A
+	Results     string
+	Jobs        int
+	KeepWork    string // keep each submission's work under KEEP/<name>/
+	Helper      string // stage 2's helper (srb behavioural --helper)
+
+	// Driver is the driver of every model position no per-position flag
+	// names; the per-position fields override it.
+	Driver            string
+	AuditDriver       string
+	AuditModel        string
+	AuditScripts      []string
+	AdversaryDriver   string
+	AdversaryModel    string
+	AdversaryScripts  []string // ID=FILE
+	AdjudicatorDriver string
+	AdjudicatorModel  string
+	AdjudicatorScript string
+}
+
+// NewCmdLadder builds `srb ladder`.
+func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
+	opts := &LadderOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv}
+	cmd := &cobra.Command{
+		Use:   "ladder TASK --submission DIR --results DIR",
+		Short: "Grade submissions with the whole ladder: collect, three stages, score",
+		Long:  ladderDoc,
+		Args:  argsValidator(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Task = args[0]
+			if len(opts.Submissions)+len(opts.Fixtures) == 0 {
+				return &usageError{err: errors.New("--submission DIR or --submission-fixture DIR is required")}
+			}
+			if opts.Results == "" {
+				return &usageError{err: errors.New("--results DIR is required")}
+			}
+			if opts.Jobs < 1 {
+				return &usageError{err: fmt.Errorf("--jobs %d: at least 1", opts.Jobs)}
+			}
+			for _, d := range []struct{ flag, v string }{{"--driver", opts.Driver}, {"--audit-driver", opts.AuditDriver},
+				{"--adversary-driver", opts.AdversaryDriver}, {"--adjudicator-driver", opts.AdjudicatorDriver}} {
+				if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
+					return &usageError{err: fmt.Errorf("%s %s: known drivers are %s", d.flag, d.v, strings.Join(models.DriverNames(), ", "))}
+				}
+			}
+			for _, s := range opts.AdversaryScripts {
+				if id, file, ok := strings.Cut(s, "="); !ok || id == "" || file == "" {
+					return &usageError{err: fmt.Errorf("--adversary-script %s: write ID=FILE", s)}
+				}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runLadder(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Submissions, "submission", nil, "a submitted tree to grade (repeatable)")
+	fl.StringArrayVar(&opts.Fixtures, "submission-fixture", nil, "a submission fixture to apply on State A and grade (repeatable)")
+	fl.StringVar(&opts.Results, "results", "", "the results folder (required); DIR/<name>/ per submission when there are several")
+	fl.IntVar(&opts.Jobs, "jobs", 1, "how many submissions are graded at once")
+	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each submission's collected tree and work under this folder")
+	fl.StringVar(&opts.Helper, "helper", "", "a static srb-helper for stage 2's declarative modules (default: srb itself)")
+	fl.StringVar(&opts.Driver, "driver", "", "the driver of every model position: "+strings.Join(models.DriverNames(), ", "))
+	fl.StringVar(&opts.AuditDriver, "audit-driver", "", "stage 1's driver")
+	fl.StringVar(&opts.AuditModel, "audit-model", "", "stage 1's model")
+	fl.StringArrayVar(&opts.AuditScripts, "audit-script", nil, "a scripted review's turns; repeat for review 2, 3, …")
+	fl.StringVar(&opts.AdversaryDriver, "adversary-driver", "", "every stage-3 adversary's driver")
+	fl.StringVar(&opts.AdversaryModel, "adversary-model", "", "every stage-3 adversary's model")
+	fl.StringArrayVar(&opts.AdversaryScripts, "adversary-script", nil, "ID=FILE: the scripted turns of adversary ID (repeatable)")
+	fl.StringVar(&opts.AdjudicatorDriver, "adjudicator-driver", "", "stage 3's adjudicator driver")
+	fl.StringVar(&opts.AdjudicatorModel, "adjudicator-model", "", "stage 3's adjudicator model")
+	fl.StringVar(&opts.AdjudicatorScript, "adjudicator-script", "", "the adjudicator's scripted turns")
+	return cmd
+}
+
+// StageDriver is one model position's override in a ladder run: the
+// driver, the model and, for the scripted driver, the scripts (review n
+// of stage 1 replays Scripts[(n-1) % len]). Zero fields keep the task's.
+type StageDriver struct {
+	Driver  string
+	Model   string
+	Scripts []string
+}
+
+// apply returns cfg with d's overrides: a new driver drops the task's
+// options (they belong to its own driver); a script sets options.script.
+func (d StageDriver) apply(cfg models.Config, index int) models.Config {
+	if d.Driver != "" && d.Driver != cfg.Driver {
+		cfg.Driver = d.Driver
+		cfg.Options = map[string]any{}
+	}
+	if d.Model != "" {
+		cfg.Model = d.Model
+	}
+	if len(d.Scripts) > 0 {
+		cfg.Options = copyOptions(cfg.Options)
+		cfg.Options["script"] = d.Scripts[(max(index, 1)-1)%len(d.Scripts)]
+	}
+	return cfg
+}
+
+// Stage3Input is what the ladder hands stage 3 for one submission: the
+// task folder, the collected submission, State A's tree, the results
+// folder (audit.json and behavioural.json are already there), the model
+// overrides and the streams its lines go to.
+type Stage3Input struct {
+	IO          IOStreams
+	Now         func() time.Time
+	Lookup      func(string) (string, bool)
+	Task        string
+	Submission  string
+	Original    string
+	Results     string
+	KeepWork    string
+	Adjudicator StageDriver
+	// Adversaries maps an adversary id to its override; Adversary applies
+	// to those not in the map.
+	Adversaries map[string]StageDriver
+	Adversary   StageDriver
+}
+
+// ladderVerification runs stage 3 for the ladder. It is nil until srb
+// verification (runVerification) is in this build; the ladder then records
+// that stage 3 could not run when a submission earned it, which makes the
+// verdict invalid rather than a score without its 60 points.
+var ladderVerification func(ctx context.Context, in *Stage3Input) error
+
+// ladderRun is one submission's grading.
+type ladderRun struct {
+	name     string
+	src      string // a submitted tree ("" for a fixture until applied)
+	fixture  *submission.Fixture
+	results  string
+	audit    StageDriver
+	adjud    StageDriver
+	advs     map[string]StageDriver
+	advAll   StageDriver
+	out      io.Writer // its stage lines (prefixed when there are several)
+	verdict  *result.Verdict
+	code     int
+	err      error
+	unmet    []string
+	timings  []string
+	observed submission.Observed
+}
+
+func runLadder(ctx context.Context, opts *LadderOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if opts.Lookup == nil {
+		opts.Lookup = os.LookupEnv
+	}
+	start := time.Now()
+	errOut := &lockedWriter{w: opts.IO.ErrOut}
+	runs, err := planLadder(opts, errOut)
+	if err != nil {
+		return err
+	}
+	publishAll := func(taskID, msg string) {
+		for _, r := range runs {
+			if err := os.MkdirAll(r.results, 0o755); err == nil {
+				clearResults(r.results)
+				v := result.ErrorVerdict(taskID, msg)
+				err = result.Publish(r.results, v, report.Render(v, taskID))
+			}
+			if err != nil {
+				fmt.Fprintf(errOut, "srb: ladder: %v\n", err)
+			}
+		}
+	}
+
+	dirs, err := resolveTasks([]string{opts.Task})
+	if err != nil {
+		return couldNotRun(fmt.Errorf("ladder: %w", err))
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(errOut, p.Format(""))
+		}
+		msg := fmt.Sprintf("cannot read the task %s (%d problem(s)); run srb validate", dirs[0], len(problems))
+		publishAll(filepath.Base(dirs[0]), msg)
+		return badTask(fmt.Errorf("ladder: %s", msg))
+	}
+
+	// Before anything starts: the fixtures' scripts decide drivers, every
+	// credential is checked, every submission exists.
+	for _, r := range runs {
+		resolveDrivers(opts, r)
+	}
+	var faults []string
+	for _, r := range runs {
+		if r.fixture == nil {
+			if st, err := os.Stat(r.src); err != nil || !st.IsDir() {
+				faults = append(faults, fmt.Sprintf("%s: no submission at %s", r.name, r.src))
+				continue
+			}
+		}
+		if err := models.Preflight(opts.Lookup, ladderPositions(t, r)...); err != nil {
+			faults = append(faults, fmt.Sprintf("%s: %v", r.name, err))
+		}
+	}
+	if len(faults) > 0 {
+		msg := "nothing was graded: " + strings.Join(faults, "; ")
+		publishAll(t.ID, msg)
+		return couldNotRun(fmt.Errorf("ladder: %s", msg))
+	}
+
+	step := time.Now()
+	original, cleanup, err := stateATree(ctx, t)
+	if err != nil {
+		msg := fmt.Sprintf("State A: %v", err)
+		publishAll(t.ID, msg)
+		return couldNotRun(fmt.Errorf("ladder: %s", msg))
+	}
+	defer cleanup()
+	fmt.Fprintf(errOut, "srb: ladder: State A of %s ready (%s)\n", t.ID, since(step))
+
+	sem := make(chan struct{}, opts.Jobs)
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		if len(runs) > 1 {
+			r.out = &prefixWriter{w: errOut, prefix: r.name + ": "}
+		} else {
+			r.out = errOut
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			gradeOne(ctx, opts, t, original, r)
+			if pw, ok := r.out.(*prefixWriter); ok {
+				pw.Flush()
+			}
+		}()
+	}
+	wg.Wait()
+
+	code := ExitRan
+	for i, r := range runs {
+		if len(runs) > 1 {
+			if i > 0 {
+				fmt.Fprintln(opts.IO.Out)
+			}
+			fmt.Fprintf(opts.IO.Out, "# %s  (%s)\n", r.name, r.results)
+		}
+		if r.verdict != nil {
+			fmt.Fprintln(opts.IO.Out, report.Render(r.verdict, r.verdict.Task))
+		}
+		if r.fixture != nil && r.fixture.Expect != nil {
+			if len(r.unmet) == 0 {
+				fmt.Fprintf(opts.IO.Out, "expect: met (%s)\n", r.fixture.Name)
+			} else {
+				fmt.Fprintf(opts.IO.Out, "expect: NOT MET (%s): %s\n", r.fixture.Name, strings.Join(r.unmet, "; "))
+				code = max(code, ExitCouldNotRun)
+			}
+		}
+		if r.err != nil {
+			fmt.Fprintf(errOut, "srb: ladder: %s: %v\n", r.name, r.err)
+		}
+		code = max(code, r.code)
+	}
+	fmt.Fprintf(errOut, "srb: ladder: %d submission(s) graded in %s\n", len(runs), since(start))
+	if code != ExitRan {
+		return silent(code, fmt.Errorf("ladder: exit %d", code))
+	}
+	return nil
+}
+
+// planLadder names each submission and its results folder, and loads the
+// fixtures. Two submissions with one name are a usage error.
+func planLadder(opts *LadderOptions, errOut io.Writer) ([]*ladderRun, error) {
+	var runs []*ladderRun
+	for _, s := range opts.Submissions {
+		abs, err := filepath.Abs(s)
+		if err != nil {
+			return nil, couldNotRun(err)
+		}
+		runs = append(runs, &ladderRun{name: filepath.Base(abs), src: abs})
+	}
+	for _, d := range opts.Fixtures {
+		fx, err := submission.Load(d)
+		if err != nil {
+			return nil, couldNotRun(fmt.Errorf("ladder: %w", err))
+		}
+		runs = append(runs, &ladderRun{name: fx.Name, fixture: fx})
+	}
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if seen[r.name] && len(runs) > 1 {
+			return nil, &usageError{err: fmt.Errorf("two submissions are named %s: their results would share %s", r.name, filepath.Join(opts.Results, r.name))}
+		}
+		seen[r.name] = true
+		r.results = opts.Results
+		if len(runs) > 1 {
+			r.results = filepath.Join(opts.Results, r.name)
+		}
+	}
+	return runs, nil
+}
+
+// resolveDrivers decides each model position's override for r: the
+// per-position flag, else its environment variable, else --driver, else
+// SRB_DRIVER, else the scripted driver when the fixture has a script for
+// the position, else the task's own driver.
+func resolveDrivers(opts *LadderOptions, r *ladderRun) {
+	env := func(name string) string {
+		v, _ := opts.Lookup(name)
+		return v
+	}
+	first := func(vs ...string) string {
+		for _, v := range vs {
+			if v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	all := first(opts.Driver, env("SRB_DRIVER"))
+	var fx submission.Fixture
+	if r.fixture != nil {
+		fx = *r.fixture
+	}
+	scripted := func(has bool) string {
+		if has {
+			return models.DriverScripted
+		}
+		return ""
+	}
+
+	r.audit = StageDriver{
+		Driver:  first(opts.AuditDriver, env("SRB_AUDIT_DRIVER"), all, scripted(len(fx.AuditScripts) > 0)),
+		Model:   first(opts.AuditModel, env("SRB_AUDIT_MODEL")),
+		Scripts: opts.AuditScripts,
+	}
+	if len(r.audit.Scripts) == 0 && r.audit.Driver == models.DriverScripted {
+		r.audit.Scripts = fx.AuditScripts
+	}
+	r.adjud = StageDriver{
+		Driver: first(opts.AdjudicatorDriver, env("SRB_ADJUDICATOR_DRIVER"), all, scripted(fx.AdjudicatorScript != "")),
+		Model:  first(opts.AdjudicatorModel, env("SRB_ADJUDICATOR_MODEL")),
+	}
+	if s := first(opts.AdjudicatorScript, fx.AdjudicatorScript); s != "" && r.adjud.Driver == models.DriverScripted {
+		r.adjud.Scripts = []string{s}
+	}
+	advDriver := first(opts.AdversaryDriver, env("SRB_ADVERSARY_DRIVER"), all)
+	advModel := first(opts.AdversaryModel, env("SRB_ADVERSARY_MODEL"))
+	r.advAll = StageDriver{Driver: advDriver, Model: advModel}
+	scripts := map[string]string{}
+	for id, p := range fx.AdversaryScripts {
+		scripts[id] = p
+	}
+	for _, s := range opts.AdversaryScripts {
+		id, file, _ := strings.Cut(s, "=")
+		scripts[id] = file
+	}
+	r.advs = map[string]StageDriver{}
+	for id, p := range scripts {
+		d := StageDriver{Driver: advDriver, Model: advModel}
+		if d.Driver == "" {
+			d.Driver = models.DriverScripted
+		}
+		if d.Driver == models.DriverScripted {
+			d.Scripts = []string{p}
+		}
+		r.advs[id] = d
+	}
+}
+
+// ladderPositions are the model positions r will call, with its overrides
+// applied: stage 1's, and stage 3's when this build can run stage 3.
+func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
+	var out []models.Position
+	for _, p := range taskPositions(t, result.StageAudit) {
+		p.Config = r.audit.apply(p.Config, 1)
+		out = append(out, p)
+	}
+	if ladderVerification == nil {
+		return out
+	}
+	for i, p := range taskPositions(t, result.StageVerification) {
+		if i == 0 {
+			p.Config = r.adjud.apply(p.Config, 1)
+		} else {
+			d, ok := r.advs[t.Verification.Adversaries[i-1].ID]
+			if !ok {
+				d = r.advAll
+			}
+			p.Config = d.apply(p.Config, 1)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// ladderResultFiles are the files a ladder run writes into its results
+// folder; a re-run removes them first, so nothing stale is graded.
+var ladderResultFiles = []string{"audit.json", "behavioural.json", "verification.json", "score.json", "summary.txt", "reward.json"}
+
+func clearResults(dir string) []string {
+	var removed []string
+	for _, name := range ladderResultFiles {
+		if err := os.Remove(filepath.Join(dir, name)); err == nil {
+			removed = append(removed, name)
+		}
+	}
+	return removed
+}
+
+// gradeOne runs the ladder for one submission and records its verdict,
+// exit code and timings on r. Every path publishes a verdict.
+func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original string, r *ladderRun) {
+	logf := func(format string, args ...any) { fmt.Fprintf(r.out, "srb: ladder: "+format+"\n", args...) }
+	fail := func(code int, msg string) {
+		r.code, r.err = code, errors.New(msg)
+		v := result.ErrorVerdict(t.ID, msg)
+		r.verdict = v
+		if err := result.Publish(r.results, v, report.Render(v, t.ID)); err != nil {
+			logf("%v", err)
+		}
+	}
+	if err := os.MkdirAll(r.results, 0o755); err != nil {
+		r.code, r.err = ExitCouldNotRun, err
+		return
+	}
+	if removed := clearResults(r.results); len(removed) > 0 {
+		logf("removed the previous run's %s", strings.Join(removed, ", "))
+	}
+	var work string
+	if opts.KeepWork != "" {
+		work = filepath.Join(opts.KeepWork, r.name)
+		if err := os.RemoveAll(work); err != nil {
+			fail(ExitCouldNotRun, err.Error())
+			return
+		}
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			fail(ExitCouldNotRun, err.Error())
+			return
+		}
+	} else {
+		dir, err := os.MkdirTemp("", "srb-ladder-")
+		if err != nil {
+			fail(ExitCouldNotRun, err.Error())
+			return
+		}
+		defer os.RemoveAll(dir)
+		work = dir
+	}
+	timed := func(what string, step time.Time) {
+		d := since(step)
+		r.timings = append(r.timings, what+" "+d)
+		logf("%s (%s)", what, d)
+	}
+
+	// The submission: a fixture is applied on top of State A first.
+	src := r.src
+	if r.fixture != nil {
+		step := time.Now()
+		src = filepath.Join(work, "submitted")
+		a, err := r.fixture.Apply(original, src)
+		if err != nil {
+			fail(ExitCouldNotRun, err.Error())
+			return
+		}
+		timed(fmt.Sprintf("applied fixture %s: %d path(s) deleted, %d file(s) written", r.fixture.Name, len(a.Deleted), len(a.Written)), step)
+	}
+	step := time.Now()
+	set, err := collect.CompileAll(t.Artifacts.Exclude)
+	if err != nil {
+		r.code, r.err = ExitBadTask, err
+		v := result.ErrorVerdict(t.ID, "artifacts.exclude: "+err.Error())
+		r.verdict = v
+		_ = result.Publish(r.results, v, report.Render(v, t.ID))
+		return
+	}
+	repo := filepath.Join(work, "repo")
+	sum, err := collect.Collect(src, repo, set)
+	if err != nil {
+		fail(ExitCouldNotRun, err.Error())
+		return
+	}
+	timed(fmt.Sprintf("collected %d file(s), %d link(s)%s", sum.Files, sum.Links, excludedText(sum)), step)
+
+	sio := IOStreams{In: strings.NewReader(""), Out: r.out, ErrOut: r.out}
+	stageErr := func(stage string, err error) {
+		code := exitCode(err)
+		if code == ExitBadTask {
+			r.code = max(r.code, ExitBadTask)
+		}
+		if err != nil {
+			logf("%s: %v", stage, err)
+		}
+		p := filepath.Join(r.results, stage+".json")
+		if _, serr := os.Stat(p); errors.Is(serr, fs.ErrNotExist) {
+			// A stage that left no result is recorded as an error by the
+			// ladder (HARNESS.md §7 bug 13), never read as "not run".
+			note := "the stage exited without a result"
+			if err != nil {
+				note = err.Error()
+			}
+			st := result.Failed(stage, t.ID, "the "+stage+" stage left no result: "+note, opts.Now())
+			st.Metadata["recorded_by"] = "ladder"
+			if werr := st.Write(p); werr != nil {
+				logf("%v", werr)
+			}
+		}
+	}
+
+	// Stage 1.
+	step = time.Now()
+	err = runAudit(ctx, &AuditOptions{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
+		Results: r.results, Original: original, Driver: r.audit.Driver, Model: r.audit.Model, Scripts: r.audit.Scripts})
+	stageErr(result.StageAudit, err)
+	timed("stage 1 (audit) with the "+driverName(r.audit.Driver, t.Audit.Driver)+" driver", step)
+
+	// Stage 2, always.
+	step = time.Now()
+	err = runBehavioural(ctx, &BehaviouralOptions{IO: sio, Now: opts.Now, Task: t.Dir, Submission: repo,
+		Results: r.results, Original: original, Helper: opts.Helper})
+	stageErr(result.StageBehavioural, err)
+	timed("stage 2 (behavioural)", step)
+
+	// Stage 3, when earned.
+	policy := Policy(t.Scoring)
+	now := opts.Now()
+	auditSt, _ := readStageFile(r.results, result.StageAudit, t.ID, true, now)
+	behSt, _ := readStageFile(r.results, result.StageBehavioural, t.ID, true, now)
+	earned, why := true, ""
+	if ok, w := scoring.AuditPassesGate(auditSt, policy, t.ID); !ok {
+		earned, why = false, w
+	} else if ok, _, w := scoring.BehaviouralReachesGate(behSt, policy, t.ID); !ok {
+		earned, why = false, w
+	}
+	verPath := filepath.Join(r.results, result.StageVerification+".json")
+	switch {
+	case !earned:
+		logf("verification: not run -- %s", why)
+	case ladderVerification == nil:
+		st := result.Failed(result.StageVerification, t.ID,
+			"stage 3 was earned, but this build of srb cannot run it yet (srb verification is not in it), so its points were not contested", now)
+		st.Metadata["recorded_by"] = "ladder"
+		if err := st.Write(verPath); err != nil {
+			logf("%v", err)
+		}
+		logf("verification: earned, but not in this build of srb; recorded as an error, so the verdict is invalid")
+	default:
+		step = time.Now()
+		err = ladderVerification(ctx, &Stage3Input{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
+			Original: original, Results: r.results, KeepWork: filepath.Join(work, "verification"),
+			Adjudicator: r.adjud, Adversaries: r.advs, Adversary: r.advAll})
+		stageErr(result.StageVerification, err)
+		timed("stage 3 (verification)", step)
+	}
+
+	// Score.
+	step = time.Now()
+	v, err := gradeResults(t.ID, policy, r.results, true, opts.Now(), "", r.out)
+	if err != nil {
+		r.code, r.err = ExitCouldNotRun, err
+		return
+	}
+	r.verdict = v
+	timed("scored", step)
+	if !v.Valid() {
+		r.code = max(r.code, ExitCouldNotRun)
+		r.err = fmt.Errorf("the grader could not complete: %s", v.HarnessError)
+	}
+	if r.fixture != nil {
+		r.observed = submission.Observe(v)
+		r.unmet = r.fixture.Expect.Check(r.observed)
+	}
+}
+
+// gradeResults reads the three stage files of dir, grades them with
+// policy and publishes score.json, summary.txt (the report under title,
+// the task id when "") and reward.json (last).
+// Reading problems are printed to errOut; they make the verdict invalid.
+func gradeResults(taskID string, policy scoring.Policy, dir string, checkTask bool, now time.Time, title string, errOut io.Writer) (*result.Verdict, error) {
+	var stages scoring.Stages
+	stages.Declared = append([]string(nil), stageFiles...)
+	for _, name := range stageFiles {
+		s, err := readStageFile(dir, name, taskID, checkTask, now)
+		if err != nil {
+			fmt.Fprintf(errOut, "srb: %v\n", err)
+		}
+		switch name {
+		case result.StageAudit:
+			stages.Audit = s
+		case result.StageBehavioural:
+			stages.Behavioural = s
+		case result.StageVerification:
+			stages.Verification = s
+		}
+	}
+	v := scoring.Grade(taskID, stages, policy)
+	if title == "" {
+		title = v.Task
+	}
+	if err := result.Publish(dir, v, report.Render(v, title)); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func excludedText(s *collect.Summary) string {
+	if len(s.Excluded) == 0 {
+		return ""
+	}
+	var parts []string
+	for pat, paths := range s.Excluded {
+		parts = append(parts, fmt.Sprintf("%s: %d", pat, len(paths)))
+	}
+	sort.Strings(parts)
+	return "; excluded " + strings.Join(parts, ", ")
+}
+
+func driverName(override, task string) string {
+	if override != "" {
+		return override
+	}
+	return task
+}
+
+// exitCode is the exit code err maps to (0 for nil).
+func exitCode(err error) int {
+	if err == nil {
+		return ExitRan
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitCouldNotRun
+}
+
+func since(t time.Time) string {
+	d := time.Since(t)
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// prefixWriter writes whole lines to w, each with prefix; a partial line
+// waits for its newline (or Flush).
+type prefixWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix string
+	buf    bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf.Write(b)
+	for {
+		i := bytes.IndexByte(p.buf.Bytes(), '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		line := p.buf.Next(i + 1)
+		if _, err := io.WriteString(p.w, p.prefix+string(line)); err != nil {
+			return len(b), err
+		}
+	}
+}
+
+// Flush writes a pending partial line.
+func (p *prefixWriter) Flush() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.buf.Len() > 0 {
+		io.WriteString(p.w, p.prefix+p.buf.String()+"\n")
+		p.buf.Reset()
+	}
+}

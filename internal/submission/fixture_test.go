@@ -1,0 +1,236 @@
+package submission
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+// write creates files under dir: path → content; a path ending in "*" is
+// written executable (the "*" dropped).
+func write(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(p, "*") {
+			p, mode = strings.TrimSuffix(p, "*"), 0o755
+		}
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tree lists dir as path → content ("*" appended to executable files).
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		key := filepath.ToSlash(rel)
+		if info.Mode().Perm()&0o100 != 0 {
+			key += "*"
+		}
+		out[key] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func stateA(t *testing.T) string {
+	dir := filepath.Join(t.TempDir(), "statea")
+	write(t, dir, map[string]string{
+		"Makefile":            "all:\n",
+		"configure*":          "#!/bin/sh\n",
+		"src/a.c":             "int a;\n",
+		"src/b.c":             "int b;\n",
+		"src/keep.h":          "#define K 1\n",
+		"build-aux/ltmain.sh": "x\n",
+		"README":              "tally\n",
+	})
+	return dir
+}
+
+func TestApply(t *testing.T) {
+	fx := filepath.Join(t.TempDir(), "port")
+	write(t, fx, map[string]string{
+		"delete.txt":             "# the old build\nMakefile\nconfigure\nsrc/*.c\nbuild-aux/\n\n",
+		"overlay/CMakeLists.txt": "project(x)\n",
+		"overlay/src/a.rs":       "fn a() {}\n",
+		"overlay/README":         "tally, ported\n",
+		"overlay/run.sh*":        "#!/bin/sh\n",
+		"audit/review-2.json":    "[]",
+		"audit/review-1.json":    "[]",
+		"adversaries/a01.json":   "[]",
+		"adjudicator.json":       "[]",
+		"expect.json":            `{"score": 0, "stage1": "failed", "failed_modules": []}`,
+		"about.txt":              "  a port  \n",
+	})
+	f, err := Load(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Name != "port" || f.About != "a port" || f.Untouched {
+		t.Errorf("Load: name %q about %q untouched %t", f.Name, f.About, f.Untouched)
+	}
+	if got := []string{filepath.Base(f.AuditScripts[0]), filepath.Base(f.AuditScripts[1])}; !cmp.Equal(got, []string{"review-1.json", "review-2.json"}) {
+		t.Errorf("audit scripts in name order: %v", got)
+	}
+	if f.AdversaryScripts["a01"] != filepath.Join(fx, "adversaries", "a01.json") || f.AdjudicatorScript != filepath.Join(fx, "adjudicator.json") {
+		t.Errorf("stage-3 scripts: %v %q", f.AdversaryScripts, f.AdjudicatorScript)
+	}
+	if f.Expect == nil || *f.Expect.Score != 0 || f.Expect.Stage1 != "failed" || f.Expect.FailedModules == nil {
+		t.Errorf("expect: %+v", f.Expect)
+	}
+
+	dst := filepath.Join(t.TempDir(), "sub")
+	a, err := f.Apply(stateA(t), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"CMakeLists.txt": "project(x)\n",
+		"README":         "tally, ported\n",
+		"run.sh*":        "#!/bin/sh\n",
+		"src/a.rs":       "fn a() {}\n",
+		"src/keep.h":     "#define K 1\n",
+	}
+	if d := cmp.Diff(want, tree(t, dst)); d != "" {
+		t.Errorf("applied tree (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"Makefile", "build-aux", "configure", "src/a.c", "src/b.c"}, a.Deleted); d != "" {
+		t.Errorf("deleted (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"CMakeLists.txt", "README", "run.sh", "src/a.rs"}, a.Written); d != "" {
+		t.Errorf("written (-want +got):\n%s", d)
+	}
+	if _, err := f.Apply(stateA(t), dst); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("apply over an existing tree: %v", err)
+	}
+}
+
+func TestUntouched(t *testing.T) {
+	fx := filepath.Join(t.TempDir(), "untouched")
+	write(t, fx, map[string]string{"untouched": ""})
+	f, err := Load(fx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa := stateA(t)
+	dst := filepath.Join(t.TempDir(), "sub")
+	if _, err := f.Apply(sa, dst); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(tree(t, sa), tree(t, dst)); d != "" {
+		t.Errorf("untouched differs from State A (-want +got):\n%s", d)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"empty", map[string]string{"about.txt": "x"}, "no overlay/, no delete.txt and no untouched marker"},
+		{"both", map[string]string{"untouched": "", "delete.txt": "a\n"}, "marked untouched and also has"},
+		{"absolute", map[string]string{"delete.txt": "ok\n/etc/passwd\n"}, "delete.txt:2: \"/etc/passwd\" is not a path inside the tree"},
+		{"dotdot", map[string]string{"delete.txt": "a/../../b\n"}, "delete.txt:1: \"a/../../b\" leaves the tree"},
+		{"glob", map[string]string{"delete.txt": "[a\n"}, "delete.txt:1: \"[a\": syntax error in pattern"},
+		{"expect-key", map[string]string{"untouched": "", "expect.json": `{"scor": 1}`}, `unknown field "scor"`},
+		{"expect-stage", map[string]string{"untouched": "", "expect.json": `{"stage3": "skipped"}`}, `stage3 is "skipped"; it is ran or not-run`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fx := filepath.Join(t.TempDir(), c.name)
+			write(t, fx, c.files)
+			_, err := Load(fx)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Load: %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestApplyErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"matches-nothing", map[string]string{"delete.txt": "Makefile\n*.py\n"}, "delete.txt:2: \"*.py\" matches nothing in State A"},
+		{"file-over-folder", map[string]string{"overlay/src": "x"}, "overlay file src would replace a folder of State A"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fx := filepath.Join(t.TempDir(), c.name)
+			write(t, fx, c.files)
+			f, err := Load(fx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.Apply(stateA(t), filepath.Join(t.TempDir(), "sub"))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Apply: %v, want an error containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestCheck(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	b := func(x bool) *bool { return &x }
+	o := Observed{Score: 0, Valid: true, Stage1: "failed", Stage2Ran: true, Stage2Rate: 0.95, Stage2Complete: false, Stage3: "not-run", FailedModules: []string{"usage"}}
+	met := &Expect{Score: f(0), Valid: b(true), Stage1: "failed", Stage2Rate: f(0.95), Stage2Complete: b(false), Stage3: "not-run", FailedModules: []string{"usage"}}
+	if got := met.Check(o); len(got) != 0 {
+		t.Errorf("a met expectation: %v", got)
+	}
+	unmet := &Expect{Score: f(40), Stage1: "passed", Stage2Rate: f(1), Stage2Complete: b(true), Stage3: "ran", FailedModules: []string{}}
+	want := []string{
+		"score: want 40, got 0",
+		"stage1: want passed, got failed",
+		"stage2_rate: want 1, got 0.950000",
+		"stage2_complete: want true, got false",
+		"stage3: want ran, got not-run",
+		"failed_modules: want [], got [usage]",
+	}
+	if d := cmp.Diff(want, unmet.Check(o)); d != "" {
+		t.Errorf("unmet (-want +got):\n%s", d)
+	}
+	var none *Expect
+	if got := none.Check(o); got != nil {
+		t.Errorf("nil expectation: %v", got)
+	}
+}
+
+func TestObserve(t *testing.T) {
+	v := result.NewVerdict("t", 100)
+	v.AuditGate = result.GatePass
+	v.StagesRun = []string{result.StageAudit, result.StageBehavioural}
+	v.BehaviouralRate = 0.5
+	v.BlockedBy = "behavioural-incomplete"
+	v.Modules = []result.ModuleScore{{ID: "b", Weight: 1, Complete: false}, {ID: "a", Weight: 1, Complete: false}, {ID: "ok", Weight: 1, Complete: true}, {ID: "notes", Weight: 0}}
+	got := Observe(v)
+	want := Observed{Score: 0, Valid: true, Stage1: "passed", Stage2Ran: true, Stage2Rate: 0.5, Stage2Complete: false, Stage3: "not-run", FailedModules: []string{"a", "b"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Observe (-want +got):\n%s", d)
+	}
+}
