@@ -8,11 +8,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 )
 
 // DefaultCaseTimeout bounds a command case that declares no timeout.
@@ -31,8 +35,10 @@ type resolved struct {
 	expect     *string
 }
 
-// cases returns the inline cases then the corpus's, in order.
-func (k *commandKind) cases(taskDir string) ([]resolved, error) {
+// cases returns the inline cases then the corpus's, in order. original
+// is State A's tree ("" when the stage was given none); scratch is where
+// the inputs of split cases are written.
+func (k *commandKind) cases(taskDir, original, scratch string) ([]resolved, error) {
 	var out []resolved
 	ids := map[string]bool{}
 	add := func(r resolved) error {
@@ -56,50 +62,178 @@ func (k *commandKind) cases(taskDir string) ([]resolved, error) {
 			return nil, err
 		}
 	}
-	if c := k.Corpus; c != nil {
-		root := filepath.Join(taskDir, c.Dir)
-		var files []string
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if ok, _ := path.Match(c.Glob, d.Name()); ok && d.Type().IsRegular() {
-				files = append(files, p)
-			}
-			return nil
-		})
+	c := k.Corpus
+	if c == nil {
+		return out, nil
+	}
+	base := taskDir
+	switch c.From {
+	case "", "task":
+	case "original":
+		if original == "" {
+			return nil, fmt.Errorf("corpus %s is read from State A's tree, and the stage was given none ($%s is unset)", c.Dir, behavioural.EnvOriginal)
+		}
+		base = original
+	default:
+		return nil, fmt.Errorf("corpus from %q: want task or original", c.From)
+	}
+	if c.Split != nil && c.Expect != "" {
+		return nil, fmt.Errorf("corpus %s: expect and split exclude each other", c.Dir)
+	}
+	root := filepath.Join(base, c.Dir)
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil, fmt.Errorf("corpus %s: %w", c.Dir, err)
+			return err
 		}
-		sort.Strings(files)
-		if len(files) == 0 {
-			return nil, fmt.Errorf("corpus %s has no file matching %s", c.Dir, c.Glob)
+		if ok, _ := path.Match(c.Glob, d.Name()); ok && d.Type().IsRegular() {
+			files = append(files, p)
 		}
-		for _, p := range files {
-			rel, _ := filepath.Rel(root, p)
-			rel = filepath.ToSlash(rel)
-			stem := strings.TrimSuffix(rel, path.Ext(rel))
-			r := resolved{Case: Case{ID: stem, Argv: expandAll(c.Argv, map[string]string{"INPUT": p})}}
-			if c.Stdin {
-				b, err := os.ReadFile(p)
-				if err != nil {
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("corpus %s: %w", c.Dir, err)
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return nil, fmt.Errorf("corpus %s has no file matching %s", c.Dir, c.Glob)
+	}
+	var sp *splitter
+	if c.Split != nil {
+		if sp, err = compileSplit(c.Split); err != nil {
+			return nil, fmt.Errorf("corpus %s: split: %w", c.Dir, err)
+		}
+	}
+	for _, p := range files {
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		stem := strings.TrimSuffix(rel, path.Ext(rel))
+		if sp != nil {
+			parts, err := sp.split(p)
+			if err != nil {
+				return nil, fmt.Errorf("corpus %s: %w", c.Dir, err)
+			}
+			width := max(4, len(strconv.Itoa(len(parts))))
+			for i, in := range parts {
+				id := fmt.Sprintf("%s/%0*d", stem, width, i+1)
+				input := filepath.Join(scratch, filepath.FromSlash(id))
+				if err := os.MkdirAll(filepath.Dir(input), 0o755); err != nil {
 					return nil, err
 				}
-				r.stdinBytes = b
-			}
-			if c.Expect != "" {
-				exp := filepath.Join(filepath.Dir(p), strings.ReplaceAll(c.Expect, "*", path.Base(stem)))
-				b, err := os.ReadFile(exp)
-				if err != nil {
-					return nil, fmt.Errorf("corpus case %s: its expected output: %w", stem, err)
+				if err := os.WriteFile(input, in, 0o644); err != nil {
+					return nil, err
 				}
-				s := string(b)
-				r.expect = &s
+				r := resolved{Case: Case{ID: id, Argv: expandAll(c.Argv, map[string]string{"INPUT": input})}}
+				if c.Stdin {
+					r.stdinBytes = in
+				}
+				if err := add(r); err != nil {
+					return nil, err
+				}
 			}
-			if err := add(r); err != nil {
+			continue
+		}
+		r := resolved{Case: Case{ID: stem, Argv: expandAll(c.Argv, map[string]string{"INPUT": p})}}
+		if c.Stdin {
+			b, err := os.ReadFile(p)
+			if err != nil {
 				return nil, err
 			}
+			r.stdinBytes = b
 		}
+		if c.Expect != "" {
+			exp := filepath.Join(filepath.Dir(p), strings.ReplaceAll(c.Expect, "*", path.Base(stem)))
+			b, err := os.ReadFile(exp)
+			if err != nil {
+				return nil, fmt.Errorf("corpus case %s: its expected output: %w", stem, err)
+			}
+			s := string(b)
+			r.expect = &s
+		}
+		if err := add(r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// splitter is a compiled [Split].
+type splitter struct {
+	begin, middle, end *regexp.Regexp
+	rewrites           []*regexp.Regexp
+	replace            []string
+}
+
+func compileSplit(s *Split) (*splitter, error) {
+	sp := &splitter{}
+	var err error
+	for _, x := range []struct {
+		name, re string
+		dst      **regexp.Regexp
+	}{{"begin", s.Begin, &sp.begin}, {"middle", s.Middle, &sp.middle}, {"end", s.End, &sp.end}} {
+		if x.re == "" {
+			if x.name != "middle" {
+				return nil, fmt.Errorf("%s is empty", x.name)
+			}
+			continue
+		}
+		if *x.dst, err = regexp.Compile(x.re); err != nil {
+			return nil, fmt.Errorf("%s: %w", x.name, err)
+		}
+	}
+	for i, r := range s.Replace {
+		re, err := regexp.Compile(r.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("replace[%d]: %w", i, err)
+		}
+		sp.rewrites = append(sp.rewrites, re)
+		sp.replace = append(sp.replace, r.Replace)
+	}
+	return sp, nil
+}
+
+// split returns the inputs of the cases in file p, in order.
+func (sp *splitter) split(p string) ([][]byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	const (
+		outside = iota
+		input
+		rest
+	)
+	state, opened := outside, 0
+	var cur []byte
+	for n, line := range bytes.SplitAfter(b, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		bare := string(bytes.TrimRight(line, "\r\n"))
+		switch {
+		case state == outside:
+			if sp.begin.MatchString(bare) {
+				state, opened, cur = input, n+1, []byte{}
+			}
+		case sp.end.MatchString(bare):
+			s := string(cur)
+			for i, re := range sp.rewrites {
+				s = re.ReplaceAllString(s, sp.replace[i])
+			}
+			out = append(out, []byte(s))
+			state = outside
+		case state == input && sp.middle != nil && sp.middle.MatchString(bare):
+			state = rest
+		case state == input:
+			cur = append(cur, line...)
+		}
+	}
+	if state != outside {
+		return nil, fmt.Errorf("%s:%d: a case opens here and never closes (no line matches %q)", filepath.Base(p), opened, sp.end)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no case: no line matches %q", filepath.Base(p), sp.begin)
 	}
 	return out, nil
 }
@@ -113,7 +247,7 @@ type caseObs struct {
 }
 
 func (k *commandKind) observe(m *module) error {
-	cases, err := k.cases(m.plan.TaskDir)
+	cases, err := k.cases(m.plan.TaskDir, os.Getenv(behavioural.EnvOriginal), filepath.Join(m.work, "inputs"))
 	if err != nil {
 		return err
 	}

@@ -52,12 +52,43 @@ type Case struct {
 // standard input (Stdin) and ${INPUT} in Argv. With Expect (a glob whose
 // '*' is the input's stem, e.g. "*.exp"), the expected standard output
 // comes from that file instead of the recording.
+//
+// From says whose tree Dir is in: "task" (the task folder, the default)
+// or "original" (State A's tree, $SRB_ORIGINAL), so a corpus State A
+// ships is read where it is at run time and never copied into the task;
+// State A's pin covers its content. With Split, each file is cut into
+// many cases at delimiter lines instead of being one case.
 type Corpus struct {
+	From   string   `json:"from,omitempty"`
 	Dir    string   `json:"dir"`
 	Glob   string   `json:"glob"`
 	Argv   []string `json:"argv"`
 	Stdin  bool     `json:"stdin"`
 	Expect string   `json:"expect,omitempty"`
+	Split  *Split   `json:"split,omitempty"`
+}
+
+// Split cuts a corpus file into cases at delimiter lines: Go regexps
+// matched against each line without its line ending. A case opens after a
+// line matching Begin and closes at the next line matching End; when
+// Middle is set, the case's input stops at the first line matching it and
+// the rest until End (an expected part) is not used. Replace rewrites each
+// case's input in order (e.g. a visible tab marker to a tab). Cases are
+// numbered from 1 in file order: the id is the file's stem, "/", and the
+// number in four or more digits (spec/0001). A Begin with no End before
+// the file ends is an error naming the file and line.
+type Split struct {
+	Begin   string    `json:"begin"`
+	Middle  string    `json:"middle,omitempty"`
+	End     string    `json:"end"`
+	Replace []Rewrite `json:"replace,omitempty"`
+}
+
+// Rewrite replaces every match of Pattern (a Go regexp) with Replace ($1
+// expands).
+type Rewrite struct {
+	Pattern string `json:"pattern"`
+	Replace string `json:"replace"`
 }
 
 // CommandParams are the parameters of kind "command".
