@@ -72,6 +72,12 @@ func (k *treeKind) observe(m *module) error {
 	if err != nil {
 		return err
 	}
+	for p, e := range tree {
+		if e.Type == "file" && matchAny(k.Opaque, p) {
+			e.Digest = ""
+			tree[p] = e
+		}
+	}
 	paths := make([]string, 0, len(tree))
 	for p := range tree {
 		paths = append(paths, p)
@@ -82,6 +88,20 @@ func (k *treeKind) observe(m *module) error {
 		m.emit("path:"+p, tree[p], nil)
 	}
 	return nil
+}
+
+// matchAny reports whether rel (slash-separated) matches one of globs:
+// path.Match syntax, and "dir/**" for everything below dir.
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if ok, _ := path.Match(g, rel); ok {
+			return true
+		}
+		if strings.HasSuffix(g, "/**") && strings.HasPrefix(rel, strings.TrimSuffix(g, "/**")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // ObserveTree returns every path under root (relative, slash-separated)
@@ -98,16 +118,8 @@ func ObserveTree(root string, include []string) (map[string]Entry, error) {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
-		if len(include) > 0 {
-			keep := false
-			for _, g := range include {
-				if ok, _ := path.Match(g, rel); ok || strings.HasPrefix(rel, strings.TrimSuffix(g, "/**")+"/") && strings.HasSuffix(g, "/**") {
-					keep = true
-				}
-			}
-			if !keep {
-				return nil
-			}
+		if len(include) > 0 && !matchAny(include, rel) {
+			return nil
 		}
 		info, err := d.Info()
 		if err != nil {

@@ -125,6 +125,12 @@ func decl(t *testing.T, taskDir string, withSymbols bool) *behavioural.Declarati
 			mod("install", "tree", map[string]any{
 				"install": [][]string{{"/bin/sh", "-c", "mkdir -p ${PREFIX}/bin && cp prog ${PREFIX}/bin/ && ln -s prog ${PREFIX}/bin/alias"}},
 			}),
+			// The same install with the program opaque: its changed bytes
+			// are not compared, its presence, type and mode are.
+			mod("install-opaque", "tree", map[string]any{
+				"install": [][]string{{"/bin/sh", "-c", "mkdir -p ${PREFIX}/bin && cp prog ${PREFIX}/bin/ && ln -s prog ${PREFIX}/bin/alias"}},
+				"opaque":  []string{"bin/*"},
+			}),
 			mod("digests", "digests", map[string]any{
 				"steps": [][]string{{"/bin/sh", "-c", "${BUILD}/prog count < ${DATA}/data/corpus/a.txt > a.out"}},
 				"files": []string{"a.out", "${BUILD}/prog"},
@@ -223,6 +229,13 @@ func TestKinds(t *testing.T) {
 	}
 	if got := web.Observations["teapot/status"]; got != 418.0 {
 		t.Errorf("teapot status = %v", got)
+	}
+	opaque, _ := behavioural.ReadTruth(behavioural.TruthPath(taskDir, "install-opaque"))
+	if diff := cmp.Diff(map[string]any{"type": "file", "mode": "0755"}, opaque.Observations["path:bin/prog"]); diff != "" {
+		t.Errorf("opaque file's truth (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"type": "symlink", "mode": "0777", "target": "prog"}, opaque.Observations["path:bin/alias"]); diff != "" {
+		t.Errorf("opaque glob matching a link (-want +got):\n%s", diff)
 	}
 	prov, _ := behavioural.ReadTruth(behavioural.TruthPath(taskDir, "prov"))
 	if diff := cmp.Diff(map[string]any{"copied-source": true, "no-chmod": true}, prov.Observations); diff != "" {

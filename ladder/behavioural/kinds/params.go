@@ -146,11 +146,15 @@ type HTTPParams struct {
 // TreeParams are the parameters of kind "tree": Install runs in the
 // restored configuration with ${PREFIX} a fresh folder, then every path
 // under the prefix matching Include is observed (type, mode, link
-// target, content digest).
+// target, content digest). A file matching Opaque (same glob syntax) is
+// observed without its digest: for artifacts whose bytes legitimately
+// depend on the build system (a compiled library), while its presence,
+// type and mode still count.
 type TreeParams struct {
 	Configuration string     `json:"configuration"`
 	Install       [][]string `json:"install"`
 	Include       []string   `json:"include"`
+	Opaque        []string   `json:"opaque"`
 }
 
 // SymbolsParams are the parameters of kind "symbols": the dynamic symbol
