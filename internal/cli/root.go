@@ -44,6 +44,7 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdHelper(f, nil),
 		NewCmdAudit(f, nil),
 		NewCmdLadder(f, nil),
+		NewCmdNew(f, nil),
 		NewCmdNotice(f, nil),
 	} {
 		root.AddCommand(c)

@@ -155,4 +155,6 @@ const (
 	RuleLayout = "layout"
 	// RuleCounts: notes only — how many gates, modules, adversaries.
 	RuleCounts = "counts"
+	// RuleScaffoldTODO: a line srb new marked TODO(srb new) is still there.
+	RuleScaffoldTODO = "scaffold-todo"
 )

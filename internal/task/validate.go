@@ -55,6 +55,7 @@ func Validate(dir string) *Report {
 		v.layout,
 		v.counts,
 		v.imagesDistinct, v.imagesLackInstalled, v.imagesExactVersions,
+		v.scaffoldTODO,
 	} {
 		rule()
 	}
@@ -599,4 +600,49 @@ func (v *validator) counts() {
 	}
 	v.note(RuleCounts, "%d module(s), weights summing to %s; %d build configuration(s)", len(v.t.Behavioural.Modules), fmtNum(sum), len(v.t.Behavioural.Configurations))
 	v.note(RuleCounts, "%d adversaries, %d rerun(s) per candidate, %d allow and %d deny scope item(s)", len(v.t.Verification.Adversaries), v.t.Verification.Reruns, len(v.t.Verification.Scope.Allow), len(v.t.Verification.Scope.Deny))
+}
+
+// ScaffoldMarker is what srb new writes on every line only the author can
+// fill in (templates.Marker); rule scaffold-todo reports each one left.
+const ScaffoldMarker = "TODO(srb new)"
+
+// scaffoldTODO reports every line still carrying [ScaffoldMarker] and a
+// colon (what to fill in follows it) in the
+// task file, the instruction, the prompts and the text files under
+// modules/ and data/: a scaffold does not validate until its author has
+// filled in each one and deleted the marker.
+func (v *validator) scaffoldTODO() {
+	files := []string{v.t.File, v.path(v.t.Instruction), v.path(v.t.Audit.Prompt), v.path(v.t.Verification.Prompt)}
+	for _, d := range []string{"modules", "data"} {
+		_ = filepath.WalkDir(v.path(d), func(p string, e fs.DirEntry, err error) error {
+			if err == nil && e.Type().IsRegular() {
+				if info, err := e.Info(); err == nil && info.Size() <= 1<<20 {
+					files = append(files, p)
+				}
+			}
+			return nil
+		})
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		b, err := os.ReadFile(f)
+		if err != nil || !bytes.Contains(b, []byte(ScaffoldMarker+":")) {
+			continue
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			_, what, ok := strings.Cut(line, ScaffoldMarker+":")
+			if !ok {
+				continue
+			}
+			what = strings.TrimSpace(what)
+			if what == "" {
+				what = "fill this in"
+			}
+			v.fileProblem(RuleScaffoldTODO, f, i+1, "still as srb new scaffolded it: %s (then delete the %s note)", strings.TrimSuffix(what, "."), ScaffoldMarker)
+		}
+	}
 }
