@@ -1,0 +1,606 @@
+package verification
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/schema"
+)
+
+const (
+	repo      = "../.."
+	fixture   = repo + "/testdata/tasks/lang90-tally-c-to-go"
+	stateA    = repo + "/testdata/statea/tally-1.0"
+	goPort    = repo + "/testdata/submissions/tally-go"
+	assetsDir = "/tests/verification"
+)
+
+// --- scripted turns -------------------------------------------------------
+
+type turn = map[string]any
+
+func call(name string, args map[string]any) turn {
+	return turn{"tool_calls": []any{map[string]any{"name": name, "arguments": args}}}
+}
+
+func try(name, code string) turn {
+	return call(ToolTryTest, map[string]any{"name": name, "code": code, "rationale": "checks " + name})
+}
+
+func nothing(notes string) turn {
+	return call(ToolReport, map[string]any{"found": false, "notes": notes})
+}
+
+func found(name, claim string) turn {
+	return call(ToolReport, map[string]any{"found": true, "candidate": name, "claim": claim, "contract": "the three counts"})
+}
+
+func rule(in bool, reason string) turn {
+	return call(ToolRule, map[string]any{"in_scope": in, "reason": reason})
+}
+
+func scripted(t *testing.T, model string, turns ...turn) models.Driver {
+	t.Helper()
+	list := make([]any, len(turns))
+	for i, x := range turns {
+		list[i] = x
+	}
+	noWait := func(context.Context, time.Duration) error { return nil }
+	d, err := models.New(models.Config{Driver: models.DriverScripted, Model: model, Options: map[string]any{"turns": list}}, models.WithSleep(noWait))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// --- the fixture --------------------------------------------------------
+
+func needTools(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"bash", "make", "cc", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("stage 3 on the fixture builds both trees on this machine and needs %s: %v", tool, err)
+		}
+	}
+}
+
+// fixtureConfig is the fixture task's stage-3 declaration with scripted
+// adversaries (keyed by id; an adversary without a script reports
+// nothing found at once) and adjudicator turns (replayed from the start
+// for every adjudication; none: an unreachable adjudicator).
+func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, adjudicator []turn) Config {
+	t.Helper()
+	tk, problems := task.Load(fixture)
+	if len(problems) > 0 {
+		t.Fatalf("fixture: %v", problems)
+	}
+	v := tk.Verification
+	var scope Scope
+	for _, it := range v.Scope.Allow {
+		scope.Allow = append(scope.Allow, ScopeItem{it.ID, it.Text})
+	}
+	for _, it := range v.Scope.Deny {
+		scope.Deny = append(scope.Deny, ScopeItem{it.ID, it.Text})
+	}
+	var advs []Adversary
+	for _, a := range v.Adversaries {
+		advs = append(advs, Adversary{ID: a.ID, Direction: a.Direction, Focus: a.Focus, Unrestricted: a.Unrestricted, BudgetSec: float64(a.BudgetSec)})
+	}
+	prompt, err := os.ReadFile(filepath.Join(fixture, v.Prompt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assets, err := filepath.Abs(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocache := goCache(t)
+	return Config{
+		Task: tk.ID, Prompt: string(prompt), Scope: scope, Adversaries: advs,
+		Reruns: v.Reruns, RequireDeterministic: v.RequireDeterministic,
+		NewSandbox: func(ctx context.Context, id string) (Sandbox, error) {
+			return NewHost(HostConfig{
+				Original: stateA, Submission: submission, Command: v.CandidateCommand,
+				PathMap: map[string]string{assetsDir: assets}, Timeout: 300 * time.Second,
+				FaultCodes: v.FaultExitCodes, Work: t.TempDir(),
+				Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GOCACHE=" + gocache,
+					// contract names and role names a careless caller might pass on
+					"SRB_ORIGINAL=" + stateA, "SRB_TARGET_ROLE=original", "SRB_RESULT=/tmp/x"},
+			})
+		},
+		NewDriver: func(a Adversary) (models.Driver, error) {
+			turns, ok := scripts[a.ID]
+			if !ok {
+				turns = []turn{nothing("nothing tried")}
+			}
+			return scripted(t, "scripted-"+a.ID, turns...), nil
+		},
+		NewAdjudicator: func() (models.Driver, error) {
+			if adjudicator == nil {
+				// The driver's own retries (1 + 4) all meet the outage.
+				outage := turn{"error": map[string]any{"message": "HTTP 524: origin timed out", "retryable": true}}
+				return scripted(t, "adjudicator", outage, outage, outage, outage, outage), nil
+			}
+			return scripted(t, "adjudicator", adjudicator...), nil
+		},
+		LogDir: t.TempDir(),
+	}
+}
+
+// goCache is the go command's own build cache, so each round's fresh go
+// build of the submission does not recompile the standard library (the
+// cache is safe to share).
+func goCache(t *testing.T) string {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == "off" {
+		return filepath.Join(os.TempDir(), "srb-verification-gocache")
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// port writes a copy of the Go port with edit applied to main.go.
+func port(t *testing.T, edit func(string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := copyTree(goPort, dir); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "main.go")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(edit(string(b))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func replaceOnce(t *testing.T, s, old, new string) string {
+	t.Helper()
+	if !strings.Contains(s, old) {
+		t.Fatalf("%q not in the port", old)
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
+func runStage(t *testing.T, cfg Config) (*result.Stage, []map[string]any) {
+	t.Helper()
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The result is what the scorer reads: it must be valid on the wire.
+	out := filepath.Join(t.TempDir(), "verification.json")
+	if err := st.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.ValidateBytes(schema.StageResult, b); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Metadata struct {
+			Rounds []map[string]any `json:"rounds"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return st, doc.Metadata.Rounds
+}
+
+func verdicts(st *result.Stage) map[string]string {
+	out := map[string]string{}
+	for _, c := range st.Checks {
+		out[c.ID] = c.Verdict
+	}
+	return out
+}
+
+func roundOf(t *testing.T, rounds []map[string]any, id string) map[string]any {
+	t.Helper()
+	for _, r := range rounds {
+		if r["adversary"] == id {
+			return r
+		}
+	}
+	t.Fatalf("no round %s", id)
+	return nil
+}
+
+func allSurvive(ids ...string) map[string]string {
+	out := map[string]string{}
+	for _, id := range []string{"a01-whitespace", "a02-binary", "a03-large", "a04-lines", "a05-usage", "a06-open"} {
+		out[id] = result.VerdictPass
+	}
+	for _, id := range ids {
+		out[id] = result.VerdictFail
+	}
+	return out
+}
+
+// Candidates, as an adversary would write them for the fixture's prompt.
+const (
+	candWhitespace = `out=$(printf 'a\tb\vc\fd\re f\n' | "$TALLY"); [ "$out" = "1 6 12" ]`
+	candBinary     = `out=$(printf 'a\000b \377\376\n' | "$TALLY"); [ "$out" = "1 2 7" ]`
+	candLarge      = `out=$(head -c 300000 /dev/zero | tr '\0' 'x' | "$TALLY"); [ "$out" = "0 1 300000" ]`
+	candLastLine   = `out=$(printf 'a\nb' | "$TALLY"); echo "got: $out"; [ "$out" = "1 2 3" ]`
+	candUsage      = `"$TALLY" x 2>err; s=$?; [ $s -eq 2 ] && [ "$(cat err)" = "usage: tally < FILE" ]`
+	candOpen       = `out=$("$TALLY" </dev/null); [ "$out" = "0 0 0" ]`
+)
+
+// An identical port survives all six rounds: each adversary really runs a
+// candidate in its direction on both trees, both pass, and it reports
+// nothing found. One first tries to report a candidate that does not
+// discriminate and is sent back.
+func TestIdenticalPortSurvivesAllSix(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	cfg := fixtureConfig(t, goPort, map[string][]turn{
+		"a01-whitespace": {call("list_dir", map[string]any{"path": "original:"}), try("ws", candWhitespace), nothing("whitespace agrees")},
+		"a02-binary":     {try("nul", candBinary), nothing("NUL and invalid UTF-8 agree")},
+		"a03-large":      {try("big", candLarge), nothing("large input agrees")},
+		"a04-lines":      {call("fetch_source", map[string]any{"path": "workspace:main.go"}), try("last", candLastLine), nothing("last line agrees")},
+		"a05-usage":      {try("usage", candUsage), nothing("usage agrees")},
+		"a06-open":       {try("empty", candOpen), found("empty", "empty input differs"), nothing("nothing differs")},
+	}, []turn{rule(true, "counts are promised")})
+	st, rounds := runStage(t, cfg)
+	if st.Status != result.StatusOK {
+		t.Fatalf("status %s: %v", st.Status, st.Notes)
+	}
+	if diff := cmp.Diff(allSurvive(), verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if st.Metadata["survived"] != 6 || st.Metadata["broken"] != 0 || st.Metadata["errored"] != 0 || st.Metadata["candidate_runs"] != 12 {
+		t.Errorf("metadata %v", st.Metadata)
+	}
+	for _, r := range rounds {
+		c := r["candidates"].([]any)[0].(map[string]any)
+		if c["verdict"] != CandidateNoDifference {
+			t.Errorf("%s: candidate %v", r["adversary"], c)
+		}
+		for _, run := range c["runs"].([]any) {
+			if run.(map[string]any)["passed"] != true {
+				t.Errorf("%s: run %v", r["adversary"], run)
+			}
+		}
+		if !strings.HasPrefix(r["reason"].(string), "survived: ") || !strings.Contains(r["reason"].(string), "wrote 1 candidate(s)") {
+			t.Errorf("%s: reason %q", r["adversary"], r["reason"])
+		}
+	}
+	if got := roundOf(t, rounds, "a01-whitespace")["tool_calls"]; got != 2.0 {
+		t.Errorf("a01 tool calls %v", got)
+	}
+	if got := roundOf(t, rounds, "a04-lines")["files_read"]; got != 1.0 {
+		t.Errorf("a04 files read %v", got)
+	}
+	// The refused claim went back to the model and is in the transcript.
+	b, err := os.ReadFile(filepath.Join(cfg.LogDir, "round-a06-open.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"kind": "submit_rejected"`) || !strings.Contains(string(b), "does not currently discriminate") {
+		t.Errorf("a06 transcript lacks the refused claim:\n%s", b)
+	}
+}
+
+// A port that differs from State A on one in-scope behaviour (a last line
+// without a newline is counted) is broken by the adversary that tests it:
+// the candidate passes on the original, fails on the submission, holds on
+// all three runs, and the adjudicator rules it in scope. The others
+// survive.
+func TestInScopeDifferenceIsBroken(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	sub := port(t, func(s string) string {
+		s = replaceOnce(t, s, "\tinWord := false\n", "\tinWord := false\n\tvar last byte = '\\n'\n")
+		s = replaceOnce(t, s, "\t\tbytes++\n", "\t\tbytes++\n\t\tlast = c\n")
+		return replaceOnce(t, s, "\tw := bufio.NewWriter(os.Stdout)\n", "\tif last != '\\n' {\n\t\tlines++\n\t}\n\tw := bufio.NewWriter(os.Stdout)\n")
+	})
+	cfg := fixtureConfig(t, sub, map[string][]turn{
+		"a01-whitespace": {try("ws", candWhitespace), nothing("whitespace agrees")},
+		"a04-lines":      {try("last", candLastLine), found("last", "a last line without a newline is counted as a line")},
+	}, []turn{rule(true, "[last-line] a last line without a newline is in scope")})
+	st, rounds := runStage(t, cfg)
+	if diff := cmp.Diff(allSurvive("a04-lines"), verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	r := roundOf(t, rounds, "a04-lines")
+	adj := r["adjudication"].(map[string]any)
+	want := map[string]any{"decision": DecisionUpheld, "reason": "passes on the original and fails on the submission, reproduced 3/3, within scope",
+		"reproduced": 3.0, "reruns_required": 3.0, "in_scope": true, "scope_reason": "[last-line] a last line without a newline is in scope"}
+	for k, v := range want {
+		if adj[k] != v {
+			t.Errorf("adjudication %s = %v, want %v", k, adj[k], v)
+		}
+	}
+	cand := r["candidate"].(map[string]any)
+	runs := cand["runs"].([]any)
+	if len(runs) != 6 || cand["code"] != candLastLine {
+		t.Fatalf("candidate %v", cand)
+	}
+	for i, run := range runs {
+		m := run.(map[string]any)
+		wantTarget, wantPass := RoleOriginal, true
+		if i%2 == 1 {
+			wantTarget, wantPass = RoleSubmission, false
+		}
+		if m["target"] != wantTarget || m["passed"] != wantPass || m["exit_code"] != map[bool]float64{true: 0, false: 1}[wantPass] {
+			t.Errorf("run %d: %v", i, m)
+		}
+	}
+	if !strings.Contains(runs[1].(map[string]any)["stdout"].(string), "got: 2 2 3") {
+		t.Errorf("the submission's output is not recorded: %v", runs[1])
+	}
+	var check result.Check
+	for _, c := range st.Checks {
+		if c.ID == "a04-lines" {
+			check = c
+		}
+	}
+	if check.Summary != "a last line without a newline is counted as a line" || check.Evidence[0]["candidate"] != "last" {
+		t.Errorf("check %+v", check)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.LogDir, "adjudication-a04-lines-last.jsonl")); err != nil {
+		t.Error(err)
+	}
+}
+
+// A difference the scope denies (timing: the port sleeps before it
+// counts) reproduces mechanically but the adjudicator rules it out of
+// scope: the round survives, and says why.
+func TestOutOfScopeDifferenceIsRejected(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	sub := port(t, func(s string) string {
+		s = replaceOnce(t, s, "\t\"os\"\n", "\t\"os\"\n\t\"time\"\n")
+		return replaceOnce(t, s, "func main() {\n", "func main() {\n\ttime.Sleep(1500 * time.Millisecond)\n")
+	})
+	timing := `s=$(date +%s%N); printf 'x\n' | "$TALLY" >/dev/null; e=$(date +%s%N); [ $(( (e - s) / 1000000 )) -lt 1000 ]`
+	cfg := fixtureConfig(t, sub, map[string][]turn{
+		"a06-open": {try("fast", timing), found("fast", "the submission takes over a second to count one line")},
+	}, []turn{rule(false, "[timing] how long tally takes is timing, which the scope denies")})
+	cfg.Reruns = 2
+	st, rounds := runStage(t, cfg)
+	if diff := cmp.Diff(allSurvive(), verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	r := roundOf(t, rounds, "a06-open")
+	adj := r["adjudication"].(map[string]any)
+	if adj["decision"] != DecisionRejected || adj["in_scope"] != false || adj["reproduced"] != 2.0 ||
+		adj["reason"] != "out of scope: [timing] how long tally takes is timing, which the scope denies" {
+		t.Errorf("adjudication %v", adj)
+	}
+	if !strings.HasPrefix(r["reason"].(string), "survived: claimed fast, not upheld -- out of scope: [timing]") {
+		t.Errorf("reason %q", r["reason"])
+	}
+}
+
+// A candidate never learns which tree it runs on: nothing in its
+// environment, working folder or arguments names the role or the tree. One
+// that inspects the built program to tell them apart does discriminate,
+// and the adjudicator rejects it (the tree-identity deny).
+func TestTreeInspectionIsRejected(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	snoop := `env; pwd; echo "args: $#"; ls -a; if env | grep -qiE 'original|submission|workspace'; then exit 1; fi; exit 0`
+	inspect := `! grep -q 'Go build' "$TALLY"`
+	cfg := fixtureConfig(t, goPort, map[string][]turn{
+		"a06-open": {try("snoop", snoop), try("inspect", inspect), found("inspect", "the submission's program is a Go binary")},
+	}, []turn{rule(false, "[tree-identity] it inspects which program it runs against")})
+	st, rounds := runStage(t, cfg)
+	if diff := cmp.Diff(allSurvive(), verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	r := roundOf(t, rounds, "a06-open")
+	cands := r["candidates"].([]any)
+	snooped := cands[0].(map[string]any)
+	if snooped["verdict"] != CandidateNoDifference {
+		t.Errorf("the environment told the candidate its tree: %v", snooped)
+	}
+	for _, run := range snooped["runs"].([]any) {
+		out := run.(map[string]any)["stdout"].(string)
+		for _, leak := range []string{"SRB_TARGET", "SRB_ORIGINAL", "SRB_RESULT", "SRB_CANDIDATE=", "original", "submission", "workspace"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("a candidate's run shows %q:\n%s", leak, out)
+			}
+		}
+		if !strings.Contains(out, "args: 0") || !strings.Contains(out, "SRB_NETWORK=denied") {
+			t.Errorf("run output:\n%s", out)
+		}
+	}
+	if cands[1].(map[string]any)["verdict"] != CandidateDiscriminates {
+		t.Errorf("inspect: %v", cands[1])
+	}
+	adj := r["adjudication"].(map[string]any)
+	if adj["decision"] != DecisionRejected || adj["reproduced"] != 3.0 {
+		t.Errorf("adjudication %v", adj)
+	}
+}
+
+// A submission that does not build gives invalid candidates, not breaks:
+// the runner exits 71 on the submission side, try_test says it is an
+// infrastructure fault, a claim of it is sent back, and the round
+// survives with the runs recorded as faults.
+func TestUnbuildableSubmissionGivesInvalidCandidates(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	sub := port(t, func(s string) string { return s + "\nthis is not Go\n" })
+	cfg := fixtureConfig(t, sub, map[string][]turn{
+		"a04-lines": {try("last", candLastLine), found("last", "the submission fails"), nothing("the submission does not build")},
+	}, []turn{rule(true, "in scope")})
+	st, rounds := runStage(t, cfg)
+	if diff := cmp.Diff(allSurvive(), verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	r := roundOf(t, rounds, "a04-lines")
+	if r["adjudication"] != nil {
+		t.Errorf("a fault reached the adjudicator: %v", r["adjudication"])
+	}
+	c := r["candidates"].([]any)[0].(map[string]any)
+	runs := c["runs"].([]any)
+	sub0 := runs[1].(map[string]any)
+	if c["verdict"] != CandidateInvalid || sub0["exit_code"] != 71.0 || sub0["infrastructure_fault"] != true ||
+		!strings.Contains(sub0["stderr"].(string), "SRB-INFRA-FAULT: go build failed") {
+		t.Errorf("candidate %v", c)
+	}
+	if _, ok := runs[0].(map[string]any)["infrastructure_fault"]; ok {
+		t.Errorf("the original's run is marked a fault: %v", runs[0])
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.LogDir, "round-a04-lines.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "Infrastructure fault: the submission tree (exit 71) could not be tested") {
+		t.Errorf("try_test did not name the fault:\n%s", b)
+	}
+}
+
+// An adjudicator that cannot be reached makes the round an error (re-run
+// the stage), never a survival; the loop does not resume it.
+func TestUnreachableAdjudicatorIsAnError(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	sub := port(t, func(s string) string {
+		return replaceOnce(t, s, "\t\tos.Exit(2)\n", "\t\tos.Exit(1)\n")
+	})
+	cfg := fixtureConfig(t, sub, map[string][]turn{
+		"a05-usage": {try("usage", candUsage), found("usage", "tally exits 1, not 2, when given arguments")},
+	}, nil)
+	st, rounds := runStage(t, cfg)
+	want := allSurvive()
+	want["a05-usage"] = result.VerdictError
+	if diff := cmp.Diff(want, verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	r := roundOf(t, rounds, "a05-usage")
+	adj := r["adjudication"].(map[string]any)
+	if r["outcome"] != OutcomeError || adj["decision"] != DecisionUndecided || !strings.Contains(adj["error"].(string), "524") {
+		t.Errorf("round %v", r)
+	}
+	if st.Status != result.StatusOK || len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "1 of 6 rounds did not complete (a05-usage)") {
+		t.Errorf("status %s notes %v", st.Status, st.Notes)
+	}
+	if st.Unit("a05-usage").Status != result.UnitError {
+		t.Errorf("unit %+v", st.Unit("a05-usage"))
+	}
+}
+
+// A round whose tool calls were mostly refused is an error, not a
+// survival (HARNESS.md §7 bug 46); every round an error is a stage error.
+func TestRefusedToolsAreAnError(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	refused := []turn{
+		call("fetch_source", map[string]any{"file": "workspace:main.go"}),
+		call("fetch_source", map[string]any{"file": "workspace:main.go"}),
+		call("list_dir", map[string]any{"path": "workspace:"}),
+		nothing("could not read anything"),
+	}
+	scripts := map[string][]turn{}
+	for _, id := range []string{"a01-whitespace", "a02-binary", "a03-large", "a04-lines", "a05-usage", "a06-open"} {
+		scripts[id] = refused
+	}
+	cfg := fixtureConfig(t, goPort, scripts, nil)
+	st, rounds := runStage(t, cfg)
+	if st.Status != result.StatusError || st.Metadata["errored"] != 6 {
+		t.Fatalf("status %s metadata %v", st.Status, st.Metadata)
+	}
+	r := roundOf(t, rounds, "a01-whitespace")
+	if !strings.Contains(r["reason"].(string), "2 of 3 tool call(s) failed") {
+		t.Errorf("reason %q", r["reason"])
+	}
+}
+
+// --- adjudication with a sandbox that replays runs ---------------------
+
+type replay struct {
+	runs map[string][]CandidateRun
+	n    map[string]int
+}
+
+func (f *replay) Reset(context.Context) error { return nil }
+func (f *replay) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
+	i := f.n[role]
+	f.n[role]++
+	r := f.runs[role][min(i, len(f.runs[role])-1)]
+	r.Target = role
+	return r
+}
+func (f *replay) Views() (string, string) { return "", "" }
+func (f *replay) Runner() agent.Runner    { return nil }
+func (f *replay) Close() error            { return nil }
+
+var (
+	pass  = CandidateRun{ExitCode: 0, Passed: true}
+	fails = CandidateRun{ExitCode: 1}
+	fault = CandidateRun{ExitCode: 71, Fault: true}
+)
+
+func TestAdjudicateMechanics(t *testing.T) {
+	scope := Scope{Allow: []ScopeItem{{"counts", "the counts"}}, Deny: []ScopeItem{{"timing", "timing"}}}
+	for _, tc := range []struct {
+		name      string
+		orig, sub []CandidateRun
+		adj       []turn // nil: no adjudicator
+		decision  string
+		reason    string
+		repro     int
+	}{
+		{"fault first", []CandidateRun{pass}, []CandidateRun{fault}, nil, DecisionInvalid,
+			"the submission tree could not be tested: the candidate command exited 71, which is a fault of the harness or the tree rather than a verdict about behaviour", 0},
+		{"broken test", []CandidateRun{fails}, []CandidateRun{fails}, nil, DecisionInvalid, "broken test: it does not pass on the original (exit 1)", 0},
+		{"passes on both", []CandidateRun{pass}, []CandidateRun{pass}, nil, DecisionInvalid, "it passes on the submission too", 0},
+		{"fault during reruns", []CandidateRun{pass}, []CandidateRun{fails, fails, fault}, nil, DecisionInvalid,
+			"the break held 2 time(s) of 3 and then the submission tree could not be tested (exit 71), which is a fault of the harness or the tree rather than a verdict about behaviour", 2},
+		{"flaky", []CandidateRun{pass}, []CandidateRun{fails, pass}, nil, DecisionRejected, "the outcome is not stable: it held 1 time(s) of 3 required", 1},
+		{"no adjudicator", []CandidateRun{pass}, []CandidateRun{fails}, nil, DecisionRejected,
+			"passes on the original and fails on the submission, reproduced 3/3, but no adjudicator is configured to rule on the scope", 3},
+		{"no ruling", []CandidateRun{pass}, []CandidateRun{fails}, []turn{{"text": "hmm"}, {"text": "well"}}, DecisionRejected,
+			"passes on the original and fails on the submission, reproduced 3/3, but the adjudicator did not return a ruling (abandoned)", 3},
+		{"upheld after a re-ask", []CandidateRun{pass}, []CandidateRun{fails}, []turn{call(ToolRule, map[string]any{"in_scope": "yes"}), rule(true, "[counts]")}, DecisionUpheld,
+			"passes on the original and fails on the submission, reproduced 3/3, within scope", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sb := &replay{runs: map[string][]CandidateRun{RoleOriginal: tc.orig, RoleSubmission: tc.sub}, n: map[string]int{}}
+			cfg := Config{Task: "t", Scope: scope, Reruns: 3, RequireDeterministic: true}
+			if tc.adj != nil {
+				cfg.NewAdjudicator = func() (models.Driver, error) { return scripted(t, "adj", tc.adj...), nil }
+			}
+			c := &Candidate{Name: "c", Filename: "c.sh", Code: "true"}
+			adj := adjudicate(context.Background(), cfg, sb, Adversary{ID: "a"}, c, "claim", time.Now)
+			if adj.Decision != tc.decision || adj.Reason != tc.reason || adj.Reproduced != tc.repro || adj.RerunsRequired != 3 {
+				t.Errorf("got %s %q reproduced %d", adj.Decision, adj.Reason, adj.Reproduced)
+			}
+			if len(c.Runs) != 2*max(1, sb.n[RoleOriginal]) || sb.n[RoleOriginal] != sb.n[RoleSubmission] {
+				t.Errorf("runs %d, original %d, submission %d", len(c.Runs), sb.n[RoleOriginal], sb.n[RoleSubmission])
+			}
+		})
+	}
+}
+
+func TestCandidateEnvHidesTheTree(t *testing.T) {
+	base := []string{"PATH=/bin", "SRB_REPO=/r", "SRB_ORIGINAL=/o", "SRB_TARGET_ROLE=submission", "SRB_TARGET_NAME=x", "SRB_RESULT=/res", "SRB_GOPROXY_ROOT=/keep"}
+	got := CandidateEnv(base, false, "SRB_TARGET=/w/trees/abc", "SRB_WORK=/w/run")
+	want := []string{"PATH=/bin", "SRB_GOPROXY_ROOT=/keep", "SRB_TARGET=/w/trees/abc", "SRB_WORK=/w/run", "TZ=UTC", "LC_ALL=C.UTF-8",
+		"PYTHONDONTWRITEBYTECODE=1", "PYTHONHASHSEED=0", "SRB_NETWORK=denied"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

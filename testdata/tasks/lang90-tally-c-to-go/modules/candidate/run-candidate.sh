@@ -1,0 +1,71 @@
+#!/bin/bash
+# run-candidate.sh ROLE: stage 3's candidate runner for tally. srb runs it
+# as verification.candidate_command with the round's role (original or
+# submission) as the LAST argument, in the working tree under test, with
+# SRB_TARGET (that tree), SRB_TARGET_TOKEN (its salted name), SRB_WORK
+# (scratch shared by the round's runs) and SRB_CANDIDATE (the candidate
+# file) set.
+#
+# It builds the tree once per token (State A with make and cc, a
+# submission with go build, as the task declares) and runs the candidate
+# with bash in a fresh empty folder, with TALLY naming a copy of the built
+# program. The candidate sees neither the role nor the tree.
+#
+# Exit status: the candidate's, except that a candidate status in 64-78 is
+# reported as 1, so only this runner can say "this tree could not be
+# tested": 64 unknown role, 66 no tree or no candidate, 70 no scratch
+# folder, 71 the tree does not build. A fault is logged on stderr as
+# "SRB-INFRA-FAULT: ..." and appended to $SRB_WORK/faults/<token>.<pid>.
+set -u
+
+role="${!#}"
+fault() {
+	local code=$1
+	shift
+	echo "SRB-INFRA-FAULT: $*" >&2
+	if [ -n "${SRB_WORK:-}" ] && mkdir -p "$SRB_WORK/faults" 2>/dev/null; then
+		printf '%s\texit %s\t%s\n' "${SRB_TARGET_TOKEN:-unknown}" "$code" "$*" >>"$SRB_WORK/faults/${SRB_TARGET_TOKEN:-unknown}.$$"
+	fi
+	exit "$code"
+}
+
+case "$role" in
+original | submission) ;;
+*) fault 64 "unknown role '$role' (want original or submission)" ;;
+esac
+[ -n "${SRB_TARGET:-}" ] && [ -d "$SRB_TARGET" ] || fault 66 "no tree under test at '${SRB_TARGET:-}'"
+[ -n "${SRB_CANDIDATE:-}" ] && [ -f "$SRB_CANDIDATE" ] || fault 66 "no candidate at '${SRB_CANDIDATE:-}'"
+[ -n "${SRB_WORK:-}" ] && mkdir -p "$SRB_WORK" || fault 70 "no scratch folder at '${SRB_WORK:-}'"
+
+out="$SRB_WORK/build/$SRB_TARGET_TOKEN"
+if [ ! -e "$out/.built" ]; then
+	rm -rf "$out" && mkdir -p "$out/src" || fault 70 "cannot create $out"
+	# Build a copy, so the tree under test stays as it was submitted.
+	cp -a "$SRB_TARGET/." "$out/src/" || fault 70 "cannot copy the tree under test"
+	case "$role" in
+	original)
+		(cd "$out/src" && make -s tally) >"$out/build.log" 2>&1 ||
+			fault 71 "make failed: $(tail -c 600 "$out/build.log")"
+		;;
+	submission)
+		(cd "$out/src" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod GOPROXY=off \
+			GOCACHE="${GOCACHE:-$out/gocache}" GOPATH="$out/gopath" go build -trimpath -o tally .) >"$out/build.log" 2>&1 ||
+			fault 71 "go build failed: $(tail -c 600 "$out/build.log")"
+		;;
+	esac
+	[ -x "$out/src/tally" ] || fault 71 "the build left no tally program"
+	cp "$out/src/tally" "$out/tally" && touch "$out/.built" || fault 70 "cannot keep the built program"
+fi
+
+run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
+cp "$out/tally" "$run/tally" || fault 70 "cannot copy the built program"
+candidate=$SRB_CANDIDATE
+cd "$run" || fault 70 "cannot enter $run"
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE
+TALLY="$run/tally" /bin/bash "$candidate" </dev/null
+status=$?
+cd / && rm -rf "$run"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then
+	status=1
+fi
+exit "$status"
