@@ -215,7 +215,7 @@ func declaration(t *task.Task) (*behavioural.Declaration, error) {
 		return nil, err
 	}
 	d := &behavioural.Declaration{Task: t.ID, TaskDir: dir, StateA: t.StateA.SHA256, Env: t.Behavioural.Env,
-		StateB: t.StateB.Build, Configurations: map[string]behavioural.Configuration{}}
+		StateB: t.StateB.Build, StateBDetect: t.StateB.Detect, Configurations: map[string]behavioural.Configuration{}}
 	for name, c := range t.Behavioural.Configurations {
 		d.Configurations[name] = behavioural.Configuration{Args: c.Args, Env: c.Env, Original: c.Original, Outputs: c.Outputs, Watch: c.Watch}
 	}

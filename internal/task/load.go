@@ -360,6 +360,8 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 			prob.Msg = fmt.Sprintf("%s must be <class prefix><2 digits>-<slug>, and the prefix of class %q is %q", val, classOf(v), prefixOf(v))
 		case strings.HasPrefix(bound, "strings.MinRunes(1)"):
 			prob.Msg = "must not be empty"
+		case path == "state_b.detect" && (strings.HasPrefix(bound, "!~") || strings.HasPrefix(bound, "=~")):
+			prob.Msg = fmt.Sprintf("%s is not a clean relative path (relative; no \".\", \"..\" or empty segment; no trailing \"/\"): write it as the tree under test names it, e.g. \"go.mod\"", val)
 		case strings.HasPrefix(bound, "!~") && strings.Contains(bound, `\\.\\.`):
 			prob.Msg = fmt.Sprintf("%s must not contain \"..\": paths stay inside the task folder", val)
 		case strings.HasPrefix(bound, "=~"):

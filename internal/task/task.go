@@ -77,6 +77,10 @@ type StateB struct {
 	Stack      string            `json:"stack"`
 	Toolchains map[string]string `json:"toolchains"` // name → exact version
 	Build      [][]string        `json:"build"`      // argv lists, run in order
+	// Detect is a clean relative path whose presence in the tree under
+	// test selects Build; without it stage 2 builds the tree with the
+	// configuration's Original commands. "" always selects Build.
+	Detect string `json:"detect,omitempty"`
 }
 
 // Artifacts is the collection contract: what is taken from the workspace.

@@ -27,8 +27,12 @@ type Declaration struct {
 	Env            map[string]string        `json:"env,omitempty"`
 	Configurations map[string]Configuration `json:"configurations"`
 	// StateB are the commands that build a submission (state_b.build).
-	StateB  [][]string       `json:"state_b_build"`
-	Modules []DeclaredModule `json:"modules"`
+	StateB [][]string `json:"state_b_build"`
+	// StateBDetect is state_b.detect: a path relative to the tree under
+	// test that selects StateB when present and the configuration's
+	// Original when absent (check mode only); "" always selects StateB.
+	StateBDetect string           `json:"state_b_detect,omitempty"`
+	Modules      []DeclaredModule `json:"modules"`
 }
 
 // Configuration is one named build configuration as declared
@@ -57,7 +61,9 @@ type DeclaredModule struct {
 }
 
 // Resolve returns the configurations as built for mode: State A's
-// commands in record and identity, State B's in check.
+// commands in record and identity, State B's in check — and, in check
+// with StateBDetect set, State A's as well, for the build module to pick
+// by the tree it is given.
 func (d *Declaration) Resolve(mode string) map[string]Build {
 	out := map[string]Build{}
 	for name, c := range d.Configurations {
@@ -70,7 +76,12 @@ func (d *Declaration) Resolve(mode string) map[string]Build {
 				}
 				b.Commands = append(b.Commands, cmd)
 			}
+			b.Source = SourceStateB
+			if d.StateBDetect != "" {
+				b.Detect, b.Original = d.StateBDetect, c.Original
+			}
 		} else {
+			b.Source = SourceOriginal
 			b.Commands = c.Original
 		}
 		out[name] = b

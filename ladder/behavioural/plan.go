@@ -53,10 +53,42 @@ type Plan struct {
 // in a copy of the tree, their environment, the outputs the ledger keeps,
 // and the tools whose invocations are recorded while it builds.
 type Build struct {
-	Commands [][]string        `json:"commands"`
-	Env      map[string]string `json:"env,omitempty"`
-	Outputs  []string          `json:"outputs,omitempty"`
-	Watch    []string          `json:"watch,omitempty"`
+	Commands [][]string `json:"commands"`
+	// Source says what Commands are: SourceStateB or SourceOriginal.
+	Source  string            `json:"source,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Outputs []string          `json:"outputs,omitempty"`
+	Watch   []string          `json:"watch,omitempty"`
+	// Detect, when set, is state_b.detect: a tree under test that lacks
+	// this relative path is built with Original instead of Commands.
+	Detect   string     `json:"detect,omitempty"`
+	Original [][]string `json:"original,omitempty"`
+}
+
+// What built a configuration (LedgerEntry.Built, Build.Source).
+const (
+	// SourceStateB is state_b.build with the configuration's args.
+	SourceStateB = "state-b"
+	// SourceOriginal is the configuration's original commands (State A's
+	// build with the old toolchain).
+	SourceOriginal = "original"
+)
+
+// Select returns the commands that build tree and what they are: Original
+// (SourceOriginal) when Detect is set and tree lacks it, else Commands
+// (Source, SourceStateB when unset), with a sentence saying why.
+func (b Build) Select(tree string) (cmds [][]string, source, why string) {
+	source = b.Source
+	if source == "" {
+		source = SourceStateB
+	}
+	if b.Detect == "" {
+		return b.Commands, source, ""
+	}
+	if _, err := os.Lstat(filepath.Join(tree, filepath.FromSlash(b.Detect))); err != nil {
+		return b.Original, SourceOriginal, fmt.Sprintf("the tree has no %s (state_b.detect): built with the configuration's original commands", b.Detect)
+	}
+	return b.Commands, source, fmt.Sprintf("the tree has %s (state_b.detect): built with state_b.build", b.Detect)
 }
 
 // ReadPlan reads a plan file.
@@ -209,6 +241,8 @@ type LedgerEntry struct {
 	// Tools is the tool-provenance log (JSON lines), "" when nothing was
 	// watched.
 	Tools string `json:"tools,omitempty"`
+	// Built says which commands built it: SourceStateB or SourceOriginal.
+	Built string `json:"built,omitempty"`
 }
 
 // Entry returns the configuration's folder.

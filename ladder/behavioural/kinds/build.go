@@ -40,7 +40,7 @@ func (k *buildKind) observe(m *module) error {
 			return err
 		}
 		logPath := filepath.Join(l.Entry(name), "build.log")
-		ok, summary := k.build(m, name, cfg, repo, &entry, logPath)
+		ok, summary, why := k.build(m, name, cfg, repo, &entry, logPath)
 		entry.OK, entry.Summary = ok, summary
 		if err := l.Put(entry); err != nil {
 			return err
@@ -51,6 +51,7 @@ func (k *buildKind) observe(m *module) error {
 			detail = tail(string(b), DetailLimit)
 		}
 		m.emitWithDetail(name+"/builds", ok, detail)
+		m.built(name, entry.Built, why)
 		var present []string
 		for _, o := range cfg.Outputs {
 			if _, err := os.Lstat(filepath.Join(entry.Tree, o)); err == nil {
@@ -70,16 +71,30 @@ func (k *buildKind) observe(m *module) error {
 }
 
 // build copies the tree under test and runs the configuration's commands
-// in it, with recording wrappers for the watched tools first on PATH.
-func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo string, e *behavioural.LedgerEntry, logPath string) (bool, string) {
+// in it — state_b.build or the original commands, as cfg.Select picks by
+// the copy (e.Built says which; why says so in a sentence when
+// state_b.detect decided) — with recording wrappers for the watched tools
+// first on PATH.
+func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo string, e *behavioural.LedgerEntry, logPath string) (ok bool, summary, why string) {
 	logf, err := os.Create(logPath)
 	if err != nil {
-		return false, err.Error()
+		return false, err.Error(), ""
 	}
 	defer logf.Close()
 	if err := copyTree(repo, e.Tree, map[string]bool{".git": true}); err != nil {
-		return false, "the tree could not be copied: " + err.Error()
+		return false, "the tree could not be copied: " + err.Error(), ""
 	}
+	commands, source, why := cfg.Select(e.Tree)
+	e.Built = source
+	if why != "" {
+		fmt.Fprintf(logf, "# %s\n", why)
+	}
+	ok, summary = k.run(m, cfg, commands, e, logf)
+	return ok, summary, why
+}
+
+// run runs commands in e.Tree and checks the declared outputs.
+func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e *behavioural.LedgerEntry, logf *os.File) (bool, string) {
 	extra := map[string]string{}
 	for k, v := range cfg.Env {
 		extra[k] = v
@@ -100,7 +115,7 @@ func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo st
 	}
 	vals := map[string]string{"WORK": m.work, "DATA": m.plan.TaskDir, "BUILD": e.Tree}
 	env := submissionEnv(extra, vals)
-	for i, argv := range cfg.Commands {
+	for i, argv := range commands {
 		if !m.timeLeft() {
 			return false, "the module's deadline came before the build finished"
 		}
@@ -153,6 +168,31 @@ func (m *module) toolchains(log string) {
 		}
 		m.obs.Toolchains[t] = line
 		m.mu.Unlock()
+	}
+}
+
+// built notes which commands built configuration name: in the module's
+// metadata ("built": {name: source}) and, when state_b.detect decided, in
+// the summary of its builds check.
+func (m *module) built(name, source, why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.meta == nil {
+		m.meta = map[string]any{}
+	}
+	b, _ := m.meta["built"].(map[string]any)
+	if b == nil {
+		b = map[string]any{}
+		m.meta["built"] = b
+	}
+	b[name] = source
+	if why == "" {
+		return
+	}
+	for i := range m.checks {
+		if m.checks[i].ID == name+"/builds" {
+			m.checks[i].Summary += " (" + why + ")"
+		}
 	}
 }
 

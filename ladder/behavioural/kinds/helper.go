@@ -174,6 +174,8 @@ type module struct {
 	lastFlush time.Time
 	// unobserved is why truth checks that were never observed fail.
 	unobserved string
+	// meta is the module result's metadata.
+	meta map[string]any
 }
 
 func runPlan(planPath string, stderr io.Writer) int {
@@ -290,7 +292,7 @@ func (m *module) notObserved(why string) {
 
 func (m *module) flushLocked(status, summary string) {
 	m.lastFlush = time.Now()
-	res := moduleResult{Status: status, Summary: summary, Checks: m.checks}
+	res := moduleResult{Status: status, Summary: summary, Checks: m.checks, Metadata: m.meta}
 	if res.Checks == nil {
 		res.Checks = []check{}
 	}

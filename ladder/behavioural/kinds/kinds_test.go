@@ -506,3 +506,99 @@ func TestSuiteSpec(t *testing.T) {
 		t.Errorf("suite without a spec: exit %d, want 64", code)
 	}
 }
+
+// TestBuildDetect: with state_b.detect, a tree that has the path is built
+// with state_b.build and one that lacks it (State A unchanged) with the
+// configuration's original commands; the ledger, the unit's metadata and
+// the builds check say which (the unit's metadata.built). Without detect, state_b.build always runs.
+func TestBuildDetect(t *testing.T) {
+	root := t.TempDir()
+	taskDir, original := filepath.Join(root, "task"), filepath.Join(root, "a")
+	tree(t, original, map[string]string{"README": "State A\n"})
+	tree(t, taskDir, map[string]string{"data/.keep": ""})
+	d := &behavioural.Declaration{
+		Task: "t", TaskDir: taskDir,
+		Configurations: map[string]behavioural.Configuration{"default": {
+			Original: [][]string{{"/bin/sh", "-c", "echo original > out"}}, Outputs: []string{"out"},
+		}},
+		StateB:       [][]string{{"/bin/sh", "-c", "echo state-b > out"}},
+		StateBDetect: "cmd/main.go",
+		Modules: []behavioural.DeclaredModule{
+			{ID: "build", Kind: "build", About: "b", Weight: 1, Timeout: time.Minute, Params: raw(BuildParams{})},
+			{ID: "out", Kind: "command", About: "o", Weight: 1, Timeout: time.Minute, Params: raw(map[string]any{
+				"cases": []any{map[string]any{"id": "out", "argv": []string{"cat", "${BUILD}/out"}}},
+			})},
+		},
+	}
+	helper := []string{os.Args[0]}
+	fz := &behavioural.Freezer{Runner: behavioural.Runner{Repo: original, Original: original, Work: filepath.Join(root, "freeze")},
+		Decl: d, Helper: helper, Provenance: behavioural.Provenance{Where: "host"}}
+	if _, err := fz.Freeze(context.Background()); err != nil {
+		t.Fatalf("freeze: %v", err)
+	}
+	check := func(name string, sub string) (*result.Stage, behavioural.LedgerEntry) {
+		t.Helper()
+		work := filepath.Join(root, "check-"+name)
+		s, err := d.Suite(behavioural.ModeCheck, work, filepath.Join(taskDir, behavioural.TruthDir), helper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := (&behavioural.Runner{Repo: sub, Original: original, Work: work}).Run(context.Background(), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := behavioural.Ledger{Dir: filepath.Join(work, behavioural.SharedWork, behavioural.LedgerDir)}.Get("default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st, e
+	}
+	builtBy := func(st *result.Stage) any {
+		for _, u := range st.Units {
+			if md, ok := u.Metadata["metadata"].(map[string]any); ok && u.ID == "build" {
+				return md["built"]
+			}
+		}
+		return nil
+	}
+	summary := func(st *result.Stage, id string) string {
+		for _, c := range st.Checks {
+			if c.ID == id {
+				return c.Summary
+			}
+		}
+		return ""
+	}
+
+	// State A submitted unchanged: the original commands, so it scores 1.0.
+	st, e := check("unchanged", original)
+	failing, passing := checksByVerdict(st)
+	if len(failing) != 0 || passing != 5 || e.Built != behavioural.SourceOriginal {
+		t.Errorf("State A: failing %v, %d passing, built %q; want none, 5, original", failing, passing, e.Built)
+	}
+	if diff := cmp.Diff(map[string]any{"default": "original"}, builtBy(st)); diff != "" {
+		t.Errorf("build unit's metadata built (-want +got):\n%s", diff)
+	}
+	if s := summary(st, "build/default/builds"); !strings.Contains(s, "the tree has no cmd/main.go (state_b.detect)") {
+		t.Errorf("builds check summary %q does not say why", s)
+	}
+
+	// A tree with the detect path: state_b.build, whose output differs.
+	sub := filepath.Join(root, "b")
+	tree(t, sub, map[string]string{"cmd/main.go": "package main\n"})
+	st, e = check("state-b", sub)
+	failing, _ = checksByVerdict(st)
+	if diff := cmp.Diff([]string{`out/out/stdout: want "original\n", got "state-b\n"`}, failing); diff != "" || e.Built != behavioural.SourceStateB {
+		t.Errorf("State B tree: built %q; failing (-want +got):\n%s", e.Built, diff)
+	}
+	if s := summary(st, "build/default/builds"); !strings.Contains(s, "the tree has cmd/main.go (state_b.detect): built with state_b.build") {
+		t.Errorf("builds check summary %q", s)
+	}
+
+	// Without detect nothing changes: state_b.build builds State A too.
+	d.StateBDetect = ""
+	st, e = check("no-detect", original)
+	if e.Built != behavioural.SourceStateB || builtBy(st) == nil {
+		t.Errorf("without detect: built %q, metadata %v", e.Built, builtBy(st))
+	}
+}
