@@ -314,7 +314,13 @@ func copyOptions(m map[string]any) map[string]any {
 // stateATree materialises t's State A from the cache (fetching it if need
 // be) and extracts it into a temporary folder; cleanup removes it.
 func stateATree(ctx context.Context, t *task.Task) (string, func(), error) {
-	cacheDir, err := source.DefaultCacheDir()
+	return stateATreeIn(ctx, t, "")
+}
+
+// stateATreeIn is [stateATree] with the cache folder given (resolveCache:
+// "" is $SRB_CACHE, else the user cache dir's srb).
+func stateATreeIn(ctx context.Context, t *task.Task, cacheFlag string) (string, func(), error) {
+	cacheDir, err := resolveCache(cacheFlag)
 	if err != nil {
 		return "", nil, err
 	}

@@ -86,6 +86,7 @@ type LadderOptions struct {
 	Results     string
 	Jobs        int
 	KeepWork    string // keep each submission's work under KEEP/<name>/
+	Cache       string // the State A cache (--cache; "" is $SRB_CACHE, else the user cache dir's srb)
 	Helper      string // stage 2's helper (srb behavioural --helper)
 
 	// Driver is the driver of every model position no per-position flag
@@ -144,6 +145,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Results, "results", "", "the results folder (required); DIR/<name>/ per submission when there are several")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "how many submissions are graded at once")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each submission's collected tree and work under this folder")
+	addCacheFlag(cmd, &opts.Cache)
 	fl.StringVar(&opts.Helper, "helper", "", "a static srb-helper for stage 2's declarative modules (default: srb itself)")
 	fl.StringVar(&opts.Driver, "driver", "", "the driver of every model position: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&opts.AuditDriver, "audit-driver", "", "stage 1's driver")
@@ -293,7 +295,7 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	}
 
 	step := time.Now()
-	original, cleanup, err := stateATree(ctx, t)
+	original, cleanup, err := stateATreeIn(ctx, t, opts.Cache)
 	if err != nil {
 		msg := fmt.Sprintf("State A: %v", err)
 		publishAll(t.ID, msg)
