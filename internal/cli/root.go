@@ -45,6 +45,7 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdAudit(f, nil),
 		NewCmdLadder(f, nil),
 		NewCmdNew(f, nil),
+		NewCmdSubmission(f, nil),
 		NewCmdNotice(f, nil),
 	} {
 		root.AddCommand(c)

@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/submission"
+	"github.com/swe-refactor-bench/srb/internal/task"
+)
+
+const submissionDoc = `Work with submission fixtures (hidden: for task authors and tests).
+
+srb submission apply TASK FIXTURE --out DIR writes the submission a fixture
+describes: the task's State A (from the cache, fetched if need be), then
+the fixture's delete.txt removed, then its overlay/ written over it. It is
+what srb ladder --submission-fixture grades, before the collection; use it
+to build or inspect a fixture by hand. DIR must not exist.
+
+docs/AUTHORING.md ("Submission fixtures") describes the format.
+
+Examples:
+  srb submission apply lang90-tally-c-to-go testdata/submissions/lang90-tally-c-to-go/go-port --out /tmp/go-port`
+
+// SubmissionApplyOptions are the inputs of srb submission apply.
+type SubmissionApplyOptions struct {
+	IO IOStreams
+
+	Task    string
+	Fixture string
+	Out     string
+	Cache   string
+}
+
+// NewCmdSubmission builds the hidden `srb submission` and its apply command.
+func NewCmdSubmission(f *Factory, runF func(*SubmissionApplyOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:    "submission",
+		Short:  "Work with submission fixtures",
+		Long:   submissionDoc,
+		Hidden: true,
+		Args:   argsValidator(cobra.NoArgs),
+	}
+	opts := &SubmissionApplyOptions{IO: f.IO}
+	apply := &cobra.Command{
+		Use:   "apply TASK FIXTURE --out DIR",
+		Short: "Write the submission a fixture describes: State A, delete.txt, overlay/",
+		Long:  submissionDoc,
+		Args:  argsValidator(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Task, opts.Fixture = args[0], args[1]
+			if opts.Out == "" {
+				return &usageError{err: errors.New("--out DIR is required")}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runSubmissionApply(cmd.Context(), opts)
+		},
+	}
+	apply.Flags().StringVar(&opts.Out, "out", "", "the folder the submission is written to (must not exist)")
+	addCacheFlag(apply, &opts.Cache)
+	cmd.AddCommand(apply)
+	return cmd
+}
+
+func runSubmissionApply(ctx context.Context, opts *SubmissionApplyOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	fx, err := submission.Load(opts.Fixture)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	dirs, err := resolveTasks([]string{opts.Task})
+	if err != nil {
+		return couldNotRun(err)
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
+		}
+		return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
+	}
+	original, cleanup, err := stateATreeIn(ctx, t, opts.Cache)
+	if err != nil {
+		return couldNotRun(fmt.Errorf("State A: %w", err))
+	}
+	defer cleanup()
+	a, err := fx.Apply(original, opts.Out)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	for _, p := range a.Deleted {
+		fmt.Fprintf(opts.IO.Out, "deleted %s\n", p)
+	}
+	for _, p := range a.Written {
+		fmt.Fprintf(opts.IO.Out, "wrote   %s\n", p)
+	}
+	fmt.Fprintf(opts.IO.Out, "%s: %s applied on State A of %s into %s\n", fx.Name, describe(fx), t.ID, filepath.Clean(opts.Out))
+	return nil
+}
+
+func describe(fx *submission.Fixture) string {
+	switch {
+	case fx.Untouched:
+		return "untouched"
+	case fx.Overlay == "":
+		return fmt.Sprintf("%d delete line(s)", len(fx.Delete))
+	}
+	return fmt.Sprintf("%d delete line(s) and overlay/", len(fx.Delete))
+}
