@@ -1,0 +1,100 @@
+#!/bin/bash
+# run-candidate.sh ROLE: stage 3's candidate runner for build01. srb runs it
+# as verification.candidate_command with the round's role (original or
+# submission) as the LAST argument, in the working tree under test, with
+# SRB_TARGET (that tree), SRB_TARGET_TOKEN (its salted name), SRB_WORK
+# (scratch shared by the round's runs) and SRB_CANDIDATE (the candidate
+# file) set.
+#
+# The candidate is a bash script run in a fresh empty folder. It asks for
+# the configurations it needs by running "$SODIUM_BUILD" NAME (default or
+# minimal), which builds the tree under test once per configuration, the
+# way the task declares (State A: autoreconf -fi, ./configure
+# --prefix=/usr/local [--enable-minimal], make, make install DESTDIR=...;
+# a submission: cmake -S . -B _build -DCMAKE_INSTALL_PREFIX=/usr/local
+# [-DSODIUM_MINIMAL=ON], cmake --build, DESTDIR=... cmake --install), and
+# prints the installed prefix: a folder holding include/ and lib/ as
+# /usr/local would. The candidate sees neither the role nor the tree.
+#
+# Exit status: the candidate's, except that a candidate status in 64-78 is
+# reported as 1, so only this runner can say "this tree could not be
+# tested": 64 unknown role or configuration, 66 no tree or no candidate,
+# 70 no scratch folder, 71 the tree does not build. A fault is logged on
+# stderr as "SRB-INFRA-FAULT: ..." and appended to
+# $SRB_WORK/faults/<token>.<pid>.
+set -u
+
+role="${!#}"
+fault() {
+	local code=$1
+	shift
+	echo "SRB-INFRA-FAULT: $*" >&2
+	if [ -n "${SRB_WORK:-}" ] && mkdir -p "$SRB_WORK/faults" 2>/dev/null; then
+		printf '%s\texit %s\t%s\n' "${SRB_TARGET_TOKEN:-unknown}" "$code" "$*" >>"$SRB_WORK/faults/${SRB_TARGET_TOKEN:-unknown}.$$"
+	fi
+	exit "$code"
+}
+
+case "$role" in
+original | submission) ;;
+*) fault 64 "unknown role '$role' (want original or submission)" ;;
+esac
+[ -n "${SRB_TARGET:-}" ] && [ -d "$SRB_TARGET" ] || fault 66 "no tree under test at '${SRB_TARGET:-}'"
+[ -n "${SRB_CANDIDATE:-}" ] && [ -f "$SRB_CANDIDATE" ] || fault 66 "no candidate at '${SRB_CANDIDATE:-}'"
+[ -n "${SRB_WORK:-}" ] && mkdir -p "$SRB_WORK" || fault 70 "no scratch folder at '${SRB_WORK:-}'"
+
+run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
+marker="$run.fault"
+
+# The build helper the candidate calls, with this tree and role baked in.
+helper="$run.sodium-build"
+cat >"$helper" <<HELPER || fault 70 "cannot write the build helper"
+#!/bin/bash
+# sodium-build CONFIGURATION: builds and installs the tree under test in
+# CONFIGURATION (default or minimal) once, and prints the installed prefix.
+set -u
+config="\${1:-default}"
+case "\$config" in
+default) autotools_opt=""; cmake_opt="" ;;
+minimal) autotools_opt="--enable-minimal"; cmake_opt="-DSODIUM_MINIMAL=ON" ;;
+*) echo "sodium-build: unknown configuration '\$config' (want default or minimal)" >&2; echo 64 >"$marker"; exit 64 ;;
+esac
+out="$SRB_WORK/build/$SRB_TARGET_TOKEN/\$config"
+exec 9>"$SRB_WORK/build/$SRB_TARGET_TOKEN.lock"
+flock 9
+if [ ! -e "\$out/.built" ]; then
+	rm -rf "\$out" && mkdir -p "\$out/src" || { echo 70 >"$marker"; exit 70; }
+	cp -a "$SRB_TARGET/." "\$out/src/" || { echo 70 >"$marker"; exit 70; }
+	if [ "$role" = original ]; then
+		(cd "\$out/src" && autoreconf -fi && ./configure --prefix=/usr/local \$autotools_opt &&
+			make -j2 && make install DESTDIR="\$out/dest") >"\$out/build.log" 2>&1
+	else
+		(cd "\$out/src" && cmake -S . -B _build -DCMAKE_INSTALL_PREFIX=/usr/local \$cmake_opt &&
+			cmake --build _build -j 2 && DESTDIR="\$out/dest" cmake --install _build) >"\$out/build.log" 2>&1
+	fi
+	if [ \$? -ne 0 ] || [ ! -d "\$out/dest/usr/local/lib" ]; then
+		echo "71 the \$config build failed: \$(tail -c 600 "\$out/build.log")" >"$marker"
+		exit 71
+	fi
+	rm -rf "\$out/src" && touch "\$out/.built"
+fi
+echo "\$out/dest/usr/local"
+HELPER
+chmod +x "$helper" || fault 70 "cannot make the build helper executable"
+mkdir -p "$SRB_WORK/build" || fault 70 "cannot create $SRB_WORK/build"
+
+candidate=$SRB_CANDIDATE
+cd "$run" || fault 70 "cannot enter $run"
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE
+SODIUM_BUILD="$helper" /bin/bash "$candidate" </dev/null
+status=$?
+cd / && rm -rf "$run" "$helper"
+if [ -s "$marker" ]; then
+	read -r code why <"$marker"
+	rm -f "$marker"
+	fault "$code" "${why:-the build helper failed}"
+fi
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then
+	status=1
+fi
+exit "$status"
