@@ -44,6 +44,13 @@ and kube-pod:// URLs). --load loads the images into Docker (DOCKER_HOST) as
 srb/<task id>:<stage>; --push REF pushes them to REF:<task id>-<stage>.
 The base, toolchains and starting trees are made once under the cache
 (--cache, $SRB_CACHE, else the user cache dir's srb) in images/.
+
+srb's helper (in the behavioural and verification images) is built from
+srb's own source with the Go release srb's go.mod pins, downloaded from
+the module proxy (the go command must be on PATH): from the checkout when
+srb runs inside one, else from the copy of the source embedded in srb, so
+an installed srb builds the same bytes. --helper FILE puts a prebuilt
+static binary in instead.
 scripts/engines.sh installs and starts the engines; srb doctor says what
 is missing.
 
@@ -51,6 +58,7 @@ Examples:
   srb build lang90-tally-c-to-go
   srb build lang90-tally-c-to-go --stage behavioural --load
   srb build lang90-tally-c-to-go --verify
+  srb build lang90-tally-c-to-go --helper ./srb-helper
   BUILDKIT_HOST=tcp://builder:1234 srb build --progress plain`
 
 // BuildOptions are the inputs of srb build.
@@ -68,6 +76,9 @@ type BuildOptions struct {
 	Verify   bool
 	Cache    string
 	JSON     bool
+	// Helper is a prebuilt static srb-helper (--helper); "" builds it
+	// from srb's source (image.HelperSource).
+	Helper string
 	// Dial connects to buildkitd; nil uses image.Dial.
 	Dial func(ctx context.Context, addr string) (*client.Client, *client.Info, error)
 	// Engine connects to Docker for --load; nil uses engine.NewDocker.
@@ -96,6 +107,11 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 			if opts.Verify && (opts.Load || opts.Push != "") {
 				return &usageError{err: errors.New("--verify rebuilds to compare: it does not take --load or --push")}
 			}
+			if opts.Helper != "" {
+				if err := image.CheckStatic(opts.Helper); err != nil {
+					return &usageError{err: fmt.Errorf("--helper: %w", err)}
+				}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -108,6 +124,7 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	cmd.Flags().BoolVar(&opts.Load, "load", false, "load the images into Docker (DOCKER_HOST)")
 	cmd.Flags().StringVar(&opts.Push, "push", "", "push the images to this repository, tagged <task id>-<stage>")
 	cmd.Flags().BoolVar(&opts.Verify, "verify", false, "rebuild with no cache and fail on any digest that moved from images.lock")
+	cmd.Flags().StringVar(&opts.Helper, "helper", "", "a prebuilt static srb-helper to put in the images (default: build it from srb's source)")
 	addCacheFlag(cmd, &opts.Cache)
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
@@ -186,6 +203,7 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 		start := time.Now()
 		in, err := image.Prepare(ctx, t, image.PrepareOptions{
 			Root: filepath.Join(cacheDir, "images"), Cache: &source.Cache{Dir: cacheDir}, Recheck: opts.Verify, Log: logf,
+			Helper: opts.Helper,
 		})
 		if err != nil {
 			return couldNotRun(fmt.Errorf("build %s: %w", t.ID, err))

@@ -269,7 +269,7 @@ func stageLayers(t *task.Task, stage string, in *Inputs) ([]llb.State, []string)
 			}), llb.WithCustomName(fmt.Sprintf("%s: the task's assets at /tests/%s", field, stage))))
 			hs = append(hs, fmt.Sprintf("%s: the task's assets at /tests/%s", field, stage))
 		}
-		// srb's helper binary: copied when ./cmd/srb-helper exists (issue 5).
+		// srb's helper binary (HelperSource says where it comes from).
 		if in.Helper != nil {
 			src := llb.Local(in.Helper.Name, localID(*in.Helper), llb.SharedKeyHint(in.Helper.Digest),
 				llb.WithCustomName(fmt.Sprintf("%s: %s (%s)", helperFields, in.Helper.About, in.Helper.Digest)))

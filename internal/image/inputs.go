@@ -53,7 +53,8 @@ type Inputs struct {
 	// behavioural and verification images; nil when it has none.
 	Assets *Input
 	// Helper is srb's in-image helper, a static binary built from
-	// ./cmd/srb-helper; nil while that package does not exist.
+	// ./cmd/srb-helper (or given with PrepareOptions.Helper); nil only in
+	// daemon-free tests.
 	Helper *Input
 	// Notice is the task's NOTICE entry, rendered.
 	Notice []byte
@@ -74,10 +75,17 @@ type PrepareOptions struct {
 	Root string
 	// Cache is the State A cache.
 	Cache *source.Cache
+	// Helper is a prebuilt srb-helper to copy into the images as it is
+	// (srb build --helper); it must be a static Linux executable. ""
+	// builds the helper from source (see [HelperSource]).
+	Helper string
 	// RepoRoot is srb's own source tree, where ./cmd/srb-helper is built
 	// from; "" looks for it from the working directory, then from the
-	// task folder.
+	// task folder, and without one the helper is built from the source
+	// embedded in srb (srb.HelperSource).
 	RepoRoot string
+	// Source overrides the embedded source (tests); nil is srb.HelperSource.
+	Source fs.FS
 	// Recheck digests made inputs again instead of trusting the digests
 	// recorded beside them (srb build --verify).
 	Recheck bool
@@ -139,17 +147,8 @@ func Prepare(ctx context.Context, t *task.Task, opts PrepareOptions) (*Inputs, e
 	if in.Assets, err = prepareAssets(t, opts.Root); err != nil {
 		return nil, err
 	}
-	repo := opts.RepoRoot
-	if repo == "" {
-		if repo = findRepoRoot(""); repo == "" {
-			repo = findRepoRoot(t.Dir)
-		}
-	}
-	if in.Helper, err = prepareHelper(ctx, repo, opts.Root, logf); err != nil {
+	if in.Helper, err = prepareHelper(ctx, helperSourceFor(opts, t.Dir), opts.Root, logf); err != nil {
 		return nil, err
-	}
-	if in.Helper == nil {
-		logf("no %s in srb's source tree (looked from the working directory and the task folder): the images get no helper", HelperPackage)
 	}
 	in.TaskCommit = taskCommit(ctx, t.Dir)
 	return in, nil
@@ -447,47 +446,6 @@ func prepareAssets(t *task.Task, root string) (*Input, error) {
 		return nil, err
 	}
 	return &Input{Name: "assets", Dir: dir, Digest: d, About: "the task's " + strings.Join(AssetDirs, ", ") + " folders"}, nil
-}
-
-// HelperPackage is the package of srb's in-image helper. It is built
-// into the behavioural and verification images when it exists in srb's
-// source tree (issue 5 adds it); until then images have no helper and the
-// lockfile says so.
-const HelperPackage = "./cmd/srb-helper"
-
-// prepareHelper builds srb's in-image helper as a static, reproducible
-// binary (CGO off, -trimpath, no build id) when HelperPackage exists
-// under repoRoot, else returns nil.
-func prepareHelper(ctx context.Context, repoRoot, root string, logf func(string, ...any)) (*Input, error) {
-	if repoRoot == "" {
-		return nil, nil
-	}
-	if fi, err := os.Stat(filepath.Join(repoRoot, HelperPackage)); err != nil || !fi.IsDir() {
-		return nil, nil
-	}
-	dir := filepath.Join(root, "helper")
-	os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	logf("building srb's helper from %s", HelperPackage)
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", filepath.Join(dir, "srb-helper"), HelperPackage)
-	cmd.Dir = repoRoot
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("helper: go build %s: %w\n%s", HelperPackage, err, out)
-	}
-	if err := os.Chmod(filepath.Join(dir, "srb-helper"), 0o755); err != nil {
-		return nil, err
-	}
-	if err := setTimes(dir, BaseEpoch); err != nil {
-		return nil, err
-	}
-	d, err := TreeDigest(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Input{Name: "helper", Dir: dir, Digest: d, About: "srb's helper, built from " + HelperPackage}, nil
 }
 
 // findRepoRoot walks up from dir ("" for the working directory) to

@@ -77,8 +77,7 @@ func NewLock(t *task.Task, buildkit string, in *Inputs, built []*Built) *Lock {
 }
 
 // InputsByName lists in's inputs by the names the lockfile uses: base,
-// go<version>, state-a, assets, helper (absent until ./cmd/srb-helper
-// exists), files-<stage>, notice.
+// go<version>, state-a, assets, helper, files-<stage>, notice.
 func InputsByName(in *Inputs) map[string]Input {
 	m := map[string]Input{"base": in.Base, "state-a": in.StateA}
 	for v, g := range in.Go {
