@@ -17,9 +17,10 @@ import (
 	"github.com/swe-refactor-bench/srb/schema"
 )
 
-// contracts are the six JSON contracts srb reads or writes. The transcript
+// contracts are the JSON contracts srb reads or writes. The transcript
 // record has no constant in schema.go yet, hence the literal.
 var contracts = []string{
+	schema.ImagesLock,
 	schema.ModuleResult,
 	schema.Reward,
 	schema.Score,
@@ -28,7 +29,7 @@ var contracts = []string{
 	"transcript-record",
 }
 
-func TestNamesListsExactlyTheSixContracts(t *testing.T) {
+func TestNamesListsExactlyTheContracts(t *testing.T) {
 	want := slices.Clone(contracts)
 	slices.Sort(want)
 	if got := schema.Names(); !slices.Equal(got, want) {
@@ -277,6 +278,19 @@ var invalidCases = []invalidCase{
 	{name: "unknown top-level key", contract: schema.Score, base: "publish-error.json",
 		edits: []edit{set("/passed", `false`)}, pointer: ""},
 
+	// images-lock
+	{name: "image digest not sha256", contract: schema.ImagesLock, base: "fixture-four-images.json",
+		edits: []edit{set("/images/audit/digest", `"sha256:4B1F"`)}, pointer: "/images/audit/digest"},
+	{name: "stage outside the four", contract: schema.ImagesLock, base: "fixture-four-images.json",
+		edits: []edit{set("/images/build", `{"digest": "sha256:4b1feb951dda848b42df7d31c52c526f7df05d1f857ba1e4e28e2746e1320409", "llb": "sha256:614bbc3c1d95365027b9a2520d800048738d60f9bc682c0f2285cde018794940", "inputs": {"base": "sha256:5fe2410ef377c5a0718229ac02eab0551844655ea18b929db4f47c5bd31597e3"}}`)}, pointer: "/images"},
+	{name: "input without about", contract: schema.ImagesLock, base: "fixture-four-images.json",
+		edits: []edit{del("/inputs/helper/about")}, pointer: "/inputs/helper"},
+	{name: "unknown input name", contract: schema.ImagesLock, base: "fixture-four-images.json",
+		edits: []edit{set("/images/agent/inputs/compiler", `"sha256:5fe2410ef377c5a0718229ac02eab0551844655ea18b929db4f47c5bd31597e3"`)}, pointer: "/images/agent/inputs"},
+	{name: "wrong format version", contract: schema.ImagesLock, base: "audit-only-dirty.json",
+		edits: []edit{set("/schema", `"srb.images-lock/2"`)}, pointer: "/schema"},
+	{name: "source_date_epoch as a string", contract: schema.ImagesLock, base: "registry-base.json",
+		edits: []edit{set("/source_date_epoch", `"946684800"`)}, pointer: "/source_date_epoch"},
 	// reward
 	{name: "valid as a boolean", contract: schema.Reward, base: "full-marks-but-one.json",
 		edits: []edit{set("/valid", `true`)}, pointer: "/valid"},

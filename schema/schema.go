@@ -36,6 +36,9 @@ const (
 	Reward = "reward"
 	// Telemetry is telemetry.json, schema "swerefactor.telemetry/1" (HARNESS.md §3.9).
 	Telemetry = "telemetry"
+	// ImagesLock is a task's image lockfile, tasks/<id>/images.lock,
+	// schema string "srb.images-lock/1" (docs/OPERATIONS.md).
+	ImagesLock = "images-lock"
 	// TranscriptRecord is one line of a JSONL transcript (HARNESS.md §3.10).
 	TranscriptRecord = "transcript-record"
 )

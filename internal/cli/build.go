@@ -171,6 +171,21 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 		}
 		tasks = append(tasks, t)
 	}
+	// --verify compares with each task's lockfile: read (and validate)
+	// them all before any engine is dialled or anything is built.
+	locks := map[string]*image.Lock{}
+	if opts.Verify {
+		for _, t := range tasks {
+			l, err := image.ReadLock(t.Dir)
+			if err != nil {
+				if errors.Is(err, image.ErrNoLock) {
+					return badTask(fmt.Errorf("%s: nothing to verify: %w; run srb build %s first", t.ID, err, t.ID))
+				}
+				return badTask(fmt.Errorf("%s: %w", t.ID, err))
+			}
+			locks[t.ID] = l
+		}
+	}
 	dial := opts.Dial
 	if dial == nil {
 		dial = image.Dial
@@ -258,13 +273,7 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 			r.Seconds[bt.Stage] = bt.Elapsed.Seconds()
 		}
 		if opts.Verify {
-			want, err := image.ReadLock(t.Dir)
-			if err != nil {
-				if errors.Is(err, image.ErrNoLock) {
-					return badTask(fmt.Errorf("%s: nothing to verify: %w; run srb build %s first", t.ID, err, t.ID))
-				}
-				return badTask(err)
-			}
+			want := locks[t.ID]
 			if len(opts.Stages) > 0 {
 				want = onlyStages(want, opts.Stages)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/schema"
 )
 
 // LockName is the lockfile's name inside a task folder.
@@ -112,7 +113,8 @@ func StageInputs(t *task.Task, stage string) []string {
 }
 
 // WriteLock writes l to dir/images.lock (indented JSON, keys sorted,
-// trailing newline), atomically.
+// trailing newline), atomically. A lock that does not satisfy the
+// images-lock JSON Schema is not written: the error names the field.
 func WriteLock(dir string, l *Lock) error {
 	b, err := json.MarshalIndent(l, "", "  ")
 	if err != nil {
@@ -120,6 +122,13 @@ func WriteLock(dir string, l *Lock) error {
 	}
 	b = append(b, '\n')
 	path := filepath.Join(dir, LockName)
+	if err := schema.ValidateBytes(schema.ImagesLock, b); err != nil {
+		var ve *schema.ValidationError
+		if errors.As(err, &ve) {
+			ve.File = path
+		}
+		return fmt.Errorf("write lock: %w", err)
+	}
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return fmt.Errorf("write lock: %w", err)
@@ -133,7 +142,11 @@ func WriteLock(dir string, l *Lock) error {
 // ErrNoLock is returned by ReadLock when the task has no lockfile.
 var ErrNoLock = errors.New("no lockfile")
 
-// ReadLock reads dir/images.lock.
+// ReadLock reads dir/images.lock and validates it against the
+// images-lock JSON Schema (srb schema images-lock). A lockfile that is not
+// JSON, or breaks the schema, is an error naming the file and the JSON
+// pointer of the offending field, e.g.
+// "tasks/x/images.lock (images-lock): at /images/audit/digest: …".
 func ReadLock(dir string) (*Lock, error) {
 	path := filepath.Join(dir, LockName)
 	b, err := os.ReadFile(path)
@@ -143,14 +156,21 @@ func ReadLock(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read lock: %w", err)
 	}
+	if err := schema.ValidateBytes(schema.ImagesLock, b); err != nil {
+		var ve *schema.ValidationError
+		if errors.As(err, &ve) {
+			ve.File = path
+			if ve.Pointer == "/schema" {
+				ve.Msg += fmt.Sprintf(" (this srb reads %s; rebuild with srb build to rewrite it)", LockSchema)
+			}
+		}
+		return nil, fmt.Errorf("read lock: %w", err)
+	}
 	var l Lock
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&l); err != nil {
 		return nil, fmt.Errorf("read lock: %s: %w", path, err)
-	}
-	if l.Schema != LockSchema {
-		return nil, fmt.Errorf("read lock: %s: schema %q, want %q", path, l.Schema, LockSchema)
 	}
 	return &l, nil
 }
