@@ -214,21 +214,19 @@ var ladderVerification func(ctx context.Context, in *Stage3Input) error
 
 // ladderRun is one submission's grading.
 type ladderRun struct {
-	name     string
-	src      string // a submitted tree ("" for a fixture until applied)
-	fixture  *submission.Fixture
-	results  string
-	audit    StageDriver
-	adjud    StageDriver
-	advs     map[string]StageDriver
-	advAll   StageDriver
-	out      io.Writer // its stage lines (prefixed when there are several)
-	verdict  *result.Verdict
-	code     int
-	err      error
-	unmet    []string
-	timings  []string
-	observed submission.Observed
+	name    string
+	src     string // a submitted tree ("" for a fixture until applied)
+	fixture *submission.Fixture
+	results string
+	audit   StageDriver
+	adjud   StageDriver
+	advs    map[string]StageDriver
+	advAll  StageDriver
+	out     io.Writer // its stage lines (prefixed when there are several)
+	verdict *result.Verdict
+	code    int
+	err     error
+	unmet   []string
 }
 
 func runLadder(ctx context.Context, opts *LadderOptions) error {
@@ -318,6 +316,15 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			gradeOne(ctx, opts, t, original, r)
+			if r.fixture != nil && r.fixture.Expect != nil {
+				// Whatever was published is what the expectation is
+				// checked against, an error verdict included.
+				if r.verdict == nil {
+					r.unmet = []string{"no verdict was published"}
+				} else {
+					r.unmet = r.fixture.Expect.Check(submission.Observe(r.verdict))
+				}
+			}
 			if pw, ok := r.out.(*prefixWriter); ok {
 				pw.Flush()
 			}
@@ -497,7 +504,8 @@ func clearResults(dir string) []string {
 }
 
 // gradeOne runs the ladder for one submission and records its verdict,
-// exit code and timings on r. Every path publishes a verdict.
+// exit code on r, and prints each step's duration. Every path publishes a
+// verdict.
 func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original string, r *ladderRun) {
 	logf := func(format string, args ...any) { fmt.Fprintf(r.out, "srb: ladder: "+format+"\n", args...) }
 	fail := func(code int, msg string) {
@@ -536,9 +544,7 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 		work = dir
 	}
 	timed := func(what string, step time.Time) {
-		d := since(step)
-		r.timings = append(r.timings, what+" "+d)
-		logf("%s (%s)", what, d)
+		logf("%s (%s)", what, since(step))
 	}
 
 	// The submission: a fixture is applied on top of State A first.
@@ -653,10 +659,6 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 	if !v.Valid() {
 		r.code = max(r.code, ExitCouldNotRun)
 		r.err = fmt.Errorf("the grader could not complete: %s", v.HarnessError)
-	}
-	if r.fixture != nil {
-		r.observed = submission.Observe(v)
-		r.unmet = r.fixture.Expect.Check(r.observed)
 	}
 }
 
