@@ -19,9 +19,12 @@ type Observed struct {
 	Stage2Ran      bool
 	Stage2Rate     float64
 	Stage2Complete bool
-	Stage3         string // ran | not-run
-	FailedModules  []string
-	Valid          bool
+	// Stage2Error says why stage 2 did not complete ("" when it did, or
+	// when it did not run): its result was an error, counted or not.
+	Stage2Error   string
+	Stage3        string // ran | not-run
+	FailedModules []string
+	Valid         bool
 }
 
 // Observe reads the keys of [Expect] off a verdict: stage 2's rate and
@@ -41,9 +44,25 @@ func Observe(v *result.Verdict) Observed {
 	case flat["stage2_scored"] == 1:
 		o.Stage2Ran, o.Stage2Rate = true, v.BehaviouralRate
 		o.Stage2Complete = v.BlockedBy != "behavioural-incomplete" && v.BehaviouralPoints > 0
+		if v.BlockedBy == "behavioural-error" {
+			o.Stage2Error = v.HarnessError
+		}
 	case flat["stage2_uncounted_ran"] == 1:
 		o.Stage2Ran, o.Stage2Rate = true, flat["stage2_uncounted_rate"]
 		o.Stage2Complete = flat["stage2_uncounted_complete"] == 1
+		// Unscored holds the earlier harness's dict (status, harness_error
+		// or error); Uncounted its projection.
+		for _, unc := range []map[string]any{v.Unscored[result.StageBehavioural], v.Uncounted()[result.StageBehavioural]} {
+			st, _ := unc["status"].(string)
+			if st == "" || st == "ok" {
+				continue
+			}
+			if o.Stage2Error = stageError(unc); o.Stage2Error == "" {
+				o.Stage2Error = "status " + st
+				continue // the other spelling may say why
+			}
+			break
+		}
 	}
 	if flat["stage3_ran"] == 1 {
 		o.Stage3 = "ran"
@@ -75,14 +94,16 @@ func (e *Expect) Check(o Observed) []string {
 	if e.Stage1 != "" && e.Stage1 != o.Stage1 {
 		out = append(out, fmt.Sprintf("stage1: want %s, got %s", e.Stage1, o.Stage1))
 	}
-	if e.Stage2Rate != nil {
+	if (e.Stage2Rate != nil || e.Stage2Complete != nil) && o.Stage2Error != "" {
+		out = append(out, "stage 2 did not complete: "+o.Stage2Error)
+	} else if e.Stage2Rate != nil {
 		if !o.Stage2Ran {
 			out = append(out, fmt.Sprintf("stage2_rate: want %g, but stage 2 did not run", *e.Stage2Rate))
 		} else if !near(*e.Stage2Rate, o.Stage2Rate) {
 			out = append(out, fmt.Sprintf("stage2_rate: want %g, got %.6f", *e.Stage2Rate, o.Stage2Rate))
 		}
 	}
-	if e.Stage2Complete != nil && *e.Stage2Complete != o.Stage2Complete {
+	if e.Stage2Complete != nil && o.Stage2Error == "" && *e.Stage2Complete != o.Stage2Complete {
 		out = append(out, fmt.Sprintf("stage2_complete: want %t, got %t", *e.Stage2Complete, o.Stage2Complete))
 	}
 	if e.Stage3 != "" && e.Stage3 != o.Stage3 {
@@ -96,4 +117,14 @@ func (e *Expect) Check(o Observed) []string {
 		}
 	}
 	return out
+}
+
+// stageError is an uncounted stage's harness_error, else its error.
+func stageError(unc map[string]any) string {
+	for _, k := range []string{"harness_error", "error"} {
+		if e, _ := unc[k].(string); e != "" {
+			return e
+		}
+	}
+	return ""
 }

@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
 )
 
 // write creates files under dir: path → content; a path ending in "*" is
@@ -232,5 +234,34 @@ func TestObserve(t *testing.T) {
 	want := Observed{Score: 0, Valid: true, Stage1: "passed", Stage2Ran: true, Stage2Rate: 0.5, Stage2Complete: false, Stage3: "not-run", FailedModules: []string{"a", "b"}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Observe (-want +got):\n%s", d)
+	}
+}
+
+// TestObserveErroredStage2: a stage 2 that errored, counted or not, says
+// why, and an expectation about stage 2 reports that rather than a rate.
+func TestObserveErroredStage2(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	audit := result.NewStage(result.StageAudit, "t", now)
+	audit.Add(result.Check{ID: "gate", Verdict: result.VerdictFail, Weight: 1, Required: true})
+	beh := result.Failed(result.StageBehavioural, "t", "the truth of 13 module(s) is missing", now)
+	for _, c := range []struct {
+		name  string
+		audit *result.Stage
+	}{{"uncounted (stage 1 failed)", audit}, {"counted (stage 1 missing)", nil}} {
+		t.Run(c.name, func(t *testing.T) {
+			v := scoring.Grade("t", scoring.Stages{Audit: c.audit, Behavioural: beh, Declared: []string{"audit", "behavioural"}}, scoring.Published())
+			o := Observe(v)
+			if c.audit != nil && !strings.Contains(o.Stage2Error, "the truth of 13 module(s) is missing") {
+				t.Errorf("Stage2Error %q", o.Stage2Error)
+			}
+			one, yes := 1.0, true
+			got := (&Expect{Stage2Rate: &one, Stage2Complete: &yes}).Check(o)
+			if c.audit != nil && (len(got) != 1 || !strings.HasPrefix(got[0], "stage 2 did not complete: ")) {
+				t.Errorf("Check: %q", got)
+			}
+			if len(got) == 0 {
+				t.Errorf("an errored stage 2 met an expectation of 1.0: %+v", o)
+			}
+		})
 	}
 }
