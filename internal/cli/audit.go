@@ -10,11 +10,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/archive"
+	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/agent"
@@ -40,9 +43,15 @@ DIR/audit/review-<n>.jsonl (--logs moves them). State A is --original, or
 the task's State A from the cache (srb fetch). Each review's budget is the
 task's audit timeout divided among the samples.
 
-This runs the reviews on this machine, and run executes here, on copies of
-both trees so nothing a review runs changes them; in the ladder the same
-stage runs inside the task's audit image (not built by srb yet).
+The reviews' file tools read both trees here. When the task lets reviews
+run commands (audit.allowed_commands), run executes inside a container of
+the task's audit image (srb/<task id>:audit, loaded by srb build --load
+--stage audit; --image names another): State A is copied to /opt/original
+(read-only) and the submission to /opt/workspace, so nothing a review runs
+changes the submission the later stages grade; the container has no
+network, and the reviews are shown those two paths. --host runs the
+commands on this machine instead, on copies of both trees (for tests and
+machines without an engine).
 --driver, --model and --script override the task's model for every review:
 with --driver scripted, review n replays the n-th --script (cycling when
 there are fewer), so a task's prompts can be smoke-tested without a budget.
@@ -73,11 +82,20 @@ type AuditOptions struct {
 	Driver     string
 	Model      string
 	Scripts    []string
+	// Host runs the run tool's commands on this machine (--host) instead
+	// of in the audit image.
+	Host bool
+	// Image is the audit image to run commands in (--image); "" is
+	// image.Tag(task, "audit").
+	Image string
+	// Engine returns the Docker engine; called only when a container is
+	// needed (Factory.Engine).
+	Engine func() (engine.Runner, error)
 }
 
 // NewCmdAudit builds `srb audit`.
 func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
-	opts := &AuditOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv}
+	opts := &AuditOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv, Engine: f.Engine}
 	cmd := &cobra.Command{
 		Use:   "audit TASK --submission DIR --results DIR",
 		Short: "Run stage 1: model reviews answer the task's audit gates",
@@ -97,6 +115,9 @@ func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
 			if len(opts.Scripts) > 0 && opts.Driver != models.DriverScripted {
 				return &usageError{err: errors.New("--script needs --driver scripted")}
 			}
+			if opts.Host && opts.Image != "" {
+				return &usageError{err: errors.New("--image names the container run executes in: it does not take --host")}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -111,6 +132,8 @@ func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Driver, "driver", "", "override the task's driver: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&opts.Model, "model", "", "override the task's model name")
 	fl.StringArrayVar(&opts.Scripts, "script", nil, "a scripted review's turns (JSON); repeat for review 2, 3, …")
+	fl.BoolVar(&opts.Host, "host", false, "run the reviews' commands on this machine, on copies of both trees, not in the audit image")
+	fl.StringVar(&opts.Image, "image", "", "the audit image run executes in (default srb/<task id>:audit)")
 	return cmd
 }
 
@@ -190,7 +213,14 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	}
 
 	workspace := opts.Submission
-	if len(t.Audit.AllowedCommands) > 0 {
+	roots := []agent.RootSpec{{Name: "original", Dir: original}, {Name: "workspace", Dir: workspace}}
+	toolOpts := agent.ToolboxOptions{AllowedCommands: t.Audit.AllowedCommands, RunTimeout: time.Duration(t.Audit.RunTimeoutSec) * time.Second}
+	runIn := ""
+	var beforeReview func(context.Context, int) error
+	switch {
+	case len(t.Audit.AllowedCommands) == 0:
+		// No run tool: the file tools read the trees where they are.
+	case opts.Host:
 		// run executes here, so the reviews get copies: nothing they run
 		// may change the submission the later stages grade, or State A.
 		scratch, err := os.MkdirTemp("", "srb-audit-")
@@ -204,10 +234,24 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 				return fail(ExitCouldNotRun, fmt.Sprintf("copy %s for the reviews: %v", src, err), nil)
 			}
 		}
-		original, workspace = copies[0], copies[1]
+		roots[0].Dir, roots[1].Dir = copies[0], copies[1]
+		runIn = "host"
+	default:
+		// The first container starts now, so a missing image or engine
+		// ends the run before any review; each later review gets a
+		// pristine one of its own.
+		boxes, err := startAuditContainers(ctx, opts, t, original, workspace)
+		if err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+		defer boxes.Close(ctx)
+		roots[0].Shown, roots[1].Shown = image.OriginalMount, image.AuditRepoMount
+		toolOpts.Runner = agent.SessionRunner{Session: boxes}
+		toolOpts.Getenv = agent.ContainerEnv
+		beforeReview = boxes.Fresh
+		runIn = boxes.ref
 	}
-	tb, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: original}, {Name: "workspace", Dir: workspace}},
-		agent.ToolboxOptions{AllowedCommands: t.Audit.AllowedCommands, RunTimeout: time.Duration(t.Audit.RunTimeoutSec) * time.Second})
+	tb, err := agent.NewToolbox(roots, toolOpts)
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
@@ -235,9 +279,14 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		LogDir:    filepath.Join(logs, result.StageAudit),
 		BudgetSec: budget,
 		Now:       opts.Now,
+
+		BeforeReview: beforeReview,
 	})
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	if runIn != "" {
+		st.Metadata["commands_ran_in"] = runIn
 	}
 	if err := st.Write(out); err != nil {
 		return couldNotRun(err)
@@ -387,4 +436,100 @@ func copyReviewTree(src, dst string) error {
 		}
 		return nil
 	})
+}
+
+// auditContainers are the containers the reviews' run tool executes in,
+// one per review, each started from the task's audit image with no
+// network, State A copied to image.OriginalMount and made read-only, and
+// the submission copied to image.AuditRepoMount: copies, so nothing run
+// does reaches the host's trees, and a review never sees what an earlier
+// one ran. It is an [agent.Execer] on the current review's container.
+type auditContainers struct {
+	eng  engine.Runner
+	spec engine.Spec
+	ref  string
+
+	mu    sync.Mutex
+	cur   *engine.Session
+	fresh bool // cur has run nothing yet
+}
+
+// startAuditContainers starts the first container (opts.Image, else
+// srb/<id>:audit) on opts.Engine.
+func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task, original, workspace string) (*auditContainers, error) {
+	ref := opts.Image
+	if ref == "" {
+		ref = image.Tag(t, result.StageAudit)
+	}
+	newEngine := opts.Engine
+	if newEngine == nil {
+		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+	}
+	eng, err := newEngine()
+	if err != nil {
+		return nil, fmt.Errorf("the audit image: %w (srb audit --host runs the commands here)", err)
+	}
+	a := &auditContainers{eng: eng, ref: ref, spec: engine.Spec{
+		Image:  ref,
+		Labels: map[string]string{"srb.task": t.ID, "srb.stage": result.StageAudit},
+		Copies: []engine.Copy{
+			{HostPath: original, ContainerPath: image.OriginalMount},
+			{HostPath: workspace, ContainerPath: image.AuditRepoMount},
+		},
+		ReadOnly: []string{image.OriginalMount},
+		Pids:     1024,
+	}}
+	if err := a.start(ctx); err != nil {
+		return nil, fmt.Errorf("%w; srb build --load --stage audit %s builds and loads it (srb audit --host runs the commands here)", err, t.ID)
+	}
+	return a, nil
+}
+
+func (a *auditContainers) start(ctx context.Context) error {
+	s, err := a.eng.Start(ctx, a.spec)
+	if err != nil {
+		return fmt.Errorf("the audit image %s: %w", a.ref, err)
+	}
+	a.cur, a.fresh = s, true
+	return nil
+}
+
+// Fresh gives the review about to start a container nothing has run in:
+// the current one when it is still pristine, else a new one (the old one
+// is removed). It is audit.Config.BeforeReview.
+func (a *auditContainers) Fresh(ctx context.Context, _ int) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur != nil && a.fresh {
+		return nil
+	}
+	if a.cur != nil {
+		a.cur.Close(ctx)
+		a.cur = nil
+	}
+	return a.start(ctx)
+}
+
+// Exec implements [agent.Execer] on the current review's container.
+func (a *auditContainers) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Result, error) {
+	a.mu.Lock()
+	s := a.cur
+	a.fresh = false
+	a.mu.Unlock()
+	if s == nil {
+		return nil, fmt.Errorf("no audit container is running (%s)", a.ref)
+	}
+	return s.Exec(ctx, es)
+}
+
+// Close removes the current container.
+func (a *auditContainers) Close(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur == nil {
+		return nil
+	}
+	err := a.cur.Close(ctx)
+	a.cur = nil
+	return err
 }

@@ -31,6 +31,9 @@ func TestNewCmdAudit(t *testing.T) {
 		{args: []string{"t", "--submission", "s"}, wantErr: "--results DIR is required"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--driver", "vertex"}, wantErr: "--driver vertex: known drivers are anthropic, command, openai, scripted"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--script", "a.json"}, wantErr: "--script needs --driver scripted"},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--host"}, want: AuditOptions{Task: "t", Submission: "s", Results: "r", Host: true}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:audit"}, want: AuditOptions{Task: "t", Submission: "s", Results: "r", Image: "srb/x:audit"}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:audit", "--host"}, wantErr: "--image names the container run executes in: it does not take --host"},
 	} {
 		got, err := parseCmd(NewCmdAudit, c.args)
 		if c.wantErr != "" {
@@ -40,7 +43,7 @@ func TestNewCmdAudit(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("%q: %v (runF called: %v)", c.args, err, got != nil)
 		}
-		if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(AuditOptions{}, "IO", "Now", "Lookup"), cmpopts.EquateEmpty()); diff != "" {
+		if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(AuditOptions{}, "IO", "Now", "Lookup", "Engine"), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", c.args, diff)
 		}
 	}

@@ -87,7 +87,7 @@ type BuildOptions struct {
 
 // NewCmdBuild builds `srb build`.
 func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
-	opts := &BuildOptions{IO: f.IO, Getwd: f.Getwd}
+	opts := &BuildOptions{IO: f.IO, Getwd: f.Getwd, Dial: f.BuildKit, Engine: f.Engine}
 	cmd := &cobra.Command{
 		Use:   "build [TASK...]",
 		Short: "Build a task's stage images and write or verify its images.lock",

@@ -49,7 +49,7 @@ type DoctorOptions struct {
 
 // NewCmdDoctor builds `srb doctor`.
 func NewCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
-	opts := &DoctorOptions{IO: f.IO}
+	opts := &DoctorOptions{IO: f.IO, Dial: f.BuildKit, Engine: f.Engine}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Report which engines are reachable, their versions, and how to start what is missing",

@@ -263,7 +263,7 @@ func TestLoopLongResultClippedInTranscriptOnly(t *testing.T) {
 	c := newClock()
 	tbDir := t.TempDir()
 	write(t, filepath.Join(tbDir, "big.txt"), strings.Repeat("x", 9000)+"\n")
-	tb, err := NewToolbox([]RootSpec{{"workspace", tbDir}}, ToolboxOptions{})
+	tb, err := NewToolbox([]RootSpec{{Name: "workspace", Dir: tbDir}}, ToolboxOptions{})
 	must(t, err)
 	defer tb.Close()
 	d := scripted(t, `[{"tool_calls": [{"name": "fetch_source", "arguments": {"path": "big.txt"}}]}, {"tool_calls": [{"name": "submit_review", "arguments": {}}]}]`)

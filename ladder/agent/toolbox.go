@@ -51,17 +51,22 @@ const (
 )
 
 // RootSpec names one directory the model may read: Name is what it types
-// before the colon ("original", "workspace"), Dir the directory, which is
-// also the path the model is shown and the run tool's working directory.
+// before the colon ("original", "workspace"), Dir the directory the file
+// tools read. Shown is the path the model is shown for it, the prefix an
+// absolute path in a tool call resolves under, and the run tool's working
+// directory: the root's mount point when run executes in a stage's
+// container (the audit image's /opt/original, /opt/workspace) while the
+// file tools read the host's copy of the same tree. "" means Dir.
 type RootSpec struct {
-	Name string
-	Dir  string
+	Name  string
+	Dir   string
+	Shown string
 }
 
 // root is an open RootSpec.
 type root struct {
 	name string
-	dir  string // absolute, cleaned
+	dir  string // as shown to the model: RootSpec.Shown, else Dir; absolute, cleaned
 	r    *os.Root
 }
 
@@ -120,7 +125,16 @@ func NewToolbox(specs []RootSpec, opts ToolboxOptions) (*Toolbox, error) {
 			t.Close()
 			return nil, fmt.Errorf("toolbox: root %s: %w", s.Name, err)
 		}
-		t.roots = append(t.roots, &root{name: s.Name, dir: filepath.Clean(abs), r: r})
+		shown := filepath.Clean(abs)
+		if s.Shown != "" {
+			if !path.IsAbs(s.Shown) {
+				r.Close()
+				t.Close()
+				return nil, fmt.Errorf("toolbox: root %s: shown path %q is not absolute", s.Name, s.Shown)
+			}
+			shown = path.Clean(s.Shown)
+		}
+		t.roots = append(t.roots, &root{name: s.Name, dir: shown, r: r})
 	}
 	return t, nil
 }
@@ -134,7 +148,7 @@ func (t *Toolbox) Close() error {
 	return errors.Join(errs...)
 }
 
-// Roots returns the roots as "name = dir", in order, joined by ", " (the
+// Roots returns the roots as "name = dir" (the path shown, [RootSpec]), in order, joined by ", " (the
 // {{roots}} placeholder).
 func (t *Toolbox) Roots() string {
 	parts := make([]string, len(t.roots))
@@ -144,7 +158,7 @@ func (t *Toolbox) Roots() string {
 	return strings.Join(parts, ", ")
 }
 
-// RootDir returns the directory of the root called name, or "".
+// RootDir returns the path shown for the root called name ([RootSpec]), or "".
 func (t *Toolbox) RootDir(name string) string {
 	if r := t.root(name); r != nil {
 		return r.dir

@@ -58,7 +58,7 @@ func (r *recorder) Run(_ context.Context, c Command) (RunResult, error) {
 func toolbox(t *testing.T, opts ToolboxOptions) (*Toolbox, string, string) {
 	t.Helper()
 	orig, ws, _ := trees(t)
-	tb, err := NewToolbox([]RootSpec{{"original", orig}, {"workspace", ws}}, opts)
+	tb, err := NewToolbox([]RootSpec{{Name: "original", Dir: orig}, {Name: "workspace", Dir: ws}}, opts)
 	must(t, err)
 	t.Cleanup(func() { tb.Close() })
 	return tb, orig, ws

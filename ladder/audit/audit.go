@@ -27,8 +27,11 @@ const DefaultSamples = 3
 // that review an error. LogDir, when set, receives review-<n>.jsonl
 // transcripts, and stale ones are removed first. BudgetSec is each
 // review's wall-clock budget (0: [agent.DefaultBudgetSec]); MaxResumes as
-// in [agent.Config]. Findings fills {{findings}}. Now, Sleep and Rand are
-// passed to the loop and stamp the result (real clock when nil).
+// in [agent.Config]. Findings fills {{findings}}. BeforeReview, when set,
+// is called before review index starts: a stage whose run tool executes in
+// a container gives each review a pristine container there, so reviews
+// stay independent; its error makes that review an error. Now, Sleep and
+// Rand are passed to the loop and stamp the result (real clock when nil).
 type Config struct {
 	Task       string
 	Gates      []Gate
@@ -40,6 +43,8 @@ type Config struct {
 	BudgetSec  float64
 	MaxResumes *int
 	Findings   string
+
+	BeforeReview func(ctx context.Context, index int) error
 
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
@@ -174,6 +179,12 @@ func runSample(ctx context.Context, cfg Config, index int, opening string, spec 
 	transcript := ""
 	if cfg.LogDir != "" {
 		transcript = filepath.Join(cfg.LogDir, fmt.Sprintf("review-%d.jsonl", index))
+	}
+	if cfg.BeforeReview != nil {
+		if err := cfg.BeforeReview(ctx, index); err != nil {
+			s.Outcome, s.Error = agent.OutcomeError, err.Error()
+			return s
+		}
 	}
 	drv, err := cfg.NewDriver(index)
 	if err != nil {

@@ -419,3 +419,29 @@ func TestReviewsOverOpenAI(t *testing.T) {
 		}
 	}
 }
+
+// TestBeforeReview: the hook runs once before each review, in order, and
+// a review whose hook fails (its container did not start) is an error
+// that the others outvote, never a fail.
+func TestBeforeReview(t *testing.T) {
+	cfg := withReviews(setup(t), review(passes()), review(passes()), review(passes()))
+	var seen []int
+	cfg.BeforeReview = func(_ context.Context, i int) error {
+		seen = append(seen, i)
+		if i == 2 {
+			return fmt.Errorf("the audit image srb/x:audit: no such image")
+		}
+		return nil
+	}
+	st, c := check(t, cfg, "go-is-primary")
+	if fmt.Sprint(seen) != "[1 2 3]" {
+		t.Errorf("hook calls %v", seen)
+	}
+	if c.Verdict != result.VerdictPass || jsonOf(st.Metadata["samples_usable"]) != "2" {
+		t.Errorf("check %+v, usable %v", c, st.Metadata["samples_usable"])
+	}
+	s2 := st.Metadata["samples"].([]any)[1].(map[string]any)
+	if s2["outcome"] != "error" || s2["error"] != "the audit image srb/x:audit: no such image" {
+		t.Errorf("review 2: %v", s2)
+	}
+}
