@@ -43,6 +43,7 @@ func NewRoot(f *Factory) *cobra.Command {
 		NewCmdBehavioural(f, nil),
 		NewCmdHelper(f, nil),
 		NewCmdAudit(f, nil),
+		NewCmdVerification(f, nil),
 		NewCmdLadder(f, nil),
 		NewCmdNew(f, nil),
 		NewCmdSubmission(f, nil),

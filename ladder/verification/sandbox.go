@@ -140,10 +140,10 @@ func (r CandidateRun) neverStarted() bool {
 // that mean "this tree could not be tested" (nil: 64–78). Env is the
 // candidate's base environment (KEY=VALUE; nil: PATH from this process,
 // HOME under the sandbox, LANG); the contract names are removed from it
-// ([behavioural.SubmissionEnv]). Network false sets SRB_NETWORK=denied.
+// ([behavioural.SubmissionEnv]); HOME is the sandbox's home/ unless Env
+// sets it. Network false sets SRB_NETWORK=denied.
 // Work is the folder to create the sandbox in ("" for the system's
-// temporary folder). AllowedCommands and RunTimeout configure the
-// toolbox's run tool.
+// temporary folder); Keep leaves the sandbox's folder in place on Close.
 type HostConfig struct {
 	Original   string
 	Submission string
@@ -154,6 +154,7 @@ type HostConfig struct {
 	Env        []string
 	Network    bool
 	Work       string
+	Keep       bool
 }
 
 // Host is a [Sandbox] on this machine: salted working trees in a scratch
@@ -215,8 +216,7 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		return nil, fmt.Errorf("sandbox: salt: %w", err)
 	}
 	h.salt = hex.EncodeToString(salt[:])
-	h.command = rewriteCommand(cfg.Command, cfg.PathMap)
-	if err := checkLaunch(h.command); err != nil {
+	if h.command, err = CheckCommand(cfg.Command, cfg.PathMap); err != nil {
 		h.Close()
 		return nil, err
 	}
@@ -232,13 +232,16 @@ func NewHost(cfg HostConfig) (*Host, error) {
 			return nil, fmt.Errorf("sandbox: copy the %s tree: %w", role, err)
 		}
 	}
-	env := cfg.Env
+	env := slices.Clone(cfg.Env)
 	if env == nil {
 		path := os.Getenv("PATH")
 		if path == "" {
 			path = "/usr/local/bin:/usr/bin:/bin"
 		}
-		env = []string{"PATH=" + path, "HOME=" + filepath.Join(work, "home"), "LANG=C.UTF-8"}
+		env = []string{"PATH=" + path, "LANG=C.UTF-8"}
+	}
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }) {
+		env = append(env, "HOME="+filepath.Join(work, "home"))
 	}
 	h.env = env
 	if err := h.Reset(context.Background()); err != nil {
@@ -287,8 +290,14 @@ func (h *Host) Views() (string, string) { return h.view(RoleOriginal), h.view(Ro
 // Runner implements [Sandbox]: the run tool runs on this machine.
 func (h *Host) Runner() agent.Runner { return agent.LocalRunner{} }
 
-// Close implements [Sandbox].
-func (h *Host) Close() error { return forceRemove(h.work) }
+// Close implements [Sandbox]: it removes the scratch folder, unless
+// HostConfig.Keep.
+func (h *Host) Close() error {
+	if h.cfg.Keep {
+		return nil
+	}
+	return forceRemove(h.work)
+}
 
 // Execute implements [Sandbox].
 func (h *Host) Execute(ctx context.Context, c *Candidate, role string) CandidateRun {
@@ -455,8 +464,20 @@ func rewriteCommand(cmd []string, m map[string]string) []string {
 	return out
 }
 
-// checkLaunch is the launch check (HARNESS.md §4.3): the program must be
-// found, and every later argument that looks like a path must exist.
+// CheckCommand rewrites the candidate command's arguments with pathMap
+// (see [HostConfig]) and runs the launch check on the result (HARNESS.md
+// §4.3): the program must be found, and every later argument that looks
+// like a path must be absolute and exist. It returns the rewritten
+// command, or an error naming the argument; a command that fails it is the
+// task's fault.
+func CheckCommand(cmd []string, pathMap map[string]string) ([]string, error) {
+	if len(cmd) == 0 {
+		return nil, errors.New("sandbox: no candidate command")
+	}
+	cmd = rewriteCommand(cmd, pathMap)
+	return cmd, checkLaunch(cmd)
+}
+
 func checkLaunch(cmd []string) error {
 	if _, err := exec.LookPath(cmd[0]); err != nil {
 		return fmt.Errorf("sandbox: the candidate program %s cannot be run: %w", cmd[0], err)

@@ -1,0 +1,448 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/verification"
+)
+
+const verificationDoc = `Run stage 3, the verification: each of the task's adversaries, in a
+round of its own, looks for an executable test that passes on State A and
+fails on the submission.
+
+It runs only when stage 1 passed and stage 2 is complete, as read from
+audit.json and behavioural.json in the results folder. Otherwise it says
+why, removes a stale verification.json, writes nothing and exits 0: an
+absent file is how the scorer knows the ladder stopped below. --force runs
+it anyway; the scorer still pays nothing for it.
+
+Each round gets fresh, salted copies of both trees, reset from pristine
+copies, and is an agent loop of the adversary's model with list_dir,
+fetch_source, search, diff (run when the task allows commands), try_test,
+which runs a candidate on both trees with the task's candidate_command,
+and report. The role (original or submission) reaches the candidate
+command only as its last argument; no path or variable names it. A
+claimed candidate is a break only when both trees could be tested (a
+fault exit code, 64-78 by default, on either side makes it invalid), it
+passes on State A, fails on the submission, holds reruns times, and the
+adjudicator model rules it within the scope. An adjudicator that cannot
+be reached, and a round whose tool calls mostly failed, make the round an
+error: re-run the stage.
+
+The result is DIR/verification.json; each round's transcript is
+DIR/verification/round-<adversary>.jsonl and each adjudication's
+DIR/verification/adjudication-<adversary>-<candidate>.jsonl (--logs moves
+them). State A is --original, or the task's State A from the cache.
+
+This runs the candidates on this machine (both toolchains must be here),
+in a scratch folder per round; the candidate command's paths under
+/tests/verification are the task folder's. --keep-work DIR keeps each
+round's folder there.
+
+Drivers: the task's, unless --driver (every position), --adversary-driver
+or --adjudicator-driver (and --model, --adjudicator-model) say otherwise.
+With the scripted driver, --script F (repeat: adversary n replays the n-th,
+cycling), --adversary-script ID=F and --adjudicator-script F give the
+turns. Credentials are checked before any round starts.
+
+Exit status: 0 when the stage ran (whatever the rounds found) or correctly
+declined to run; 1 when it could not (no submission, a missing credential,
+no round completed); 2 when the task's own configuration is wrong.
+
+Examples:
+  srb verification tasks/lang90-tally-c-to-go --submission run/repo --results run/verifier
+  srb verification lang90-tally-c-to-go --submission sub --results out --driver scripted --script a01.json --adjudicator-script rule.json`
+
+// VerificationOptions are the inputs of srb verification, and of stage 3
+// when srb ladder runs it in-process ([runVerification]).
+//
+// Task is a task folder or an id under ./tasks. Submission and Results are
+// required; Original defaults to the task's State A from the cache; Logs
+// to Results. Force runs the stage even when the gates say it was not
+// earned. KeepWork keeps each round's scratch folder under it. Adversary
+// overrides every adversary's position (adversary n of a scripted one
+// replays Scripts[(n-1) % len]), Adversaries overrides single adversaries
+// by id (and wins), Adjudicator overrides the adjudicator's; zero fields
+// keep the task's ([StageDriver]).
+type VerificationOptions struct {
+	IO     IOStreams
+	Now    func() time.Time
+	Lookup func(string) (string, bool)
+
+	Task       string
+	Submission string
+	Results    string
+	Original   string
+	Logs       string
+	KeepWork   string
+	Force      bool
+
+	Adversary   StageDriver
+	Adversaries map[string]StageDriver
+	Adjudicator StageDriver
+}
+
+// NewCmdVerification builds `srb verification`.
+func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobra.Command {
+	opts := &VerificationOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv}
+	var driver, advDriver, model, adjDriver, adjModel, adjScript string
+	var scripts, advScripts []string
+	cmd := &cobra.Command{
+		Use:   "verification TASK --submission DIR --results DIR",
+		Short: "Run stage 3: adversaries look for a test State A passes and the submission fails",
+		Long:  verificationDoc,
+		Args:  argsValidator(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Task = args[0]
+			if opts.Submission == "" {
+				return &usageError{err: errors.New("--submission DIR is required")}
+			}
+			if opts.Results == "" {
+				return &usageError{err: errors.New("--results DIR is required")}
+			}
+			for _, d := range []struct{ flag, v string }{{"--driver", driver}, {"--adversary-driver", advDriver}, {"--adjudicator-driver", adjDriver}} {
+				if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
+					return &usageError{err: fmt.Errorf("%s %s: known drivers are %s", d.flag, d.v, strings.Join(models.DriverNames(), ", "))}
+				}
+			}
+			opts.Adversary = StageDriver{Driver: cmpOr(advDriver, driver), Model: model, Scripts: scripts}
+			opts.Adjudicator = StageDriver{Driver: cmpOr(adjDriver, driver), Model: adjModel}
+			if len(scripts) > 0 && opts.Adversary.Driver != models.DriverScripted {
+				return &usageError{err: errors.New("--script needs --driver scripted (or --adversary-driver scripted)")}
+			}
+			for _, s := range advScripts {
+				id, file, ok := strings.Cut(s, "=")
+				if !ok || id == "" || file == "" {
+					return &usageError{err: fmt.Errorf("--adversary-script %s: write ID=FILE", s)}
+				}
+				if opts.Adversaries == nil {
+					opts.Adversaries = map[string]StageDriver{}
+				}
+				opts.Adversaries[id] = StageDriver{Driver: cmpOr(opts.Adversary.Driver, models.DriverScripted), Model: model, Scripts: []string{file}}
+				if opts.Adversaries[id].Driver != models.DriverScripted {
+					return &usageError{err: errors.New("--adversary-script needs the scripted adversary driver")}
+				}
+			}
+			if adjScript != "" {
+				opts.Adjudicator.Driver = cmpOr(opts.Adjudicator.Driver, models.DriverScripted)
+				if opts.Adjudicator.Driver != models.DriverScripted {
+					return &usageError{err: errors.New("--adjudicator-script needs the scripted adjudicator driver")}
+				}
+				opts.Adjudicator.Scripts = []string{adjScript}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runVerification(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Submission, "submission", "", "the submitted tree (required)")
+	fl.StringVar(&opts.Results, "results", "", "the results folder: audit.json and behavioural.json are read there, verification.json written (required)")
+	fl.StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
+	fl.StringVar(&opts.Logs, "logs", "", "where transcripts go, under verification/ (default: the results folder)")
+	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each round's scratch folder under this folder")
+	fl.BoolVar(&opts.Force, "force", false, "run even when stage 1 failed or stage 2 is incomplete (the scorer still pays nothing)")
+	fl.StringVar(&driver, "driver", "", "the driver of every position: "+strings.Join(models.DriverNames(), ", "))
+	fl.StringVar(&advDriver, "adversary-driver", "", "the adversaries' driver")
+	fl.StringVar(&model, "model", "", "the adversaries' model")
+	fl.StringArrayVar(&scripts, "script", nil, "a scripted adversary's turns; repeat for adversary 2, 3, … (cycling)")
+	fl.StringArrayVar(&advScripts, "adversary-script", nil, "ID=FILE: the scripted turns of adversary ID (repeatable)")
+	fl.StringVar(&adjDriver, "adjudicator-driver", "", "the adjudicator's driver")
+	fl.StringVar(&adjModel, "adjudicator-model", "", "the adjudicator's model")
+	fl.StringVar(&adjScript, "adjudicator-script", "", "the scripted adjudicator's turns (each adjudication replays them)")
+	return cmd
+}
+
+// verificationAssets is where the verification image holds the task's
+// assets (modules/, data/, truth/); on this machine they are the task
+// folder's.
+const verificationAssets = "/tests/verification"
+
+// runVerification runs stage 3 for opts (HARNESS.md §1.4 verification,
+// §4.3) and is what srb ladder calls in-process. It gates on the results
+// folder's audit.json and behavioural.json unless opts.Force; a stage that
+// was not earned writes nothing, removes a stale verification.json and
+// returns nil. Otherwise it writes verification.json on every path that
+// can name the task, prints "verification: S survived, B broke through, E
+// did not complete" and a line per round to opts.IO.Out, and returns nil
+// when the stage ran, or an error whose exit code is 1 (could not run) or
+// 2 (the task's configuration is wrong).
+func runVerification(ctx context.Context, opts *VerificationOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if opts.Lookup == nil {
+		opts.Lookup = os.LookupEnv
+	}
+	now := opts.Now()
+	out := filepath.Join(opts.Results, result.StageVerification+".json")
+	dirs, err := resolveTasks([]string{opts.Task})
+	if err != nil {
+		return couldNotRun(err)
+	}
+	taskID := filepath.Base(dirs[0])
+	fail := func(code int, reason string, meta map[string]any) error {
+		st := result.Failed(result.StageVerification, taskID, reason, now)
+		for k, v := range meta {
+			st.Metadata[k] = v
+		}
+		if werr := st.Write(out); werr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", werr)
+		}
+		return &exitError{code: code, err: fmt.Errorf("verification: %s", reason)}
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
+		}
+		return fail(ExitBadTask, fmt.Sprintf("the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)),
+			map[string]any{"config_error": true})
+	}
+	taskID = t.ID
+
+	// The gates (HARNESS.md §7 bugs 5 and 6): not earned means no file.
+	if earned, why := verificationEarned(t, opts.Results, now); !earned {
+		if !opts.Force {
+			fmt.Fprintf(opts.IO.Out, "verification: not run -- %s\n", why)
+			if err := os.Remove(out); err == nil {
+				fmt.Fprintf(opts.IO.Out, "verification: removed stale %s\n", out)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return couldNotRun(fmt.Errorf("verification: remove stale %s: %w", out, err))
+			}
+			return nil
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "srb: verification: forced, though %s; the scorer will not pay for it\n", why)
+	}
+
+	if st, err := os.Stat(opts.Submission); err != nil || !st.IsDir() {
+		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
+	}
+	tmpl, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(t.Verification.Prompt)))
+	if err != nil {
+		return fail(ExitBadTask, fmt.Sprintf("verification prompt not readable: %v", err), map[string]any{"config_error": true})
+	}
+	assets, err := filepath.Abs(t.Dir)
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	pathMap := map[string]string{verificationAssets: assets}
+	if _, err := verification.CheckCommand(t.Verification.CandidateCommand, pathMap); err != nil {
+		return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
+	}
+
+	// Every position, with the overrides, checked before a round starts.
+	positions := taskPositions(t, result.StageVerification)
+	adjCfg := opts.Adjudicator.apply(positions[0].Config, 1)
+	taskScript(t, &adjCfg)
+	positions[0].Config = adjCfg
+	advCfg := map[string]models.Config{}
+	for i, a := range t.Verification.Adversaries {
+		d, ok := opts.Adversaries[a.ID]
+		if !ok {
+			d = opts.Adversary
+		}
+		c := d.apply(positions[i+1].Config, i+1)
+		taskScript(t, &c)
+		positions[i+1].Config = c
+		advCfg[a.ID] = c
+	}
+	for id := range opts.Adversaries {
+		if !slices.ContainsFunc(t.Verification.Adversaries, func(a task.Adversary) bool { return a.ID == id }) {
+			return fail(ExitCouldNotRun, fmt.Sprintf("an adversary script names %s, which is not one of the task's adversaries", id), nil)
+		}
+	}
+	if err := models.Preflight(opts.Lookup, positions...); err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+
+	original := opts.Original
+	if original == "" {
+		dir, cleanup, err := stateATree(ctx, t)
+		if err != nil {
+			return fail(ExitCouldNotRun, fmt.Sprintf("state A: %v", err), nil)
+		}
+		defer cleanup()
+		original = dir
+	} else if st, err := os.Stat(original); err != nil || !st.IsDir() {
+		return fail(ExitCouldNotRun, "original not found at "+original, nil)
+	}
+	if opts.KeepWork != "" {
+		if err := os.MkdirAll(opts.KeepWork, 0o755); err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+	}
+
+	v := t.Verification
+	var scope verification.Scope
+	for _, it := range v.Scope.Allow {
+		scope.Allow = append(scope.Allow, verification.ScopeItem{ID: it.ID, Text: it.Text})
+	}
+	for _, it := range v.Scope.Deny {
+		scope.Deny = append(scope.Deny, verification.ScopeItem{ID: it.ID, Text: it.Text})
+	}
+	advs := make([]verification.Adversary, len(v.Adversaries))
+	for i, a := range v.Adversaries {
+		advs[i] = verification.Adversary{ID: a.ID, Direction: a.Direction, Focus: a.Focus, Unrestricted: a.Unrestricted, BudgetSec: float64(a.BudgetSec)}
+	}
+	logs := cmpOr(opts.Logs, opts.Results)
+	st, err := verification.Run(ctx, verification.Config{
+		Task:                 t.ID,
+		Prompt:               string(tmpl),
+		Scope:                scope,
+		Adversaries:          advs,
+		Reruns:               v.Reruns,
+		RequireDeterministic: v.RequireDeterministic,
+		AllowedCommands:      v.AllowedCommands,
+		RunTimeout:           time.Duration(v.RunTimeoutSec) * time.Second,
+		NewSandbox: func(ctx context.Context, adversary string) (verification.Sandbox, error) {
+			return verification.NewHost(verification.HostConfig{
+				Env:        hostCandidateEnv(),
+				Original:   original,
+				Submission: opts.Submission,
+				Command:    v.CandidateCommand,
+				PathMap:    pathMap,
+				Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
+				FaultCodes: v.FaultExitCodes,
+				Network:    v.NetworkAllowed,
+				Work:       opts.KeepWork,
+				Keep:       opts.KeepWork != "",
+			})
+		},
+		NewDriver: func(a verification.Adversary) (models.Driver, error) {
+			return models.New(advCfg[a.ID], models.WithEnv(opts.Lookup))
+		},
+		NewAdjudicator: func() (models.Driver, error) { return models.New(adjCfg, models.WithEnv(opts.Lookup)) },
+		LogDir:         filepath.Join(logs, result.StageVerification),
+		Now:            opts.Now,
+	})
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	if err := st.Write(out); err != nil {
+		return couldNotRun(err)
+	}
+	for _, line := range verificationLines(st) {
+		fmt.Fprintln(opts.IO.Out, line)
+	}
+	if st.Status != result.StatusOK {
+		return couldNotRun(errors.New("verification: no round completed; re-run the stage (see the transcripts)"))
+	}
+	return nil
+}
+
+// verificationEarned reports whether the results folder's stage 1 and
+// stage 2 results let stage 3 run, with [scoring.AuditPassesGate] and
+// [scoring.BehaviouralReachesGate] (the scorer's own code), and why not.
+func verificationEarned(t *task.Task, dir string, now time.Time) (bool, string) {
+	policy := Policy(t.Scoring)
+	aud, err := readStageFile(dir, result.StageAudit, t.ID, true, now)
+	if err != nil {
+		return false, err.Error()
+	}
+	if ok, why := scoring.AuditPassesGate(aud, policy, t.ID); !ok {
+		return false, why
+	}
+	beh, err := readStageFile(dir, result.StageBehavioural, t.ID, true, now)
+	if err != nil {
+		return false, err.Error()
+	}
+	if ok, _, why := scoring.BehaviouralReachesGate(beh, policy, t.ID); !ok {
+		return false, why
+	}
+	return true, ""
+}
+
+// verificationLines is "verification: S survived, B broke through, E did
+// not complete" and one line per round: id, outcome, reason.
+func verificationLines(st *result.Stage) []string {
+	count := func(k string) int { n, _ := st.Metadata[k].(int); return n }
+	lines := []string{fmt.Sprintf("verification: %d survived, %d broke through, %d did not complete",
+		count("survived"), count("broken"), count("errored"))}
+	width := 0
+	for _, c := range st.Checks {
+		width = max(width, len(c.ID))
+	}
+	for _, c := range st.Checks {
+		outcome := map[string]string{result.VerdictPass: verification.OutcomeSurvived, result.VerdictFail: verification.OutcomeBroken}[c.Verdict]
+		if outcome == "" {
+			outcome = verification.OutcomeError
+		}
+		what := c.Summary
+		if c.Verdict == result.VerdictFail && c.Detail != "" {
+			what += " (" + c.Detail + ")"
+		}
+		lines = append(lines, fmt.Sprintf("  %-*s  %-8s  %s", width, c.ID, outcome, what))
+	}
+	return lines
+}
+
+// taskScript resolves a scripted position's relative options.script
+// against the task folder, as srb audit does.
+func taskScript(t *task.Task, c *models.Config) {
+	if c.Driver != models.DriverScripted {
+		return
+	}
+	if s, ok := c.Options["script"].(string); ok && s != "" && !filepath.IsAbs(s) {
+		if _, err := os.Stat(s); err != nil {
+			c.Options = copyOptions(c.Options)
+			c.Options["script"] = filepath.Join(t.Dir, s)
+		}
+	}
+}
+
+// hostCandidateEnv is a candidate's base environment on this machine:
+// PATH, LANG, and GOCACHE set to the go command's own build cache when go
+// is here, so each round's build of a Go tree does not recompile the
+// standard library (the cache is content-addressed and safe to share).
+// Nothing else of srb's environment (credentials above all) reaches a
+// candidate.
+func hostCandidateEnv() []string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	env := []string{"PATH=" + path, "LANG=C.UTF-8"}
+	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
+		if c := strings.TrimSpace(string(out)); c != "" && c != "off" {
+			env = append(env, "GOCACHE="+c)
+		}
+	}
+	return env
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// The ladder runs stage 3 in-process through this hook (ladder.go).
+func init() {
+	ladderVerification = func(ctx context.Context, in *Stage3Input) error {
+		now := in.Now
+		if now == nil {
+			now = time.Now
+		}
+		return runVerification(ctx, &VerificationOptions{IO: in.IO, Now: now, Lookup: in.Lookup, Task: in.Task,
+			Submission: in.Submission, Original: in.Original, Results: in.Results, KeepWork: in.KeepWork,
+			Adversary: in.Adversary, Adversaries: in.Adversaries, Adjudicator: in.Adjudicator})
+	}
+}
