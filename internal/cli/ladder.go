@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/collect"
+	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
@@ -43,7 +44,9 @@ For each submission the ladder
      reward.json, written last.
 With one submission the results go to DIR; with several, each gets
 DIR/<name>/ (name: the folder's base name) and --jobs N grade up to N at
-once, each in its own work folders. Progress and each stage's lines go to
+once, each in its own work folders and containers. Where a stage runs
+commands in the task's stage image (the audit's run tool), --host runs
+them on this machine instead. Progress and each stage's lines go to
 stderr, prefixed with the submission's name when there are several; each
 submission's score table goes to stdout at the end, in the order given.
 
@@ -88,6 +91,12 @@ type LadderOptions struct {
 	KeepWork    string // keep each submission's work under KEEP/<name>/
 	Cache       string // the State A cache (--cache; "" is $SRB_CACHE, else the user cache dir's srb)
 	Helper      string // stage 2's helper (srb behavioural --helper)
+	// Host runs the stages' commands on this machine instead of in the
+	// task's stage images (srb audit --host).
+	Host bool
+	// Engine returns the Docker engine the stage containers run on
+	// (Factory.Engine); called only when a container is needed.
+	Engine func() (engine.Runner, error)
 
 	// Driver is the driver of every model position no per-position flag
 	// names; the per-position fields override it.
@@ -105,7 +114,7 @@ type LadderOptions struct {
 
 // NewCmdLadder builds `srb ladder`.
 func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
-	opts := &LadderOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv}
+	opts := &LadderOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv, Engine: f.Engine}
 	cmd := &cobra.Command{
 		Use:   "ladder TASK --submission DIR --results DIR",
 		Short: "Grade submissions with the whole ladder: collect, three stages, score",
@@ -146,6 +155,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.IntVar(&opts.Jobs, "jobs", 1, "how many submissions are graded at once")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each submission's collected tree and work under this folder")
 	addCacheFlag(cmd, &opts.Cache)
+	fl.BoolVar(&opts.Host, "host", false, "run the stages' commands on this machine instead of in the task's stage images")
 	fl.StringVar(&opts.Helper, "helper", "", "a static srb-helper for stage 2's declarative modules (default: srb itself)")
 	fl.StringVar(&opts.Driver, "driver", "", "the driver of every model position: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&opts.AuditDriver, "audit-driver", "", "stage 1's driver")
@@ -206,10 +216,11 @@ type Stage3Input struct {
 	Adversary   StageDriver
 }
 
-// ladderVerification runs stage 3 for the ladder. It is nil until srb
-// verification (runVerification) is in this build; the ladder then records
-// that stage 3 could not run when a submission earned it, which makes the
-// verdict invalid rather than a score without its 60 points.
+// ladderVerification runs stage 3 for the ladder: runVerification, set by
+// verification.go's init. Were it nil (a build without stage 3), the
+// ladder would record that stage 3 could not run when a submission earned
+// it, which makes the verdict invalid rather than a score without its 60
+// points.
 var ladderVerification func(ctx context.Context, in *Stage3Input) error
 
 // ladderRun is one submission's grading.
@@ -463,8 +474,12 @@ func resolveDrivers(opts *LadderOptions, r *ladderRun) {
 	}
 }
 
-// ladderPositions are the model positions r will call, with its overrides
-// applied: stage 1's, and stage 3's when this build can run stage 3.
+// ladderPositions are the model positions r may call, with its overrides
+// applied: stage 1's, and stage 3's when this build can run stage 3 —
+// except for a fixture whose expect.json says stage 3 does not run: it
+// need not script (or hold keys for) positions it declares unreachable,
+// and if stage 3 is earned after all, stage 3's own preflight fails, the
+// verdict is invalid and the expectation is not met.
 func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
 	var out []models.Position
 	for _, p := range taskPositions(t, result.StageAudit) {
@@ -472,6 +487,9 @@ func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
 		out = append(out, p)
 	}
 	if ladderVerification == nil {
+		return out
+	}
+	if r.fixture != nil && r.fixture.Expect != nil && r.fixture.Expect.Stage3 == "not-run" {
 		return out
 	}
 	for i, p := range taskPositions(t, result.StageVerification) {
@@ -604,7 +622,8 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 	// Stage 1.
 	step = time.Now()
 	err = runAudit(ctx, &AuditOptions{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
-		Results: r.results, Original: original, Driver: r.audit.Driver, Model: r.audit.Model, Scripts: r.audit.Scripts})
+		Results: r.results, Original: original, Driver: r.audit.Driver, Model: r.audit.Model, Scripts: r.audit.Scripts,
+		Host: opts.Host, Engine: opts.Engine})
 	stageErr(result.StageAudit, err)
 	timed("stage 1 (audit) with the "+driverName(r.audit.Driver, t.Audit.Driver)+" driver", step)
 
