@@ -126,7 +126,9 @@ main() {
 		id=$(basename "$t")
 		step "$id: validate" "$bin/srb" validate "$t" || continue
 		step "$id: fetch State A" "$bin/srb" fetch "$t" || continue
-		step "$id: images" images "$t" || continue
+		# A lockfile that does not reproduce fails the job, but the ladder
+		# still runs on the images just built, so its scores are seen.
+		step "$id: images" images "$t"
 		step "$id: ladder over the submission fixtures" ladder "$t" "$id"
 	done
 	summary
