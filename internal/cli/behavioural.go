@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
@@ -51,17 +52,43 @@ Examples:
   srb behavioural lang90-tally-c-to-go --submission run/repo --results run/verifier
   srb behavioural tasks/lang90-tally-c-to-go --submission port --results out --keep-work out/work`
 
-// BehaviouralOptions are the inputs of srb behavioural.
+// BehaviouralOptions are the inputs of srb behavioural, and of stage 2
+// when srb ladder runs it in-process through runBehavioural.
 type BehaviouralOptions struct {
 	IO  IOStreams
 	Now func() time.Time
 
-	Task       string
+	// Task is a task folder or an id under ./tasks.
+	Task string
+	// Submission is the collected submission's tree (host folder).
 	Submission string
-	Results    string
-	Original   string
-	Helper     string
-	KeepWork   string
+	// Results is the results folder: behavioural.json, and each module's
+	// result.json and stdout.log under behavioural/<module>/ for an image
+	// run.
+	Results string
+	// Original is State A's tree; "" materialises the task's State A
+	// from the cache.
+	Original string
+	// Helper is the helper of a host run (--host); "" is srb itself.
+	Helper string
+	// KeepWork keeps the work folder there (for an image run: copied out
+	// of the container).
+	KeepWork string
+	// Host runs the suite on this machine (the host's toolchains, the
+	// helper Helper) instead of in the task's behavioural image.
+	Host bool
+	// Image, when set, is the image to run in instead of the task's
+	// behavioural image (srb/<task id>:behavioural, checked against
+	// images.lock and built and loaded when missing or stale).
+	Image string
+	// Engine connects to the container engine; nil is engine.NewDocker.
+	Engine func() (engine.Runner, error)
+	// BuildImage builds and loads a stage image of t when the engine lacks
+	// it; nil is srb build --load --stage STAGE.
+	BuildImage func(ctx context.Context, t *task.Task, stage string) error
+	// Started, when set, is given the stage's container session once it
+	// runs (tests kill it mid-suite).
+	Started func(*engine.Session)
 }
 
 // NewCmdBehavioural builds `srb behavioural`.
@@ -77,6 +104,12 @@ func NewCmdBehavioural(f *Factory, runF func(*BehaviouralOptions) error) *cobra.
 			if opts.Submission == "" || opts.Results == "" {
 				return &usageError{err: errors.New("behavioural: --submission and --results are required")}
 			}
+			if opts.Host && opts.Image != "" {
+				return &usageError{err: errors.New("behavioural: --image names the container to run in; --host runs on this machine: give one")}
+			}
+			if !opts.Host && opts.Helper != "" {
+				return &usageError{err: errors.New("behavioural: --helper is for --host runs (an image run uses the image's own helper)")}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -87,6 +120,8 @@ func NewCmdBehavioural(f *Factory, runF func(*BehaviouralOptions) error) *cobra.
 	fl.StringVar(&opts.Submission, "submission", "", "the collected submission's tree")
 	fl.StringVar(&opts.Results, "results", "", "the results folder; behavioural.json is written there")
 	fl.StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
+	fl.BoolVar(&opts.Host, "host", false, "run on this machine with its toolchains instead of in the behavioural image")
+	fl.StringVar(&opts.Image, "image", "", "run in this image instead of the task's behavioural image")
 	addHelperFlags(cmd, &opts.Helper, &opts.KeepWork)
 	return cmd
 }
@@ -141,18 +176,25 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 		return fail(ExitBadTask, fmt.Sprintf("the truth of %d module(s) is missing or stale: run srb freeze %s", len(msgs), t.ID),
 			map[string]any{"config_error": true})
 	}
-	helper, err := helperArgv(opts.Helper)
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
 	original := opts.Original
-	if original == "" {
+	if original != "" {
+		if original, err = filepath.Abs(original); err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+	} else {
 		dir, cleanup, err := stateATree(ctx, t)
 		if err != nil {
 			return fail(ExitCouldNotRun, "State A: "+err.Error(), nil)
 		}
 		defer cleanup()
 		original = dir
+	}
+	if !opts.Host {
+		return runBehaviouralInImage(ctx, opts, t, decl, sub, original, out, fail)
+	}
+	helper, err := helperArgv(opts.Helper)
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	work, done, err := workDir(opts.KeepWork, "srb-behavioural-")
 	if err != nil {
@@ -177,6 +219,58 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 	}
 	if err != nil {
 		return couldNotRun(err)
+	}
+	if st.Status != result.StatusOK {
+		return silent(ExitCouldNotRun, errors.New("behavioural: the stage could not run"))
+	}
+	return nil
+}
+
+// runBehaviouralInImage runs the suite in a container of the task's
+// behavioural image (or opts.Image) and writes out; fail writes a failed
+// stage result when nothing ran.
+func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *task.Task, decl *behavioural.Declaration,
+	sub, original, out string, fail func(int, string, map[string]any) error) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
+	newEngine := opts.Engine
+	if newEngine == nil {
+		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+	}
+	eng, err := newEngine()
+	if err != nil {
+		return fail(ExitCouldNotRun, "the container engine: "+err.Error(), nil)
+	}
+	var img *stageImage
+	if opts.Image != "" {
+		info, err := eng.Image(ctx, opts.Image)
+		if err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+		img = &stageImage{Stage: result.StageBehavioural, Ref: info.ID, Tag: opts.Image}
+	} else {
+		build := opts.BuildImage
+		if build == nil {
+			build = defaultImageBuilder(opts.IO.ErrOut, newEngine)
+		}
+		if img, err = findStageImage(ctx, t, result.StageBehavioural, eng, build, logf); err != nil {
+			return fail(ExitCouldNotRun, "the behavioural image: "+err.Error(), nil)
+		}
+	}
+	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
+	cs := &containerSuite{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,
+		Budget: budget, Result: out, Modules: filepath.Join(opts.Results, result.StageBehavioural), Log: logf, Started: opts.Started}
+	if opts.KeepWork != "" {
+		if cs.Work, err = filepath.Abs(opts.KeepWork); err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+	}
+	st, err := cs.run(ctx)
+	if st == nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	printStage(opts.IO, st)
+	if err != nil {
+		return &exitError{code: ExitCouldNotRun, err: fmt.Errorf("behavioural: %w", err)}
 	}
 	if st.Status != result.StatusOK {
 		return silent(ExitCouldNotRun, errors.New("behavioural: the stage could not run"))

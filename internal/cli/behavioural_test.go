@@ -19,8 +19,14 @@ func TestNewCmdBehavioural(t *testing.T) {
 		wantErr string
 	}{
 		{args: []string{"t", "--submission", "s", "--results", "r"}, want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r"}},
-		{args: []string{"t", "--submission=s", "--results=r", "--helper", "h", "--keep-work", "w", "--original", "o"},
-			want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r", Helper: "h", KeepWork: "w", Original: "o"}},
+		{args: []string{"t", "--submission=s", "--results=r", "--host", "--helper", "h", "--keep-work", "w", "--original", "o"},
+			want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r", Host: true, Helper: "h", KeepWork: "w", Original: "o"}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:behavioural"},
+			want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r", Image: "srb/x:behavioural"}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--helper", "h"},
+			wantErr: "behavioural: --helper is for --host runs (an image run uses the image's own helper)"},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--image", "i"},
+			wantErr: "behavioural: --image names the container to run in; --host runs on this machine: give one"},
 		{args: []string{"t", "--results", "r"}, wantErr: "behavioural: --submission and --results are required"},
 		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "accepts 1 arg(s), received 0"},
 	} {
@@ -29,7 +35,7 @@ func TestNewCmdBehavioural(t *testing.T) {
 		cmd := NewCmdBehavioural(f, func(o *BehaviouralOptions) error { got = o; return nil })
 		checkCmd(t, c.args, cmd, c.wantErr)
 		if c.wantErr == "" && got != nil {
-			if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(BehaviouralOptions{}, "IO", "Now")); diff != "" {
+			if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(BehaviouralOptions{}, "IO", "Now", "Engine", "BuildImage", "Started")); diff != "" {
 				t.Errorf("%q (-want +got):\n%s", c.args, diff)
 			}
 		}

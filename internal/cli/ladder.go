@@ -630,7 +630,8 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 	// Stage 2, always.
 	step = time.Now()
 	err = runBehavioural(ctx, &BehaviouralOptions{IO: sio, Now: opts.Now, Task: t.Dir, Submission: repo,
-		Results: r.results, Original: original, Helper: opts.Helper})
+		Results: r.results, Original: original, Helper: opts.Helper,
+		Host: true}) // stage 2 on this machine, as before the image run landed; the ladder chooses later (BehaviouralOptions.Host)
 	stageErr(result.StageBehavioural, err)
 	timed("stage 2 (behavioural)", step)
 

@@ -13,12 +13,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/client"
 	"github.com/docker/docker/pkg/stdcopy"
@@ -102,6 +104,41 @@ type Runner interface {
 	// before it starts; "sleep infinity" when spec has no command). The
 	// caller must Close the Session.
 	Start(ctx context.Context, spec Spec) (*Session, error)
+	// Image describes the image ref names on the engine, or returns an
+	// error wrapping ErrNoImage when the engine does not have it.
+	Image(ctx context.Context, ref string) (*ImageInfo, error)
+}
+
+// ImageInfo is what the engine knows of one image.
+type ImageInfo struct {
+	// ID is the image's id: the digest of its config ("sha256:…"), which
+	// images.lock records as a stage's config.
+	ID string
+	// Tags are the names it carries ("srb/<task>:<stage>").
+	Tags []string
+	// Labels are its config's labels.
+	Labels map[string]string
+}
+
+// ErrNoImage is wrapped by Runner.Image when the engine lacks the image.
+var ErrNoImage = errors.New("no such image")
+
+// Image implements Runner.
+func (d *Docker) Image(ctx context.Context, ref string) (*ImageInfo, error) {
+	in, _, err := d.Client.ImageInspectWithRaw(ctx, ref)
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return nil, fmt.Errorf("docker image %s: %w", ref, ErrNoImage)
+		}
+		return nil, fmt.Errorf("docker image %s: %w", ref, err)
+	}
+	info := &ImageInfo{ID: in.ID, Tags: in.RepoTags, Labels: map[string]string{}}
+	if in.Config != nil {
+		for k, v := range in.Config.Labels {
+			info.Labels[k] = v
+		}
+	}
+	return info, nil
 }
 
 // Docker is a Runner on a Docker engine.

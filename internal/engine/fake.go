@@ -33,6 +33,8 @@ type Fake struct {
 	VersionString string
 	// Loaded collects what Load read, one entry per call.
 	Loaded [][]byte
+	// Images answers Image by ref; a ref it lacks is ErrNoImage.
+	Images map[string]ImageInfo
 
 	mu         sync.Mutex
 	runs       []Spec
@@ -118,6 +120,17 @@ func (f *Fake) Start(ctx context.Context, spec Spec) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// Image implements Runner from f.Images.
+func (f *Fake) Image(_ context.Context, ref string) (*ImageInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	in, ok := f.Images[ref]
+	if !ok {
+		return nil, fmt.Errorf("fake image %s: %w", ref, ErrNoImage)
+	}
+	return &in, nil
 }
 
 // Execs returns the commands run in c, in order.
@@ -250,6 +263,9 @@ func (b *fakeBackend) copyIn(_ context.Context, cp Copy) error {
 func (b *fakeBackend) copyOut(_ context.Context, containerPath, hostPath string) error {
 	src := b.c.Path(containerPath)
 	if _, err := os.Lstat(src); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = ErrNoPath
+		}
 		return fmt.Errorf("copy %s:%s out: %w", b.c.Spec.Image, containerPath, err)
 	}
 	pr, pw := io.Pipe()

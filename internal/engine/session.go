@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
 )
@@ -116,11 +117,15 @@ func (s *Session) CopyInOwned(ctx context.Context, hostPath, containerPath strin
 	return s.c.copyIn(ctx, Copy{HostPath: hostPath, ContainerPath: containerPath, UID: uid, GID: gid, Owned: true})
 }
 
+// ErrNoPath is wrapped by CopyOut when containerPath does not exist.
+var ErrNoPath = errors.New("no such file or folder in the container")
+
 // CopyOut copies the container file or folder containerPath to hostPath:
 // a folder's content lands in hostPath (created if missing), a file
 // becomes hostPath. Modes (permission bits) and symbolic links are kept;
 // nothing is written outside hostPath, whatever the links say. It works on
-// a stopped or killed container too, until Close.
+// a stopped or killed container too, until Close. A containerPath that
+// does not exist is an error wrapping ErrNoPath.
 func (s *Session) CopyOut(ctx context.Context, containerPath, hostPath string) error {
 	return s.c.copyOut(ctx, containerPath, hostPath)
 }
@@ -314,6 +319,10 @@ func (c *dockerContainer) exec(ctx context.Context, es ExecSpec) (*Result, error
 	return res, nil
 }
 
+// pidWait bounds the wait for the exec wrapper's pid line when a timeout
+// comes first (a loaded engine can take seconds to start an exec).
+const pidWait = 30 * time.Second
+
 // stopGroup sends SIGTERM to the exec's process group, and SIGKILL grace
 // later if its output has not closed, then waits up to grace once more.
 // It reports whether the output closed (done was received).
@@ -321,14 +330,14 @@ func (c *dockerContainer) stopGroup(ctx context.Context, pidc <-chan int, grace 
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace*3+10*time.Second)
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pidWait+grace*3+10*time.Second)
 	defer cancel()
 	var pid int
 	select {
 	case pid = <-pidc:
 	case <-done:
 		return true
-	case <-time.After(grace):
+	case <-time.After(pidWait):
 		// The wrapper never reported its pid: there is no group to signal.
 		return false
 	}
@@ -395,6 +404,9 @@ func (c *dockerContainer) copyIn(ctx context.Context, cp Copy) error {
 func (c *dockerContainer) copyOut(ctx context.Context, containerPath, hostPath string) error {
 	rc, _, err := c.d.Client.CopyFromContainer(ctx, c.id, containerPath)
 	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return fmt.Errorf("copy %s:%s out: %w", c.image, containerPath, ErrNoPath)
+		}
 		return fmt.Errorf("copy %s:%s out: %w", c.image, containerPath, err)
 	}
 	defer rc.Close()

@@ -48,6 +48,10 @@ type LockInput struct {
 type LockImage struct {
 	// Digest is the image manifest's digest.
 	Digest string `json:"digest"`
+	// Config is the digest of the image's config, which is the id Docker
+	// gives the image when it is loaded (srb behavioural and srb freeze
+	// find the loaded image by it); absent in lockfiles written before it.
+	Config string `json:"config,omitempty"`
 	// LLB is the digest of the compiled graph's head vertex.
 	LLB string `json:"llb"`
 	// Inputs maps each input the image was made from to its digest; the
@@ -62,7 +66,7 @@ func NewLock(t *task.Task, buildkit string, in *Inputs, built []*Built) *Lock {
 		Inputs: map[string]LockInput{}, Images: map[string]LockImage{}}
 	all := InputsByName(in)
 	for _, b := range built {
-		im := LockImage{Digest: b.Digest, LLB: b.LLB, Inputs: map[string]string{}}
+		im := LockImage{Digest: b.Digest, Config: b.Config, LLB: b.LLB, Inputs: map[string]string{}}
 		for _, n := range StageInputs(t, b.Stage) {
 			if x, ok := all[n]; ok {
 				im.Inputs[n] = x.Digest

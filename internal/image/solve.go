@@ -51,6 +51,9 @@ type Built struct {
 	Stage string
 	// Digest is the image's manifest digest: what the lockfile pins.
 	Digest string
+	// Config is the digest of the image's config: the id Docker gives the
+	// image when it is loaded.
+	Config string
 	// LLB is the digest of the image graph's head vertex.
 	LLB string
 	// Probed is what the capability probes found.
@@ -294,6 +297,7 @@ func (b *Builder) buildOne(ctx context.Context, t *task.Task, c *Compiled, def, 
 		return nil, fmt.Errorf("build %s: %w", c.Stage, err)
 	}
 	bt.Digest = res.ExporterResponse[exptypes.ExporterImageDigestKey]
+	bt.Config = res.ExporterResponse[exptypes.ExporterImageConfigDigestKey]
 	if bt.Digest == "" {
 		return nil, fmt.Errorf("build %s: the exporter returned no image digest", c.Stage)
 	}

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/internal/image"
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+// Image labels srb's compiler sets on every stage image (internal/image).
+const (
+	labelTaskID = "org.swe-refactor-bench.task.id"
+	labelStateA = "org.swe-refactor-bench.state-a.sha256"
+)
+
+// stageImage is a task's stage image as found on the engine.
+type stageImage struct {
+	Stage string `json:"stage"`
+	// Ref is what containers are started from: the image id, so a tag
+	// moved meanwhile changes nothing.
+	Ref string `json:"ref"`
+	// Tag is srb/<task id>:<stage> (image.Tag), or the ref --image named.
+	Tag string `json:"tag"`
+	// Digest is the manifest digest images.lock records for the stage;
+	// "" when the lockfile does not record it (an --image run).
+	Digest string `json:"digest,omitempty"`
+}
+
+// imageBuilder builds and loads one stage image of a task (srb build
+// --load --stage STAGE).
+type imageBuilder func(ctx context.Context, t *task.Task, stage string) error
+
+// defaultImageBuilder is srb build --load --stage STAGE TASK, its output
+// on w, on the engine newEngine returns.
+func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error)) imageBuilder {
+	return func(ctx context.Context, t *task.Task, stage string) error {
+		return runBuild(ctx, &BuildOptions{IO: IOStreams{Out: w, ErrOut: w}, Tasks: []string{t.Dir}, Stages: []string{stage},
+			Load: true, Progress: "quiet", Engine: newEngine})
+	}
+}
+
+// findStageImage returns t's stage image on eng: the image tagged
+// image.Tag(t, stage), when its labels name t and t's State A and its id
+// is the config digest t's images.lock records for the stage. When there
+// is none, or it is stale (or the lockfile cannot vouch for it), build
+// builds and loads it (nil build: the reason is returned as an error),
+// which rewrites the lockfile, and it is looked up again.
+func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.Runner, build imageBuilder, logf func(string, ...any)) (*stageImage, error) {
+	tag := image.Tag(t, stage)
+	look := func() (*stageImage, string, error) {
+		info, err := eng.Image(ctx, tag)
+		if errors.Is(err, engine.ErrNoImage) {
+			return nil, "the engine has no " + tag, nil
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		if id := info.Labels[labelTaskID]; id != t.ID {
+			return nil, fmt.Sprintf("%s is labelled for task %q", tag, id), nil
+		}
+		if sa := info.Labels[labelStateA]; sa != t.StateA.SHA256 {
+			return nil, fmt.Sprintf("%s was built from State A %.12s, the task pins %.12s", tag, sa, t.StateA.SHA256), nil
+		}
+		si := &stageImage{Stage: stage, Ref: info.ID, Tag: tag}
+		lock, err := image.ReadLock(t.Dir)
+		if err != nil && !errors.Is(err, image.ErrNoLock) {
+			return nil, "", err
+		}
+		if lock == nil {
+			return nil, fmt.Sprintf("the task has no %s to say which %s is current", image.LockName, tag), nil
+		}
+		li, ok := lock.Images[stage]
+		switch {
+		case !ok:
+			return nil, fmt.Sprintf("%s records no %s image", image.LockName, stage), nil
+		case li.Config == "":
+			return nil, fmt.Sprintf("%s records no config digest for the %s image (written before srb recorded it)", image.LockName, stage), nil
+		case li.Config != info.ID:
+			return nil, fmt.Sprintf("%s is %.19s, not the image %s records (%.19s)", tag, info.ID, image.LockName, li.Config), nil
+		}
+		si.Digest = li.Digest
+		return si, "", nil
+	}
+	helperless := func(si *stageImage) error {
+		if si == nil || (stage != result.StageBehavioural && stage != result.StageVerification) {
+			return nil
+		}
+		if lock, err := image.ReadLock(t.Dir); err == nil && lock.Images[stage].Inputs["helper"] == "" {
+			return fmt.Errorf("%s has no srb-helper at %s: it was built outside srb's source tree (srb build builds the helper from %s); run srb build --load --stage %s %s from a checkout of srb",
+				si.Tag, image.HelperPath, image.HelperPackage, stage, t.ID)
+		}
+		return nil
+	}
+	si, why, err := look()
+	if err != nil {
+		return nil, err
+	}
+	if si != nil {
+		return si, helperless(si)
+	}
+	if build == nil {
+		return nil, fmt.Errorf("%s: run srb build --load --stage %s %s", why, stage, t.ID)
+	}
+	logf("%s: building it (srb build --load --stage %s)", why, stage)
+	if err := build(ctx, t, stage); err != nil {
+		return nil, fmt.Errorf("building the %s image: %w", stage, err)
+	}
+	si, why, err = look()
+	if err != nil {
+		return nil, err
+	}
+	if si == nil {
+		return nil, fmt.Errorf("after srb build --load: %s", why)
+	}
+	return si, helperless(si)
+}
