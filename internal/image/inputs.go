@@ -468,15 +468,25 @@ func findRepoRoot(dir string) string {
 	}
 }
 
-// taskCommit is the last commit touching dir, "-dirty" when dir has
-// uncommitted changes, or "uncommitted" when dir is not in a git checkout.
+// generatedPaths are the task folder's files srb writes itself: the
+// lockfile (srb build) and the ground truth (srb freeze). The task commit
+// ignores them, so committing a lockfile written from a clean task folder
+// is a fixed point: the next build labels its images with the same commit
+// and reproduces the lock. Truth still reaches the images as an asset, so
+// a re-frozen truth moves the digests of the images that carry it.
+var generatedPaths = []string{":(exclude)" + LockName, ":(exclude)truth"}
+
+// taskCommit is the last commit touching dir (its generated files aside),
+// "-dirty" when dir has uncommitted changes outside them, or "uncommitted"
+// when dir is not in a git checkout.
 func taskCommit(ctx context.Context, dir string) string {
-	out, err := exec.CommandContext(ctx, "git", "-C", dir, "log", "-1", "--format=%H", "--", ".").Output()
+	spec := append([]string{"--", "."}, generatedPaths...)
+	out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "log", "-1", "--format=%H"}, spec...)...).Output()
 	id := strings.TrimSpace(string(out))
 	if err != nil || id == "" {
 		return "uncommitted"
 	}
-	st, err := exec.CommandContext(ctx, "git", "-C", dir, "status", "--porcelain", "--", ".").Output()
+	st, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir, "status", "--porcelain"}, spec...)...).Output()
 	if err == nil && len(strings.TrimSpace(string(st))) > 0 {
 		id += "-dirty"
 	}
