@@ -1,6 +1,7 @@
 package image
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	ocispecs "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 )
 
 // Where things live inside the stage images.
@@ -73,6 +75,9 @@ func Compile(t *task.Task, stage string, in *Inputs) (*Compiled, error) {
 		return nil, fmt.Errorf("compile: unknown stage %q (want one of %s)", stage, strings.Join(task.StageNames, ", "))
 	}
 	field := "images." + stage
+	if len(decl.Observe) > 0 && (in.Helper == nil || (stage != "behavioural" && stage != "verification")) {
+		return nil, fmt.Errorf("compile %s: %s.observe: a recording wrapper runs srb's helper, which only the behavioural and verification images carry", stage, field)
+	}
 	base := baseState(t, in)
 	layers := []llb.State{base}
 	// history says, per layer, which task field made it; the exporter
@@ -313,7 +318,7 @@ func stageRuns(t *task.Task, stage string, st llb.State) (llb.State, []string) {
 		hs = append(hs, fmt.Sprintf("agent.user: user %s (uid %d)", t.Agent.User, AgentUID))
 	}
 	if obs := t.Images.Stage(stage).Observe; len(obs) > 0 {
-		st = st.Run(llb.Args([]string{"/bin/sh", "-c", observeScript(obs) + clampTimes(epoch)}),
+		st = st.Run(llb.Args([]string{"/bin/sh", "-c", observeScript(obs, t.Artifacts.Path) + clampTimes(epoch)}),
 			llb.WithCustomName(fmt.Sprintf("%s.observe: recording wrappers for %s in %s", field, strings.Join(obs, ", "), ObserveDir))).Root()
 		hs = append(hs, fmt.Sprintf("%s.observe: recording wrappers for %s in %s", field, strings.Join(obs, ", "), ObserveDir))
 	}
@@ -341,17 +346,21 @@ func agentUser(t *task.Task, st llb.State) llb.State {
 		llb.WithCustomName(fmt.Sprintf("agent.user: user %s (uid %d)", u, AgentUID))).Root()
 }
 
-// observeScript writes, for each observed command, a wrapper in
-// ObserveDir that appends its argv to ObserveLog and runs the real one.
-func observeScript(cmds []string) string {
+// observeScript writes, for each observed command, the recording wrapper
+// kinds.WrapperScript makes (the same one stage 2's provenance module
+// uses) in ObserveDir: it runs srb's helper (HelperPath), which appends one
+// kinds.Invocation JSON line to ObserveLog, paths relative to root (the
+// tree under test), and executes the real command. ObserveLog's folder is
+// writable by every user (mode 1777), as /tmp is.
+func observeScript(cmds []string, root string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "set -eu; mkdir -p %s %s; chmod 1777 %s; ", ObserveDir, dirOf(ObserveLog), dirOf(ObserveLog))
 	for _, c := range cmds {
 		if kind, _ := capKind(c); kind != "cmd" {
 			continue
 		}
-		fmt.Fprintf(&b, "real=$(command -v %[1]s); printf '#!/bin/sh\\necho \"%[1]s $*\" >>%[2]s\\nexec %%s \"$@\"\\n' \"$real\" >%[3]s/%[1]s; chmod 0755 %[3]s/%[1]s; ",
-			c, ObserveLog, ObserveDir)
+		w := kinds.WrapperScript([]string{HelperPath}, ObserveLog, root, ObserveDir, c)
+		fmt.Fprintf(&b, "echo %s | base64 -d >%s/%s; chmod 0755 %s/%s; ", base64.StdEncoding.EncodeToString([]byte(w)), ObserveDir, c, ObserveDir, c)
 	}
 	b.WriteString("true")
 	return b.String()

@@ -35,20 +35,32 @@ func writeWrappers(dir, logPath, root string, helper, tools []string) error {
 		return err
 	}
 	for _, t := range tools {
-		var sb strings.Builder
-		sb.WriteString("#!/bin/sh\n# srb tool-provenance wrapper: logs this invocation, then runs the real " + t + ".\nexec")
-		for _, a := range helper {
-			sb.WriteString(" " + shQuote(a))
-		}
-		for _, a := range []string{"wrap", "--log", logPath, "--tool", t, "--root", root, "--dir", dir, "--"} {
-			sb.WriteString(" " + shQuote(a))
-		}
-		sb.WriteString(" \"$@\"\n")
-		if err := os.WriteFile(filepath.Join(dir, t), []byte(sb.String()), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, t), []byte(WrapperScript(helper, logPath, root, dir, t)), 0o755); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// WrapperScript is the recording wrapper for tool, placed in dir (which
+// comes first on PATH): a shell script that runs helper's wrap command,
+// which appends one [Invocation] line to logPath (paths relative to root)
+// and then executes the real tool, the first one on PATH outside dir.
+// It is the one recording wrapper srb has: the provenance module writes it
+// for a run, and srb build writes it into a stage image for each command
+// in images.<stage>.observe (internal/image), so a provenance module reads
+// either log with [ReadInvocations].
+func WrapperScript(helper []string, logPath, root, dir, tool string) string {
+	var sb strings.Builder
+	sb.WriteString("#!/bin/sh\n# srb tool-provenance wrapper: logs this invocation, then runs the real " + tool + ".\nexec")
+	for _, a := range helper {
+		sb.WriteString(" " + shQuote(a))
+	}
+	for _, a := range []string{"wrap", "--log", logPath, "--tool", tool, "--root", root, "--dir", dir, "--"} {
+		sb.WriteString(" " + shQuote(a))
+	}
+	sb.WriteString(" \"$@\"\n")
+	return sb.String()
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
