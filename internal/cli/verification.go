@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -49,10 +50,12 @@ DIR/verification/round-<adversary>.jsonl and each adjudication's
 DIR/verification/adjudication-<adversary>-<candidate>.jsonl (--logs moves
 them). State A is --original, or the task's State A from the cache.
 
-This runs the candidates on this machine (both toolchains must be here),
-in a scratch folder per round; the candidate command's paths under
-/tests/verification are the task folder's. --keep-work DIR keeps each
-round's folder there.
+By default the candidates run on this machine (both toolchains must be
+here), in a scratch folder per round; the candidate command's paths under
+/tests/verification are the task folder's. --image REF runs each round in
+its own container of the task's verification image instead (srb build
+--load --stage verification makes srb/<task id>:verification), with both
+trees copied in. --keep-work DIR keeps each round's folder there.
 
 Drivers: the task's, unless --driver (every position), --adversary-driver
 or --adjudicator-driver (and --model, --adjudicator-model) say otherwise.
@@ -95,11 +98,17 @@ type VerificationOptions struct {
 	Adversary   StageDriver
 	Adversaries map[string]StageDriver
 	Adjudicator StageDriver
+
+	// Image, when set, runs each round in its own container of this image
+	// (the task's verification image, e.g. srb/<id>:verification) on
+	// Engine, instead of on this machine.
+	Image  string
+	Engine func() (engine.Runner, error)
 }
 
 // NewCmdVerification builds `srb verification`.
 func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobra.Command {
-	opts := &VerificationOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv}
+	opts := &VerificationOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv, Engine: f.Engine}
 	var driver, advDriver, model, adjDriver, adjModel, adjScript string
 	var scripts, advScripts []string
 	cmd := &cobra.Command{
@@ -157,6 +166,7 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 	fl.StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
 	fl.StringVar(&opts.Logs, "logs", "", "where transcripts go, under verification/ (default: the results folder)")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each round's scratch folder under this folder")
+	fl.StringVar(&opts.Image, "image", "", "run each round in its own container of this verification image (srb build --load makes srb/<task id>:verification)")
 	fl.BoolVar(&opts.Force, "force", false, "run even when stage 1 failed or stage 2 is incomplete (the scorer still pays nothing)")
 	fl.StringVar(&driver, "driver", "", "the driver of every position: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&advDriver, "adversary-driver", "", "the adversaries' driver")
@@ -243,8 +253,18 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	pathMap := map[string]string{verificationAssets: assets}
-	if _, err := verification.CheckCommand(t.Verification.CandidateCommand, pathMap); err != nil {
+	if _, err := verification.CheckCommand(t.Verification.CandidateCommand, pathMap); err != nil && opts.Image == "" {
 		return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
+	}
+	var eng engine.Runner
+	if opts.Image != "" {
+		newEngine := opts.Engine
+		if newEngine == nil {
+			newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+		}
+		if eng, err = newEngine(); err != nil {
+			return fail(ExitCouldNotRun, fmt.Sprintf("the verification image %s: %v", opts.Image, err), nil)
+		}
 	}
 
 	// Every position, with the overrides, checked before a round starts.
@@ -312,6 +332,21 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		AllowedCommands:      v.AllowedCommands,
 		RunTimeout:           time.Duration(v.RunTimeoutSec) * time.Second,
 		NewSandbox: func(ctx context.Context, adversary string) (verification.Sandbox, error) {
+			if opts.Image != "" {
+				return verification.NewContainer(ctx, verification.ContainerConfig{
+					Engine:     eng,
+					Image:      opts.Image,
+					Labels:     map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification, "srb.round": adversary},
+					Original:   original,
+					Submission: opts.Submission,
+					Command:    v.CandidateCommand,
+					Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
+					FaultCodes: v.FaultExitCodes,
+					Network:    v.NetworkAllowed,
+					Work:       opts.KeepWork,
+					Keep:       opts.KeepWork != "",
+				})
+			}
 			return verification.NewHost(verification.HostConfig{
 				Env:        hostCandidateEnv(),
 				Original:   original,

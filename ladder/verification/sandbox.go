@@ -65,13 +65,13 @@ type Sandbox interface {
 	// reason on stderr. Processes the run left behind are reaped before
 	// it returns.
 	Execute(ctx context.Context, c *Candidate, role string) CandidateRun
-	// Views returns the directories the adversary's toolbox reads, for
-	// the roots "original" and "workspace": copies of the trees at paths
-	// that name neither token nor role salt.
-	Views() (original, workspace string)
-	// Runner runs the toolbox's run tool (the task's allowed_commands)
-	// where the views are.
-	Runner() agent.Runner
+	// Roots returns the adversary toolbox's roots, "original" and
+	// "workspace": copies of the trees at paths that name no token.
+	Roots() []agent.RootSpec
+	// RunTool returns where the toolbox's run tool (the task's
+	// allowed_commands) executes, and the environment it reads PATH and
+	// HOME from.
+	RunTool() (agent.Runner, func(string) string)
 	// Close removes everything the sandbox made.
 	Close() error
 }
@@ -284,11 +284,13 @@ func (h *Host) Reset(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Views implements [Sandbox].
-func (h *Host) Views() (string, string) { return h.view(RoleOriginal), h.view(RoleSubmission) }
+// Roots implements [Sandbox].
+func (h *Host) Roots() []agent.RootSpec {
+	return []agent.RootSpec{{Name: "original", Dir: h.view(RoleOriginal)}, {Name: "workspace", Dir: h.view(RoleSubmission)}}
+}
 
-// Runner implements [Sandbox]: the run tool runs on this machine.
-func (h *Host) Runner() agent.Runner { return agent.LocalRunner{} }
+// RunTool implements [Sandbox]: the run tool runs on this machine.
+func (h *Host) RunTool() (agent.Runner, func(string) string) { return agent.LocalRunner{}, os.Getenv }
 
 // Close implements [Sandbox]: it removes the scratch folder, unless
 // HostConfig.Keep.

@@ -400,9 +400,9 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 	if err := sb.Reset(ctx); err != nil {
 		return fail("the round could not be given a clean tree: " + err.Error())
 	}
-	orig, work := sb.Views()
-	tb, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: orig}, {Name: "workspace", Dir: work}},
-		agent.ToolboxOptions{AllowedCommands: cfg.AllowedCommands, RunTimeout: cfg.RunTimeout, Runner: sb.Runner()})
+	runner, getenv := sb.RunTool()
+	tb, err := agent.NewToolbox(sb.Roots(),
+		agent.ToolboxOptions{AllowedCommands: cfg.AllowedCommands, RunTimeout: cfg.RunTimeout, Runner: runner, Getenv: getenv})
 	if err != nil {
 		return fail("the round could not open its trees: " + err.Error())
 	}

@@ -80,13 +80,19 @@ func needTools(t *testing.T) {
 // adversaries (keyed by id; an adversary without a script reports
 // nothing found at once) and adjudicator turns (replayed from the start
 // for every adjudication; none: an unreachable adjudicator).
-func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, adjudicator []turn) Config {
+// task_ loads the fixture task's stage-3 declaration.
+func task_(t *testing.T) (task.Verification, string) {
 	t.Helper()
 	tk, problems := task.Load(fixture)
 	if len(problems) > 0 {
 		t.Fatalf("fixture: %v", problems)
 	}
-	v := tk.Verification
+	return tk.Verification, tk.ID
+}
+
+func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, adjudicator []turn) Config {
+	t.Helper()
+	v, id := task_(t)
 	var scope Scope
 	for _, it := range v.Scope.Allow {
 		scope.Allow = append(scope.Allow, ScopeItem{it.ID, it.Text})
@@ -108,7 +114,7 @@ func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, a
 	}
 	gocache := goCache(t)
 	return Config{
-		Task: tk.ID, Prompt: string(prompt), Scope: scope, Adversaries: advs,
+		Task: id, Prompt: string(prompt), Scope: scope, Adversaries: advs,
 		Reruns: v.Reruns, RequireDeterministic: v.RequireDeterministic,
 		NewSandbox: func(ctx context.Context, id string) (Sandbox, error) {
 			return NewHost(HostConfig{
@@ -543,9 +549,9 @@ func (f *replay) Execute(_ context.Context, _ *Candidate, role string) Candidate
 	r.Target = role
 	return r
 }
-func (f *replay) Views() (string, string) { return "", "" }
-func (f *replay) Runner() agent.Runner    { return nil }
-func (f *replay) Close() error            { return nil }
+func (f *replay) Roots() []agent.RootSpec                      { return nil }
+func (f *replay) RunTool() (agent.Runner, func(string) string) { return nil, nil }
+func (f *replay) Close() error                                 { return nil }
 
 var (
 	pass  = CandidateRun{ExitCode: 0, Passed: true}

@@ -1,0 +1,144 @@
+package verification
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/internal/engine"
+)
+
+// hostExec stands in for the verification image: it runs each command on
+// this machine with the container's /srb under the fake container's root
+// and /tests/verification at the fixture task, in its own process group.
+// The reaping shell is answered, never run (kill -9 -1 here would end
+// this machine's processes).
+func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeContainer, engine.ExecSpec) (*engine.Result, error) {
+	return func(ctx context.Context, c *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
+		if len(es.Argv) == 3 && es.Argv[2] == reapScript {
+			return &engine.Result{Stdout: []byte("0\n")}, nil
+		}
+		m := func(s string) string {
+			s = strings.ReplaceAll(s, ContainerRoot+"/", c.Root+ContainerRoot+"/")
+			return strings.ReplaceAll(s, assetsDir, assets)
+		}
+		argv := make([]string, len(es.Argv))
+		for i, a := range es.Argv {
+			argv[i] = m(a)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		for _, kv := range es.Env {
+			cmd.Env = append(cmd.Env, m(kv))
+		}
+		cmd.Dir = c.Root
+		if es.WorkDir != "" {
+			cmd.Dir = m(es.WorkDir)
+		}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		start := time.Now()
+		err := cmd.Run()
+		res := &engine.Result{ExitCode: cmd.ProcessState.ExitCode(), Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Duration: time.Since(start)}
+		if _, ok := err.(*exec.ExitError); err != nil && !ok {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// A whole stage with each round in a container of its own: the trees are
+// copied in (pristine, read-only), reset with rm and cp inside, the
+// candidate copied in and run as the task's command with the role last,
+// in a salted tree; the toolbox shows the container's paths.
+func TestContainerRounds(t *testing.T) {
+	t.Parallel()
+	needTools(t)
+	assets, err := filepath.Abs(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := &engine.Fake{ExecFunc: hostExec(t, assets)}
+	sub := port(t, func(s string) string { return replaceOnce(t, s, "\t\tos.Exit(2)\n", "\t\tos.Exit(1)\n") })
+	cfg := fixtureConfig(t, sub, map[string][]turn{
+		"a05-usage": {call("list_dir", map[string]any{"path": "workspace:"}), try("usage", candUsage), found("usage", "tally exits 1, not 2, when given arguments")},
+	}, []turn{rule(true, "[usage] promised")})
+	v, _ := task_(t)
+	cfg.NewSandbox = func(ctx context.Context, id string) (Sandbox, error) {
+		return NewContainer(ctx, ContainerConfig{
+			Engine: fake, Image: "srb/lang90-tally-c-to-go:verification", Labels: map[string]string{"srb.round": id},
+			Original: stateA, Submission: sub, Command: v.CandidateCommand, Timeout: 5 * time.Minute, Work: t.TempDir(),
+			Env: []string{"PATH=" + os.Getenv("PATH"), "GOCACHE=" + goCache(t)},
+		})
+	}
+	st, rounds := runStage(t, cfg)
+	want := allSurvive("a05-usage")
+	for id, v := range verdicts(st) {
+		if want[id] != v {
+			t.Errorf("%s: %s, want %s", id, v, want[id])
+		}
+	}
+	if got := roundOf(t, rounds, "a05-usage")["adjudication"].(map[string]any)["reproduced"]; got != 3.0 {
+		t.Errorf("reproduced %v", got)
+	}
+	cs := fake.Containers()
+	if len(cs) != 6 {
+		t.Fatalf("%d containers, want one per round", len(cs))
+	}
+	for _, c := range cs {
+		if !c.Closed() || c.Spec.Network != "" || len(c.Spec.Copies) != 2 || c.Spec.ReadOnly[0] != "/srb/pristine" {
+			t.Errorf("container %+v", c.Spec)
+		}
+	}
+	// The a05 round's container ran the candidate with the role last,
+	// in a salted tree, with nothing naming the role in its environment.
+	var runs int
+	for _, c := range cs {
+		if c.Spec.Labels["srb.round"] != "a05-usage" {
+			continue
+		}
+		for _, es := range c.Execs() {
+			if len(es.Argv) < 3 || es.Argv[1] != v.CandidateCommand[1] {
+				continue
+			}
+			runs++
+			role := es.Argv[len(es.Argv)-1]
+			if role != RoleOriginal && role != RoleSubmission || !strings.HasPrefix(es.WorkDir, "/srb/trees/") ||
+				strings.Contains(es.WorkDir, role) || strings.Contains(strings.Join(es.Env, " "), role) {
+				t.Errorf("candidate run %+v", es)
+			}
+		}
+	}
+	if runs != 6 {
+		t.Errorf("%d candidate runs in a05's container, want 6", runs)
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.LogDir, "round-a05-usage.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "/srb/view/workspace") {
+		t.Errorf("the toolbox does not show the container's paths")
+	}
+}
+
+// A candidate command whose file the image lacks ends the sandbox before
+// any round: the container is removed.
+func TestContainerLaunchCheck(t *testing.T) {
+	fake := &engine.Fake{ExecFunc: func(_ context.Context, _ *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
+		return &engine.Result{ExitCode: 1, Stdout: []byte("/tests/verification/run.sh\n")}, nil
+	}}
+	_, err := NewContainer(context.Background(), ContainerConfig{Engine: fake, Image: "img", Original: stateA, Submission: goPort,
+		Command: []string{"/bin/bash", "/tests/verification/run.sh"}, Work: t.TempDir()})
+	if err == nil || err.Error() != "sandbox: candidate command argument /tests/verification/run.sh does not exist in the verification image img" {
+		t.Fatalf("error %v", err)
+	}
+	if c := fake.Containers(); len(c) != 1 || !c[0].Closed() {
+		t.Errorf("the container was not removed")
+	}
+}
