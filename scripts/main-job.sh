@@ -60,7 +60,6 @@ engines() {
 build_srb() {
 	mkdir -p "$bin" &&
 		go build -o "$bin/srb" ./cmd/srb &&
-		CGO_ENABLED=0 go build -o "$bin/srb-helper" ./cmd/srb-helper &&
 		"$bin/srb" version
 }
 
@@ -101,7 +100,7 @@ ladder() {
 		return 1
 	fi
 	rm -rf "${out:?}/$id"
-	"$bin/srb" ladder "$dir" "${fx[@]}" --results "$out/$id" --jobs "$jobs" --helper "$bin/srb-helper"
+	"$bin/srb" ladder "$dir" "${fx[@]}" --results "$out/$id" --jobs "$jobs"
 }
 
 main() {

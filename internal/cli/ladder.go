@@ -44,9 +44,11 @@ For each submission the ladder
      reward.json, written last.
 With one submission the results go to DIR; with several, each gets
 DIR/<name>/ (name: the folder's base name) and --jobs N grade up to N at
-once, each in its own work folders and containers. Where a stage runs
-commands in the task's stage image (the audit's run tool), --host runs
-them on this machine instead. Progress and each stage's lines go to
+once, each in its own work folders and containers. Stage 2 runs in a
+container of the task's behavioural image (found once before the
+submissions start, and built and loaded when missing or stale), and the
+audit's run tool in the audit image; --host runs both on this machine
+instead, with the host's toolchains. Progress and each stage's lines go to
 stderr, prefixed with the submission's name when there are several; each
 submission's score table goes to stdout at the end, in the order given.
 
@@ -91,8 +93,9 @@ type LadderOptions struct {
 	KeepWork    string // keep each submission's work under KEEP/<name>/
 	Cache       string // the State A cache (--cache; "" is $SRB_CACHE, else the user cache dir's srb)
 	Helper      string // stage 2's helper (srb behavioural --helper)
-	// Host runs the stages' commands on this machine instead of in the
-	// task's stage images (srb audit --host).
+	// Host runs the stages on this machine instead of in the task's stage
+	// images: stage 2's suite (srb behavioural --host) and the audit's run
+	// tool (srb audit --host).
 	Host bool
 	// Engine returns the Docker engine the stage containers run on
 	// (Factory.Engine); called only when a container is needed.
@@ -128,6 +131,9 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 			if opts.Results == "" {
 				return &usageError{err: errors.New("--results DIR is required")}
 			}
+			if !opts.Host && opts.Helper != "" {
+				return &usageError{err: errors.New("--helper is for --host runs (an image run uses the image's own helper)")}
+			}
 			if opts.Jobs < 1 {
 				return &usageError{err: fmt.Errorf("--jobs %d: at least 1", opts.Jobs)}
 			}
@@ -155,8 +161,8 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.IntVar(&opts.Jobs, "jobs", 1, "how many submissions are graded at once")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each submission's collected tree and work under this folder")
 	addCacheFlag(cmd, &opts.Cache)
-	fl.BoolVar(&opts.Host, "host", false, "run the stages' commands on this machine instead of in the task's stage images")
-	fl.StringVar(&opts.Helper, "helper", "", "a static srb-helper for stage 2's declarative modules (default: srb itself)")
+	fl.BoolVar(&opts.Host, "host", false, "run stage 2 and the audit's commands on this machine instead of in the task's stage images")
+	fl.StringVar(&opts.Helper, "helper", "", "with --host: a static srb-helper for stage 2's declarative modules (default: srb itself)")
 	fl.StringVar(&opts.Driver, "driver", "", "the driver of every model position: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&opts.AuditDriver, "audit-driver", "", "stage 1's driver")
 	fl.StringVar(&opts.AuditModel, "audit-model", "", "stage 1's model")
@@ -312,6 +318,19 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	}
 	defer cleanup()
 	fmt.Fprintf(errOut, "srb: ladder: State A of %s ready (%s)\n", t.ID, since(step))
+
+	if !opts.Host {
+		// The behavioural image is found (built and loaded when missing
+		// or stale) once, before the submissions start, so concurrent
+		// runs never build it twice.
+		step = time.Now()
+		if err := ensureStageImage(ctx, opts, t, result.StageBehavioural, errOut); err != nil {
+			msg := fmt.Sprintf("the behavioural image: %v", err)
+			publishAll(t.ID, msg)
+			return couldNotRun(fmt.Errorf("ladder: %s", msg))
+		}
+		fmt.Fprintf(errOut, "srb: ladder: the behavioural image of %s is ready (%s)\n", t.ID, since(step))
+	}
 
 	sem := make(chan struct{}, opts.Jobs)
 	var wg sync.WaitGroup
@@ -629,9 +648,12 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 
 	// Stage 2, always.
 	step = time.Now()
-	err = runBehavioural(ctx, &BehaviouralOptions{IO: sio, Now: opts.Now, Task: t.Dir, Submission: repo,
-		Results: r.results, Original: original, Helper: opts.Helper,
-		Host: true}) // stage 2 on this machine, as before the image run landed; the ladder chooses later (BehaviouralOptions.Host)
+	bo := &BehaviouralOptions{IO: sio, Now: opts.Now, Task: t.Dir, Submission: repo, Results: r.results, Original: original,
+		Host: opts.Host, Engine: opts.Engine}
+	if opts.Host {
+		bo.Helper = opts.Helper
+	}
+	err = runBehavioural(ctx, bo)
 	stageErr(result.StageBehavioural, err)
 	timed("stage 2 (behavioural)", step)
 
@@ -680,6 +702,22 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 		r.code = max(r.code, ExitCouldNotRun)
 		r.err = fmt.Errorf("the grader could not complete: %s", v.HarnessError)
 	}
+}
+
+// ensureStageImage finds t's stage image on the engine, building and
+// loading it when it is missing or images.lock does not vouch for it.
+func ensureStageImage(ctx context.Context, opts *LadderOptions, t *task.Task, stage string, w io.Writer) error {
+	newEngine := opts.Engine
+	if newEngine == nil {
+		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+	}
+	eng, err := newEngine()
+	if err != nil {
+		return fmt.Errorf("the container engine: %w (srb ladder --host runs the stages here)", err)
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(w, "srb: "+format+"\n", args...) }
+	_, err = findStageImage(ctx, t, stage, eng, defaultImageBuilder(w, newEngine), logf)
+	return err
 }
 
 // gradeResults reads the three stage files of dir, grades them with

@@ -28,6 +28,7 @@ func TestNewCmdLadder(t *testing.T) {
 		{args: []string{"t", "--submission", "s", "--results", "r", "--jobs", "0"}, wantErr: "--jobs 0: at least 1"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--adjudicator-driver", "vertex"}, wantErr: "--adjudicator-driver vertex: known drivers are anthropic, command, openai, scripted"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--adversary-script", "=y.json"}, wantErr: "--adversary-script =y.json: write ID=FILE"},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--helper", "h"}, wantErr: "--helper is for --host runs (an image run uses the image's own helper)"},
 	} {
 		got, err := parseCmd(NewCmdLadder, c.args)
 		if c.wantErr != "" {
