@@ -45,8 +45,8 @@ task's audit timeout divided among the samples.
 
 The reviews' file tools read both trees here. When the task lets reviews
 run commands (audit.allowed_commands), run executes inside a container of
-the task's audit image (srb/<task id>:audit, loaded by srb build --load
---stage audit; --image names another): State A is copied to /opt/original
+the task's audit image (srb/<task id>:audit whose id images.lock records,
+built and loaded first when the engine has none; --image names another): State A is copied to /opt/original
 (read-only) and the submission to /opt/workspace, so nothing a review runs
 changes the submission the later stages grade; the container has no
 network, and the reviews are shown those two paths. --host runs the
@@ -91,6 +91,9 @@ type AuditOptions struct {
 	// Engine returns the Docker engine; called only when a container is
 	// needed (Factory.Engine).
 	Engine func() (engine.Runner, error)
+	// BuildImage builds and loads the audit image when the engine has none
+	// that images.lock vouches for; nil is srb build --load --stage audit.
+	BuildImage imageBuilder
 }
 
 // NewCmdAudit builds `srb audit`.
@@ -454,23 +457,37 @@ type auditContainers struct {
 	fresh bool // cur has run nothing yet
 }
 
-// startAuditContainers starts the first container (opts.Image, else
-// srb/<id>:audit) on opts.Engine.
+// startAuditContainers starts the first container on opts.Engine, from
+// opts.Image when set, else from the task's audit image as images.lock
+// records it (findStageImage: built and loaded when missing or stale).
 func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task, original, workspace string) (*auditContainers, error) {
-	ref := opts.Image
-	if ref == "" {
-		ref = image.Tag(t, result.StageAudit)
-	}
+	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
 	newEngine := opts.Engine
 	if newEngine == nil {
 		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
 	}
 	eng, err := newEngine()
 	if err != nil {
-		return nil, fmt.Errorf("the audit image: %w (srb audit --host runs the commands here)", err)
+		return nil, fmt.Errorf("the container engine: %w (srb audit --host runs the commands here)", err)
 	}
-	a := &auditContainers{eng: eng, ref: ref, spec: engine.Spec{
-		Image:  ref,
+	var img *stageImage
+	if opts.Image != "" {
+		info, err := eng.Image(ctx, opts.Image)
+		if err != nil {
+			return nil, fmt.Errorf("the audit image: %w", err)
+		}
+		img = &stageImage{Stage: result.StageAudit, Ref: info.ID, Tag: opts.Image}
+	} else {
+		build := opts.BuildImage
+		if build == nil {
+			build = defaultImageBuilder(opts.IO.ErrOut, newEngine)
+		}
+		if img, err = findStageImage(ctx, t, result.StageAudit, eng, build, logf); err != nil {
+			return nil, fmt.Errorf("the audit image: %w (srb audit --host runs the commands here)", err)
+		}
+	}
+	a := &auditContainers{eng: eng, ref: img.Tag + " (" + img.Ref + ")", spec: engine.Spec{
+		Image:  img.Ref,
 		Labels: map[string]string{"srb.task": t.ID, "srb.stage": result.StageAudit},
 		Copies: []engine.Copy{
 			{HostPath: original, ContainerPath: image.OriginalMount},
@@ -480,7 +497,7 @@ func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task,
 		Pids:     1024,
 	}}
 	if err := a.start(ctx); err != nil {
-		return nil, fmt.Errorf("%w; srb build --load --stage audit %s builds and loads it (srb audit --host runs the commands here)", err, t.ID)
+		return nil, err
 	}
 	return a, nil
 }
