@@ -35,11 +35,19 @@ SRB_* contract environment, is reaped before its result is read, and the
 result DIR/behavioural.json is rewritten after each module, every declared
 module seeded "unreached" first.
 
-This runs on this machine: the submission is built with the host's
-toolchain and the modules run here, with srb itself as the helper (or
---helper, a static srb-helper). In the ladder the same suite runs inside
-the task's behavioural image, with no network and State A read-only; that
-arrives with the stage images.
+It runs in a container of the task's behavioural image
+(srb/<task id>:behavioural, used when its id is the config digest
+images.lock records; built and loaded first when missing or stale;
+--image REF names another): the submission copied in at /srb/submission,
+State A read-only at /srb/original, no network, and the image's own
+/opt/srb/bin/srb-helper running the whole suite over the task's assets at
+/tests/behavioural. behavioural.json is copied out whatever happened, and
+each module's result.json and stdout.log land in DIR/behavioural/<module>/.
+A container that did not finish the suite (killed, crashed, hung) leaves
+every finished module's result and "unreached" for the rest, with status
+error and exit 1. --host runs the suite on this machine instead: the
+host's toolchains, srb itself as the helper (or --helper, a static
+srb-helper).
 
 Truth whose cases fingerprint differs from the task's cases is refused
 before anything runs (exit 2): run srb freeze.
@@ -50,7 +58,8 @@ is written in every case the command can name a results folder.
 
 Examples:
   srb behavioural lang90-tally-c-to-go --submission run/repo --results run/verifier
-  srb behavioural tasks/lang90-tally-c-to-go --submission port --results out --keep-work out/work`
+  srb behavioural tasks/lang90-tally-c-to-go --submission port --results out --keep-work out/work
+  srb behavioural lang90-tally-c-to-go --host --submission port --results out`
 
 // BehaviouralOptions are the inputs of srb behavioural, and of stage 2
 // when srb ladder runs it in-process through runBehavioural.

@@ -15,6 +15,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -248,6 +249,52 @@ func tree(t *testing.T, root string, files map[string]string) {
 		}
 		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestFreezeInImages freezes the fixture in its images: State A recorded
+// in the verification image (make and cc there), the identity run twice
+// in the behavioural image (no cc there) with the record run's ledger
+// imported; the truth observed equals the committed truth, and its
+// provenance names both images and the toolchains seen in the image.
+func TestFreezeInImages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two images")
+	}
+	requireEngines(t)
+	taskDir := fixtureCopy(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	err := runFreeze(ctx, &FreezeOptions{IO: IOStreams{Out: &out, ErrOut: &errOut}, Now: time.Now, Task: taskDir})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "frozen; the identity run reached 1.0 in every module twice") ||
+		!strings.Contains(errOut.String(), "identity run 2: 6 module(s), 38/38 checks passed") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	lock, err := image.ReadLock(taskDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"build", "counts", "usage", "outputs", "provenance"} {
+		got, err := behavioural.ReadTruth(filepath.Join(taskDir, "truth", m+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := behavioural.ReadTruth(filepath.Join("..", "..", "testdata", "tasks", "lang90-tally-c-to-go", "truth", m+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want.Observations, got.Observations); diff != "" || got.CasesFingerprint != want.CasesFingerprint {
+			t.Errorf("%s: observations differ from the committed truth (-committed +images):\n%s", m, diff)
+		}
+		p := got.Provenance
+		if p.Where != "container" || p.Images["verification"] != lock.Images["verification"].Digest || p.Images["behavioural"] != lock.Images["behavioural"].Digest ||
+			!strings.HasPrefix(p.Toolchains["make"], "GNU Make 4.3") || !strings.HasPrefix(p.Toolchains["cc"], "cc (Debian 12.2.0") {
+			t.Errorf("%s: provenance %+v (lock %v)", m, p, lock.Images)
 		}
 	}
 }

@@ -50,7 +50,8 @@ func TestNewCmdFreeze(t *testing.T) {
 		wantErr string
 	}{
 		{args: []string{"t"}, want: FreezeOptions{Task: "t"}},
-		{args: []string{"t", "--keep-work", "w", "--helper", "h"}, want: FreezeOptions{Task: "t", KeepWork: "w", Helper: "h"}},
+		{args: []string{"t", "--host", "--keep-work", "w", "--helper", "h"}, want: FreezeOptions{Task: "t", Host: true, KeepWork: "w", Helper: "h"}},
+		{args: []string{"t", "--helper", "h"}, wantErr: "freeze: --helper is for --host runs (an image run uses the images' own helper)"},
 		{args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
 	} {
 		var got *FreezeOptions
@@ -58,7 +59,7 @@ func TestNewCmdFreeze(t *testing.T) {
 		cmd := NewCmdFreeze(f, func(o *FreezeOptions) error { got = o; return nil })
 		checkCmd(t, c.args, cmd, c.wantErr)
 		if c.wantErr == "" && got != nil {
-			if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(FreezeOptions{}, "IO", "Now")); diff != "" {
+			if diff := cmp.Diff(c.want, *got, cmpopts.IgnoreFields(FreezeOptions{}, "IO", "Now", "Engine", "BuildImage")); diff != "" {
 				t.Errorf("%q (-want +got):\n%s", c.args, diff)
 			}
 		}

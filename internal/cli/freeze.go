@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
@@ -34,10 +37,15 @@ both runs; otherwise nothing is written, the checks that failed are listed
 per run, and a check whose verdict differed between the two runs is named
 as flaky. A non-deterministic case cannot be frozen.
 
-This runs on this machine, with the host's toolchains and srb itself as
-the helper (or --helper); in the ladder, State A is built in the
-verification image and the identity run happens when the behavioural
-image is built, which arrives with the stage images.
+The record run happens in a container of the task's verification image
+(the old toolchain; the versions in the provenance are the ones seen
+there), and the identity runs in containers of the behavioural image,
+with State A's build imported from the record run's ledger, since the
+behavioural image may lack the old toolchain. The provenance names both
+images' digests from images.lock. Images missing or stale are built and
+loaded first (srb build --load). --host freezes on this machine instead,
+with the host's toolchains and srb itself as the helper (or --helper).
+Rebuild the images after a freeze: truth/ is part of their assets.
 
 Exit status: 0 when the truth was written, 1 when freezing could not run,
 2 when it was refused (the task's modules do not reproduce on State A) or
@@ -45,17 +53,31 @@ the task's configuration is wrong.
 
 Examples:
   srb freeze lang90-tally-c-to-go
-  srb freeze tasks/lang90-tally-c-to-go --keep-work /tmp/freeze`
+  srb freeze tasks/lang90-tally-c-to-go --keep-work /tmp/freeze
+  srb freeze lang90-tally-c-to-go --host`
 
 // FreezeOptions are the inputs of srb freeze.
 type FreezeOptions struct {
 	IO  IOStreams
 	Now func() time.Time
 
-	Task     string
+	// Task is a task folder or an id under ./tasks.
+	Task string
+	// Original is State A's tree; "" materialises it from the cache.
 	Original string
-	Helper   string
+	// Helper is the helper of a host run (--host); "" is srb itself.
+	Helper string
+	// KeepWork keeps the work folder (record/, identity-1/, identity-2/,
+	// truth/) there.
 	KeepWork string
+	// Host freezes on this machine with its toolchains instead of in the
+	// task's verification and behavioural images.
+	Host bool
+	// Engine connects to the container engine; nil is engine.NewDocker.
+	Engine func() (engine.Runner, error)
+	// BuildImage builds and loads a stage image of t when the engine lacks
+	// it; nil is srb build --load --stage STAGE.
+	BuildImage func(ctx context.Context, t *task.Task, stage string) error
 }
 
 // NewCmdFreeze builds `srb freeze`.
@@ -68,6 +90,9 @@ func NewCmdFreeze(f *Factory, runF func(*FreezeOptions) error) *cobra.Command {
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task = args[0]
+			if !opts.Host && opts.Helper != "" {
+				return &usageError{err: errors.New("freeze: --helper is for --host runs (an image run uses the images' own helper)")}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -75,6 +100,7 @@ func NewCmdFreeze(f *Factory, runF func(*FreezeOptions) error) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
+	cmd.Flags().BoolVar(&opts.Host, "host", false, "freeze on this machine with its toolchains instead of in the stage images")
 	addHelperFlags(cmd, &opts.Helper, &opts.KeepWork)
 	return cmd
 }
@@ -98,10 +124,6 @@ func runFreeze(ctx context.Context, opts *FreezeOptions) error {
 	if err != nil {
 		return badTask(fmt.Errorf("freeze: %w", err))
 	}
-	helper, err := helperArgv(opts.Helper)
-	if err != nil {
-		return couldNotRun(fmt.Errorf("freeze: %w", err))
-	}
 	digest := t.StateA.SHA256
 	original := opts.Original
 	if original == "" {
@@ -123,12 +145,22 @@ func runFreeze(ctx context.Context, opts *FreezeOptions) error {
 		return couldNotRun(fmt.Errorf("freeze: %w", err))
 	}
 	defer done()
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(t.Timeouts.Behavioural)*time.Second)
-	defer cancel()
-	fz := &behavioural.Freezer{
-		Runner: behavioural.Runner{Repo: original, Original: original, Work: work, Now: opts.Now},
-		Decl:   decl, Helper: helper,
-		Provenance: behavioural.Provenance{TaskCommit: taskCommit(t.Dir), StateA: digest, Where: "host", SRB: result.Fingerprint()},
+	var fz *behavioural.Freezer
+	if opts.Host {
+		helper, err := helperArgv(opts.Helper)
+		if err != nil {
+			return couldNotRun(fmt.Errorf("freeze: %w", err))
+		}
+		fz = &behavioural.Freezer{
+			Runner: behavioural.Runner{Repo: original, Original: original, Work: work, Now: opts.Now},
+			Decl:   decl, Helper: helper,
+			Provenance: behavioural.Provenance{TaskCommit: taskCommit(t.Dir), StateA: digest, Where: "host", SRB: result.Fingerprint()},
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(t.Timeouts.Behavioural)*time.Second)
+		defer cancel()
+	} else if fz, err = imageFreezer(ctx, opts, t, decl, original, work); err != nil {
+		return couldNotRun(fmt.Errorf("freeze: %w", err))
 	}
 	rep, err := fz.Freeze(ctx)
 	for i, st := range []*result.Stage{rep.Record, rep.Identity[0], rep.Identity[1]} {
@@ -153,6 +185,90 @@ func runFreeze(ctx context.Context, opts *FreezeOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: frozen; the identity run reached 1.0 in every module twice\n", t.ID)
 	return nil
+}
+
+// imageFreezer is a Freezer whose record run happens in a container of
+// the task's verification image (State A built with the old toolchain,
+// the toolchain versions observed there) and whose identity runs happen in
+// containers of the behavioural image, with the ledger the record run
+// built imported (the behavioural image may lack the old toolchain).
+// Provenance names both images' digests from images.lock.
+func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *behavioural.Declaration, original, work string) (*behavioural.Freezer, error) {
+	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
+	newEngine := opts.Engine
+	if newEngine == nil {
+		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+	}
+	eng, err := newEngine()
+	if err != nil {
+		return nil, err
+	}
+	build := opts.BuildImage
+	if build == nil {
+		build = defaultImageBuilder(opts.IO.ErrOut, newEngine)
+	}
+	images := map[string]*stageImage{}
+	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
+		if images[stage], err = findStageImage(ctx, t, stage, eng, build, logf); err != nil {
+			return nil, fmt.Errorf("the %s image: %w", stage, err)
+		}
+	}
+	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
+	prov := behavioural.Provenance{TaskCommit: taskCommit(t.Dir), StateA: t.StateA.SHA256, Where: "container", SRB: result.Fingerprint(),
+		Images: map[string]string{}}
+	for stage, im := range images {
+		prov.Images[stage] = im.Digest
+	}
+	run := func(ctx context.Context, name, mode, truthDir string) (*result.Stage, error) {
+		cs := &containerSuite{Engine: eng, Decl: decl, Mode: mode, Repo: original, Original: original, Budget: budget,
+			Result: filepath.Join(work, name+".json"), Work: filepath.Join(work, name), Log: logf}
+		if mode == behavioural.ModeRecord {
+			cs.Image = images[result.StageVerification]
+		} else {
+			cs.Image, cs.Truth = images[result.StageBehavioural], truthDir
+			imported, err := importLedger(filepath.Join(work, "record", behavioural.SharedWork, behavioural.LedgerDir), filepath.Join(work, name+"-ledger"))
+			if err != nil {
+				return nil, err
+			}
+			cs.Imports = []engine.Copy{{HostPath: imported, ContainerPath: ctrWork + "/" + behavioural.SharedWork + "/" + behavioural.LedgerDir}}
+		}
+		st, err := cs.run(ctx)
+		if st == nil {
+			return nil, err
+		}
+		if err != nil {
+			// The stage result says what the container did; a refusal
+			// names its modules.
+			logf("%s: %v", name, err)
+		}
+		return st, nil
+	}
+	return &behavioural.Freezer{Runner: behavioural.Runner{Work: work, Now: opts.Now}, Decl: decl, Helper: []string{image.HelperPath},
+		Provenance: prov, RunStage: run}, nil
+}
+
+// importLedger copies the record run's ledger (State A built in the
+// verification image) to dst with every entry marked imported, for the
+// identity runs' build module to report rather than rebuild.
+func importLedger(src, dst string) (string, error) {
+	if err := os.RemoveAll(dst); err != nil {
+		return "", err
+	}
+	if err := copyReviewTree(src, dst); err != nil {
+		return "", fmt.Errorf("the record run's build ledger: %w", err)
+	}
+	l := behavioural.Ledger{Dir: dst}
+	for _, name := range l.Names() {
+		e, err := l.Get(name)
+		if err != nil {
+			return "", err
+		}
+		e.Imported = true
+		if err := l.Put(e); err != nil {
+			return "", err
+		}
+	}
+	return dst, nil
 }
 
 // taskCommit is the last commit touching the task folder, or "" outside git.

@@ -25,6 +25,12 @@ type Freezer struct {
 	Decl       *Declaration
 	Helper     []string
 	Provenance Provenance
+	// RunStage, when set, runs each of the three runs instead of Runner
+	// (srb freeze in the stage images): name is "record", "identity-1" or
+	// "identity-2", truthDir the staged truth (identity runs). The record
+	// run must leave each module's observations at
+	// <Runner.Work>/record/<module>/observations.json.
+	RunStage func(ctx context.Context, name, mode, truthDir string) (*result.Stage, error)
 }
 
 // FreezeReport is what a freeze did.
@@ -42,6 +48,9 @@ type FreezeReport struct {
 }
 
 func (f *Freezer) run(ctx context.Context, name, mode, truthDir string) (*result.Stage, error) {
+	if f.RunStage != nil {
+		return f.RunStage(ctx, name, mode, truthDir)
+	}
 	r := f.Runner
 	r.Work = filepath.Join(f.Runner.Work, name)
 	r.ResultPath = filepath.Join(f.Runner.Work, name+".json")

@@ -243,6 +243,11 @@ type LedgerEntry struct {
 	Tools string `json:"tools,omitempty"`
 	// Built says which commands built it: SourceStateB or SourceOriginal.
 	Built string `json:"built,omitempty"`
+	// Imported marks an entry built elsewhere and imported before the
+	// suite started (srb freeze's identity run: State A built with the old
+	// toolchain in the verification image); the build module reports it
+	// instead of building.
+	Imported bool `json:"imported,omitempty"`
 }
 
 // Entry returns the configuration's folder.

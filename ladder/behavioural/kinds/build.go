@@ -32,8 +32,12 @@ func (k *buildKind) observe(m *module) error {
 		if !ok {
 			return fmt.Errorf("the build module names configuration %q, which the task does not declare", name)
 		}
-		if _, err := l.Get(name); err == nil {
-			return fmt.Errorf("configuration %q is already in the build ledger: each configuration is built once", name)
+		if e, err := l.Get(name); err == nil {
+			if !e.Imported {
+				return fmt.Errorf("configuration %q is already in the build ledger: each configuration is built once", name)
+			}
+			k.report(m, name, cfg, e)
+			continue
 		}
 		entry := behavioural.LedgerEntry{Configuration: name, Tree: filepath.Join(l.Entry(name), "tree"), Outputs: cfg.Outputs}
 		if err := os.MkdirAll(l.Entry(name), 0o755); err != nil {
@@ -68,6 +72,28 @@ func (k *buildKind) observe(m *module) error {
 		}
 	}
 	return nil
+}
+
+// report emits the checks of an imported ledger entry: whether it built,
+// and which declared outputs it has.
+func (k *buildKind) report(m *module, name string, cfg behavioural.Build, e behavioural.LedgerEntry) {
+	detail := ""
+	if !e.OK {
+		detail = e.Summary
+	}
+	m.emitWithDetail(name+"/builds", e.OK, detail)
+	var present []string
+	for _, o := range cfg.Outputs {
+		if _, err := os.Lstat(filepath.Join(e.Tree, o)); err == nil {
+			present = append(present, o)
+		}
+	}
+	sort.Strings(present)
+	if present == nil {
+		present = []string{}
+	}
+	m.emit(name+"/outputs", present, nil)
+	m.built(name, e.Built, "imported: built before this suite ("+e.Built+" commands)")
 }
 
 // build copies the tree under test and runs the configuration's commands
