@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -296,5 +297,88 @@ func TestFreezeInImages(t *testing.T) {
 			!strings.HasPrefix(p.Toolchains["make"], "GNU Make 4.3") || !strings.HasPrefix(p.Toolchains["cc"], "cc (Debian 12.2.0") {
 			t.Errorf("%s: provenance %+v (lock %v)", m, p, lock.Images)
 		}
+	}
+}
+
+// TestBehaviouralFaultsInImage runs, in the behavioural image, modules
+// that hang past their deadline, crash, write invalid JSON and leave a
+// server running, between two that work: each gets the right status, the
+// working modules' checks are all kept, the server is reaped, and the
+// stage ran (exit 0: module faults are results, not harness faults).
+func TestBehaviouralFaultsInImage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an image")
+	}
+	requireEngines(t)
+	taskDir := fixtureCopy(t)
+	cue := filepath.Join(taskDir, "task.cue")
+	b, err := os.ReadFile(cue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	start := strings.Index(s, "\tmodules: [{")
+	end := strings.Index(s, "\nverification: {")
+	if start < 0 || end < 0 {
+		t.Fatal("the fixture's behavioural block moved; update the test")
+	}
+	mod := func(id, script string, timeout int) string {
+		return "{\n\t\tid: \"" + id + "\"\n\t\tabout: \"" + id + "\"\n\t\tkind: \"program\"\n\t\ttimeout_sec: " + strconv.Itoa(timeout) +
+			"\n\t\tparams: {dir: \"modules/faults\", command: [\"sh\", \"" + script + "\"]}\n\t}"
+	}
+	mods := []string{mod("first", "ok.sh", 60), mod("hang", "hang.sh", 3), mod("crash", "crash.sh", 60), mod("badjson", "badjson.sh", 60),
+		mod("server", "server.sh", 60), mod("last", "ok.sh", 60)}
+	s = s[:start] + "\tmodules: [" + strings.Join(mods, ", ") + "]\n}\n" + s[end:]
+	os.WriteFile(cue, []byte(s), 0o644)
+	os.RemoveAll(filepath.Join(taskDir, "truth"))
+	ok := `printf '{"checks":[{"id":"a","verdict":"pass","summary":"fine"},{"id":"b","verdict":"fail","summary":"measured"}]}' > "$SRB_RESULT"` + "\n"
+	tree(t, filepath.Join(taskDir, "modules", "faults"), map[string]string{
+		"ok.sh":      ok,
+		"hang.sh":    `printf '{"checks":[{"id":"early","verdict":"pass","summary":"before the hang"}]}' > "$SRB_RESULT"; sleep 600` + "\n",
+		"crash.sh":   "echo about to crash; kill -SEGV $$\n",
+		"badjson.sh": `printf '{"checks": [' > "$SRB_RESULT"` + "\n",
+		"server.sh":  "sleep 600 > /dev/null 2>&1 &\necho $! > \"$SRB_WORK/server.pid\"\n" + ok,
+	})
+	sub, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "submissions", "tally-go"))
+	results := t.TempDir()
+	var errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
+	defer cancel()
+	err = runBehavioural(ctx, &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
+		Task: taskDir, Submission: sub, Results: results})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	st, err := result.ReadStage(filepath.Join(results, "behavioural.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, u := range st.Units {
+		got[u.ID] = u.Status + ": " + firstLine(u.Summary)
+	}
+	want := map[string]string{
+		"first":   "ok: ",
+		"hang":    "timeout: exceeded its 3s budget; 1 check(s) were recorded before the deadline",
+		"crash":   "error: killed by signal 11 (SIGSEGV) and wrote no checks; last output:",
+		"badjson": "error: wrote an unusable result (exit 0): JSONDecodeError: unexpected EOF",
+		"server":  "ok: ",
+		"last":    "ok: ",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unit statuses (-want +got):\n%s\n%s", diff, errOut.String())
+	}
+	if u := st.Unit("server"); u == nil || u.Metadata["reaped_process_group"] != true {
+		t.Errorf("the server module's leftover was not reaped: %v", u)
+	}
+	var ids []string
+	for _, c := range st.Checks {
+		ids = append(ids, c.ID+" "+c.Verdict)
+	}
+	if diff := cmp.Diff([]string{"first/a pass", "first/b fail", "hang/early pass", "server/a pass", "server/b fail", "last/a pass", "last/b fail"}, ids); diff != "" {
+		t.Errorf("checks kept (-want +got):\n%s", diff)
+	}
+	if st.Status != result.StatusOK {
+		t.Errorf("stage status %s, want ok (module faults are results)", st.Status)
 	}
 }
