@@ -52,7 +52,7 @@ func writeWrappers(dir, logPath, root string, helper, tools []string) error {
 // either log with [ReadInvocations].
 func WrapperScript(helper []string, logPath, root, dir, tool string) string {
 	var sb strings.Builder
-	sb.WriteString("#!/bin/sh\n# srb tool-provenance wrapper: logs this invocation, then runs the real " + tool + ".\nexec")
+	sb.WriteString("#!/bin/sh\n" + wrapperMark + ": logs this invocation, then runs the real " + tool + ".\nexec")
 	for _, a := range helper {
 		sb.WriteString(" " + shQuote(a))
 	}
@@ -61,6 +61,28 @@ func WrapperScript(helper []string, logPath, root, dir, tool string) string {
 	}
 	sb.WriteString(" \"$@\"\n")
 	return sb.String()
+}
+
+// EnvWrapCrossed lists the wrapper folders a chain of recording wrappers
+// has already crossed for the current call (PATH syntax); the wrapper that
+// finds the real tool removes it, so the tool's own children start afresh.
+const EnvWrapCrossed = "SRB_WRAP_CROSSED"
+
+// wrapperMark is the line every recording wrapper script starts with after
+// its #! line; isWrapper looks for it.
+const wrapperMark = "# srb tool-provenance wrapper"
+
+// isWrapper reports whether the program at p is one of srb's recording
+// wrappers (a script WrapperScript wrote).
+func isWrapper(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 128)
+	n, _ := io.ReadFull(f, head)
+	return strings.Contains(string(head[:n]), "\n"+wrapperMark)
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -101,9 +123,19 @@ func wrap(args []string, stderr io.Writer) int {
 			f.Close()
 		}
 	}
+	// Wrapper folders can stack (a build's recording wrappers in front of
+	// the image's observation wrappers): each passes the next the folders
+	// already crossed, so the chain ends at the real tool instead of
+	// bouncing between two wrappers for ever, and every log on the way
+	// records the call.
+	skip := map[string]bool{filepath.Clean(*dir): true}
+	crossed := filepath.SplitList(os.Getenv(EnvWrapCrossed))
+	for _, d := range crossed {
+		skip[filepath.Clean(d)] = true
+	}
 	real := ""
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
-		if d == "" || filepath.Clean(d) == filepath.Clean(*dir) {
+		if d == "" || skip[filepath.Clean(d)] {
 			continue
 		}
 		p := filepath.Join(d, *tool)
@@ -116,9 +148,19 @@ func wrap(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "srb-helper: %s: not found on PATH\n", *tool)
 		return 127
 	}
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, EnvWrapCrossed+"=") {
+			env = append(env, kv)
+		}
+	}
+	if isWrapper(real) {
+		env = append(env, EnvWrapCrossed+"="+strings.Join(append(crossed, *dir), string(filepath.ListSeparator)))
+	}
 	// argv[0] is the real path: gcc finds its own programs relative to
-	// argv[0] through PATH, where the wrapper comes first.
-	err := syscall.Exec(real, append([]string{real}, argv...), os.Environ())
+	// argv[0] through PATH, where the wrapper comes first. The real tool
+	// gets no crossed folders, so the tools it runs are recorded again.
+	err := syscall.Exec(real, append([]string{real}, argv...), env)
 	fmt.Fprintf(stderr, "srb-helper: exec %s: %v\n", real, err)
 	return 126
 }
