@@ -75,14 +75,14 @@ type ContainerConfig struct {
 // The file tools read host copies of the views; the run tool executes in
 // the container. Tokens are salted per sandbox, as [Host]'s are. After
 // every run, whatever the candidate left running in the container is
-// killed (kill -9 -1 from a fresh shell: everything but the container's
-// init and that shell).
+// killed: every process but those running when the container started.
 type Container struct {
 	cfg   ContainerConfig
 	sess  *engine.Session
 	salt  string
 	work  string
 	trees map[string]string // role → host tree
+	keep  []string          // pids of the container's own processes
 }
 
 var _ Sandbox = (*Container)(nil)
@@ -113,7 +113,9 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 		cfg.Pids = 1024
 	}
 	if cfg.Env == nil {
-		cfg.Env = []string{"PATH=" + agent.ContainerPath, "LANG=C.UTF-8"}
+		// On top of the image's own environment, whose PATH has its
+		// toolchains.
+		cfg.Env = []string{"LANG=C.UTF-8"}
 	}
 	if !slices.ContainsFunc(cfg.Env, func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }) {
 		cfg.Env = append(slices.Clone(cfg.Env), "HOME="+containerHome)
@@ -163,6 +165,14 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 		return nil, fmt.Errorf("sandbox: candidate command argument %s does not exist in the verification image %s",
 			strings.TrimSpace(string(r.Stdout)), cfg.Image)
 	}
+	// What runs in the container before any candidate is its own; reaping
+	// spares it (killing the keep-alive command would stop the container).
+	r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: []string{"/bin/sh", "-c", listScript}, User: "0", Timeout: time.Minute})
+	if err != nil || r.ExitCode != 0 {
+		c.Close()
+		return nil, fmt.Errorf("sandbox: cannot list the processes of the verification image %s: %v", cfg.Image, err)
+	}
+	c.keep = strings.Fields(string(r.Stdout))
 	if err := c.Reset(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -240,9 +250,14 @@ func (c *Container) Close() error {
 	return err
 }
 
-// reapScript kills every process in the container but its init and the
-// shell itself, and prints how many there were.
-const reapScript = `n=0; for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = 1 ] || [ "$p" = $$ ] || n=$((n+1)); done; [ "$n" = 0 ] || kill -9 -1 2>/dev/null; echo $n`
+// listScript prints the pids of the container's processes but its own.
+const listScript = `for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] || echo "$p"; done`
+
+// reapScript kills every process in the container except those its
+// arguments name (the container's own: its init and the command that keeps
+// it alive, listed when it started) and the shell itself, and prints how
+// many it killed.
+const reapScript = `keep=" $* "; n=0; for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] && continue; case "$keep" in *" $p "*) continue;; esac; kill -9 "$p" 2>/dev/null && n=$((n+1)); done; echo $n`
 
 // Execute implements [Sandbox].
 func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) CandidateRun {
@@ -281,7 +296,8 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 		run.ExitCode = -1
 		run.Stderr += "cannot run candidate command: " + err.Error()
 	}
-	if r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: []string{"/bin/sh", "-c", reapScript}, User: "0", Timeout: time.Minute}); err == nil {
+	reap := append([]string{"/bin/sh", "-c", reapScript, "sh"}, c.keep...)
+	if r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err == nil {
 		n, _ := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
 		run.Reaped = n > 0
 	}

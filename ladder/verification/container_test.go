@@ -17,12 +17,15 @@ import (
 // hostExec stands in for the verification image: it runs each command on
 // this machine with the container's /srb under the fake container's root
 // and /tests/verification at the fixture task, in its own process group.
-// The reaping shell is answered, never run (kill -9 -1 here would end
-// this machine's processes).
+// The process listing and the reaping shell are answered, never run
+// (here they would see, and kill, this machine's processes).
 func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeContainer, engine.ExecSpec) (*engine.Result, error) {
 	return func(ctx context.Context, c *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
-		if len(es.Argv) == 3 && es.Argv[2] == reapScript {
+		if len(es.Argv) >= 3 && es.Argv[2] == reapScript {
 			return &engine.Result{Stdout: []byte("0\n")}, nil
+		}
+		if len(es.Argv) >= 3 && es.Argv[2] == listScript {
+			return &engine.Result{Stdout: []byte("1\n7\n")}, nil
 		}
 		m := func(s string) string {
 			s = strings.ReplaceAll(s, ContainerRoot+"/", c.Root+ContainerRoot+"/")

@@ -61,7 +61,7 @@ run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch fol
 cp "$out/tally" "$run/tally" || fault 70 "cannot copy the built program"
 candidate=$SRB_CANDIDATE
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
 TALLY="$run/tally" /bin/bash "$candidate" </dev/null
 status=$?
 cd / && rm -rf "$run"
