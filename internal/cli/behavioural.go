@@ -146,30 +146,18 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 	}
 	now := opts.Now()
 	out := filepath.Join(opts.Results, result.StageBehavioural+".json")
-	taskID := filepath.Base(opts.Task)
-	fail := func(code int, reason string, meta map[string]any) error {
-		st := result.Failed(result.StageBehavioural, taskID, reason, now)
-		for k, v := range meta {
-			st.Metadata[k] = v
-		}
-		if werr := st.Write(out); werr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", werr)
-		}
-		return &exitError{code: code, err: fmt.Errorf("behavioural: %s", reason)}
-	}
+	sr := &stageRun{stage: result.StageBehavioural, taskID: filepath.Base(opts.Task), out: out, now: now, errOut: opts.IO.ErrOut}
+	// fail publishes a failed result naming the reason, so an absent
+	// file never reads as "the ladder stopped below".
+	fail := sr.fail
 	dirs, err := resolveTasks([]string{opts.Task})
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
-	t, problems := task.Load(dirs[0])
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-		}
-		return fail(ExitBadTask, fmt.Sprintf("the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)),
-			map[string]any{"config_error": true})
+	t, err := sr.loadTask(dirs[0])
+	if err != nil {
+		return err
 	}
-	taskID = t.ID
 	sub, err := filepath.Abs(opts.Submission)
 	if st, serr := os.Stat(sub); err != nil || serr != nil || !st.IsDir() {
 		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)

@@ -206,26 +206,14 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	if err != nil {
 		return couldNotRun(err)
 	}
-	taskID := filepath.Base(dirs[0])
-	fail := func(code int, reason string, meta map[string]any) error {
-		st := result.Failed(result.StageVerification, taskID, reason, now)
-		for k, v := range meta {
-			st.Metadata[k] = v
-		}
-		if werr := st.Write(out); werr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %v\n", werr)
-		}
-		return &exitError{code: code, err: fmt.Errorf("verification: %s", reason)}
+	sr := &stageRun{stage: result.StageVerification, taskID: filepath.Base(dirs[0]), out: out, now: now, errOut: opts.IO.ErrOut}
+	// fail publishes a failed result naming the reason, so an absent
+	// file never reads as "the ladder stopped below".
+	fail := sr.fail
+	t, err := sr.loadTask(dirs[0])
+	if err != nil {
+		return err
 	}
-	t, problems := task.Load(dirs[0])
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-		}
-		return fail(ExitBadTask, fmt.Sprintf("the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)),
-			map[string]any{"config_error": true})
-	}
-	taskID = t.ID
 
 	// The gates (HARNESS.md §7 bugs 5 and 6): not earned means no file.
 	if earned, why := verificationEarned(t, opts.Results, now); !earned {
