@@ -7,6 +7,8 @@
 //
 //	about.txt          one paragraph: what the submission is, what the ladder must say
 //	untouched          an empty marker: the submission is State A as is
+//	base               the name of a sibling fixture whose tree this one starts from
+//	                   (instead of State A), so a variant holds only what it changes
 //	delete.txt         paths or globs (one a line, '#' comments) removed from State A first
 //	overlay/...        files written over State A's tree, modes kept
 //	audit/*.json       scripted-driver scripts for stage 1's reviews, in name order
@@ -15,7 +17,8 @@
 //	expect.json        what the ladder must produce ([Expect])
 //
 // A fixture is either untouched or has a delete.txt or an overlay/, never
-// both: an untouched fixture that also edits the tree says two things.
+// both: an untouched fixture that also edits the tree says two things. A
+// fixture with a base must change something of its base.
 package submission
 
 import (
@@ -37,10 +40,13 @@ import (
 type Fixture struct {
 	Name      string // the folder's base name
 	Dir       string
-	About     string   // about.txt, trimmed ("" when absent)
-	Untouched bool     // the untouched marker is present
-	Overlay   string   // the overlay/ folder, "" when absent
-	Delete    []Delete // delete.txt's lines, in order
+	About     string // about.txt, trimmed ("" when absent)
+	Untouched bool   // the untouched marker is present
+	// Base is the sibling fixture the tree starts from (base names it);
+	// nil: the tree starts from State A.
+	Base    *Fixture
+	Overlay string   // the overlay/ folder, "" when absent
+	Delete  []Delete // delete.txt's lines, in order
 	// AuditScripts are audit/*.json sorted by name: review n replays the
 	// n-th (cycling when there are fewer than samples).
 	AuditScripts []string
@@ -81,6 +87,12 @@ type Expect struct {
 // fixture that is neither untouched nor has an overlay or delete.txt, or
 // one that is both, is an error naming the file (and line).
 func Load(dir string) (*Fixture, error) {
+	return load(dir, nil)
+}
+
+// load is Load, with the fixtures whose base chain led here (a cycle is
+// an error naming them).
+func load(dir string, seen []string) (*Fixture, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -118,7 +130,27 @@ func Load(dir string) (*Fixture, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("submission fixture: %w", err)
 	}
+	if b, err := os.ReadFile(filepath.Join(abs, "base")); err == nil {
+		name := strings.TrimSpace(string(b))
+		if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+			return nil, fmt.Errorf("submission fixture: %s: %q is not the name of a sibling fixture", filepath.Join(dir, "base"), name)
+		}
+		chain := append(append([]string(nil), seen...), abs)
+		bdir := filepath.Join(filepath.Dir(abs), name)
+		for _, s := range chain {
+			if s == bdir {
+				return nil, fmt.Errorf("submission fixture: %s: the bases form a cycle through %s", filepath.Join(dir, "base"), name)
+			}
+		}
+		if f.Base, err = load(bdir, chain); err != nil {
+			return nil, fmt.Errorf("submission fixture: %s: %w", filepath.Join(dir, "base"), err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("submission fixture: %w", err)
+	}
 	switch {
+	case f.Base != nil && (f.Untouched || (f.Overlay == "" && !hasDelete)):
+		return nil, fmt.Errorf("submission fixture %s: it has a base, so it must change it with an overlay/ or delete.txt (and is not untouched)", dir)
 	case f.Untouched && (f.Overlay != "" || hasDelete):
 		return nil, fmt.Errorf("submission fixture %s: it is marked untouched and also has an overlay/ or delete.txt; keep one", dir)
 	case !f.Untouched && f.Overlay == "" && !hasDelete:
@@ -198,7 +230,8 @@ type Applied struct {
 }
 
 // Apply writes the fixture's submission tree into dst: a copy of the State
-// A tree at stateA (dst must not exist), then delete.txt's paths removed,
+// A tree at stateA (dst must not exist), or its base's tree applied the
+// same way, then delete.txt's paths removed,
 // then overlay/ written over it. Regular files and folders keep their
 // permission bits, symbolic links are copied as links. A delete line that
 // matches nothing is an error naming delete.txt's line: a fixture that
@@ -208,7 +241,13 @@ func (f *Fixture) Apply(stateA, dst string) (*Applied, error) {
 	if _, err := os.Lstat(dst); err == nil {
 		return nil, fmt.Errorf("apply %s: %s already exists", f.Name, dst)
 	}
-	if err := copyTree(stateA, dst); err != nil {
+	from := "State A"
+	if f.Base != nil {
+		if _, err := f.Base.Apply(stateA, dst); err != nil {
+			return nil, fmt.Errorf("apply %s: base: %w", f.Name, err)
+		}
+		from = "its base " + f.Base.Name
+	} else if err := copyTree(stateA, dst); err != nil {
 		return nil, fmt.Errorf("apply %s: copy State A: %w", f.Name, err)
 	}
 	a := &Applied{}
@@ -244,7 +283,7 @@ func (f *Fixture) Apply(stateA, dst string) (*Applied, error) {
 				removed[rel] = true
 			}
 			if !matched {
-				return nil, fmt.Errorf("apply %s: %s:%d: %q matches nothing in State A", f.Name, filepath.Join(f.Dir, "delete.txt"), d.Line, d.Pattern)
+				return nil, fmt.Errorf("apply %s: %s:%d: %q matches nothing in %s", f.Name, filepath.Join(f.Dir, "delete.txt"), d.Line, d.Pattern, from)
 			}
 		}
 		for rel := range removed {

@@ -265,3 +265,76 @@ func TestObserveErroredStage2(t *testing.T) {
 		})
 	}
 }
+
+// A variant names its base and holds only what it changes: its tree is
+// the base's tree with its own delete.txt and overlay/ applied on top.
+func TestBase(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "port"), map[string]string{
+		"delete.txt":             "Makefile\nsrc/*.c\n",
+		"overlay/CMakeLists.txt": "project(tally)\nadd_link_options(-Wl,-z,now)\n",
+		"overlay/src/a.rs":       "fn a() {}\n",
+	})
+	write(t, filepath.Join(root, "no-now"), map[string]string{
+		"base":                   "port\n",
+		"delete.txt":             "src/a.rs\n",
+		"overlay/CMakeLists.txt": "project(tally)\n",
+	})
+	f, err := Load(filepath.Join(root, "no-now"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Base == nil || f.Base.Name != "port" {
+		t.Fatalf("Base = %+v, want the fixture port", f.Base)
+	}
+	dst := filepath.Join(t.TempDir(), "sub")
+	a, err := f.Apply(stateA(t), dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"configure*":          "#!/bin/sh\n",
+		"src/keep.h":          "#define K 1\n",
+		"build-aux/ltmain.sh": "x\n",
+		"README":              "tally\n",
+		"CMakeLists.txt":      "project(tally)\n",
+	}
+	if d := cmp.Diff(want, tree(t, dst)); d != "" {
+		t.Errorf("the variant's tree (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"src/a.rs"}, a.Deleted); d != "" {
+		t.Errorf("deleted by the variant itself (-want +got):\n%s", d)
+	}
+
+	// A delete line that matches nothing in the base says so.
+	write(t, filepath.Join(root, "stale"), map[string]string{"base": "port\n", "delete.txt": "Makefile\n"})
+	s, err := Load(filepath.Join(root, "stale"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(stateA(t), filepath.Join(t.TempDir(), "sub")); err == nil || !strings.Contains(err.Error(), `"Makefile" matches nothing in its base port`) {
+		t.Errorf("a stale delete line on a base: %v", err)
+	}
+
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"nothing-changed", map[string]string{"base": "port\n"}, "it has a base, so it must change it"},
+		{"untouched", map[string]string{"base": "port\n", "untouched": ""}, "it has a base, so it must change it"},
+		{"path", map[string]string{"base": "../port\n", "delete.txt": "x\n"}, `"../port" is not the name of a sibling fixture`},
+		{"missing", map[string]string{"base": "nope\n", "delete.txt": "x\n"}, "nope"},
+	} {
+		dir := filepath.Join(root, c.name)
+		write(t, dir, c.files)
+		if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Load = %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	write(t, filepath.Join(root, "c1"), map[string]string{"base": "c2\n", "delete.txt": "x\n"})
+	write(t, filepath.Join(root, "c2"), map[string]string{"base": "c1\n", "delete.txt": "x\n"})
+	if _, err := Load(filepath.Join(root, "c1")); err == nil || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("a cycle of bases: %v", err)
+	}
+}
