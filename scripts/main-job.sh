@@ -92,7 +92,7 @@ images() {
 ladder() {
 	local dir=$1 id=$2 fx=() d
 	for d in testdata/submissions/"$id"/*/; do
-		[ -e "$d/untouched" ] || [ -d "$d/overlay" ] || [ -f "$d/delete.txt" ] || continue
+		[ -e "$d/untouched" ] || [ -f "$d/base" ] || [ -d "$d/overlay" ] || [ -f "$d/delete.txt" ] || continue
 		fx+=(--submission-fixture "${d%/}")
 	done
 	if [ ${#fx[@]} -eq 0 ]; then
