@@ -202,33 +202,6 @@ func (d StageDriver) apply(cfg models.Config, index int) models.Config {
 	return cfg
 }
 
-// Stage3Input is what the ladder hands stage 3 for one submission: the
-// task folder, the collected submission, State A's tree, the results
-// folder (audit.json and behavioural.json are already there), the model
-// overrides and the streams its lines go to.
-type Stage3Input struct {
-	IO          IOStreams
-	Now         func() time.Time
-	Lookup      func(string) (string, bool)
-	Task        string
-	Submission  string
-	Original    string
-	Results     string
-	KeepWork    string
-	Adjudicator StageDriver
-	// Adversaries maps an adversary id to its override; Adversary applies
-	// to those not in the map.
-	Adversaries map[string]StageDriver
-	Adversary   StageDriver
-}
-
-// ladderVerification runs stage 3 for the ladder: runVerification, set by
-// verification.go's init. Were it nil (a build without stage 3), the
-// ladder would record that stage 3 could not run when a submission earned
-// it, which makes the verdict invalid rather than a score without its 60
-// points.
-var ladderVerification func(ctx context.Context, in *Stage3Input) error
-
 // ladderRun is one submission's grading.
 type ladderRun struct {
 	name    string
@@ -505,9 +478,6 @@ func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
 		p.Config = r.audit.apply(p.Config, 1)
 		out = append(out, p)
 	}
-	if ladderVerification == nil {
-		return out
-	}
 	if r.fixture != nil && r.fixture.Expect != nil && r.fixture.Expect.Stage3 == "not-run" {
 		return out
 	}
@@ -668,21 +638,11 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 	} else if ok, _, w := scoring.BehaviouralReachesGate(behSt, policy, t.ID); !ok {
 		earned, why = false, w
 	}
-	verPath := filepath.Join(r.results, result.StageVerification+".json")
-	switch {
-	case !earned:
+	if !earned {
 		logf("verification: not run -- %s", why)
-	case ladderVerification == nil:
-		st := result.Failed(result.StageVerification, t.ID,
-			"stage 3 was earned, but this build of srb cannot run it yet (srb verification is not in it), so its points were not contested", now)
-		st.Metadata["recorded_by"] = "ladder"
-		if err := st.Write(verPath); err != nil {
-			logf("%v", err)
-		}
-		logf("verification: earned, but not in this build of srb; recorded as an error, so the verdict is invalid")
-	default:
+	} else {
 		step = time.Now()
-		err = ladderVerification(ctx, &Stage3Input{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
+		err = runVerification(ctx, &VerificationOptions{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
 			Original: original, Results: r.results, KeepWork: filepath.Join(work, "verification"),
 			Adjudicator: r.adjud, Adversaries: r.advs, Adversary: r.advAll})
 		stageErr(result.StageVerification, err)

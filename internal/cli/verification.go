@@ -456,16 +456,3 @@ func cmpOr(a, b string) string {
 	}
 	return b
 }
-
-// The ladder runs stage 3 in-process through this hook (ladder.go).
-func init() {
-	ladderVerification = func(ctx context.Context, in *Stage3Input) error {
-		now := in.Now
-		if now == nil {
-			now = time.Now
-		}
-		return runVerification(ctx, &VerificationOptions{IO: in.IO, Now: now, Lookup: in.Lookup, Task: in.Task,
-			Submission: in.Submission, Original: in.Original, Results: in.Results, KeepWork: in.KeepWork,
-			Adversary: in.Adversary, Adversaries: in.Adversaries, Adjudicator: in.Adjudicator})
-	}
-}
