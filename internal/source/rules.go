@@ -96,7 +96,8 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 	// State B's build commands must find their own files.
 	for i, argv := range t.StateB.Build {
 		for j, tok := range argv {
-			if tok == "" || strings.HasPrefix(tok, "-") || filepath.IsAbs(tok) || !strings.ContainsAny(tok, "/.") || tok == "." || tok == ".." {
+			tok = buildInput(tok)
+			if tok == "" {
 				continue
 			}
 			if p := set.Excluded(strings.TrimPrefix(tok, "./")); p != nil {
@@ -156,6 +157,32 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 	}
 	ns = append(ns, task.Note{Rule: RuleExcludeStateA, Msg: fmt.Sprintf("%d exclusion pattern(s) checked against the %d file(s) State A ships", len(set.Patterns), len(files))})
 	return ps, ns
+}
+
+// buildInput is the path in the submitted tree a State B build token
+// names, or "" when it names none: a flag, an absolute path, a word with
+// no folder or extension, "." and "..", and anything that references a
+// variable (${BUILD}/stage, $HOME/x: those point outside the tree, where
+// collection never reaches). A NAME=VALUE token (DESTDIR=_dest) names
+// its VALUE.
+func buildInput(tok string) string {
+	if k, v, ok := strings.Cut(tok, "="); ok && isEnvName(k) {
+		tok = v
+	}
+	if tok == "" || strings.HasPrefix(tok, "-") || strings.Contains(tok, "$") || filepath.IsAbs(tok) || !strings.ContainsAny(tok, "/.") || tok == "." || tok == ".." {
+		return ""
+	}
+	return tok
+}
+
+// isEnvName reports whether s is a shell variable name.
+func isEnvName(s string) bool {
+	for i, r := range s {
+		if r != '_' && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func listFew(xs []string, n int) string {
