@@ -53,6 +53,11 @@ this file; "srb notice --check" fails when it is stale. Expressions are SPDX
 ids: "AND" joins parts under different terms. "Other terms" lists the files
 inside a release that carry terms other than the release's own, as their
 headers or the release's licence files state them.
+
+A task's truth/ folder is committed: it holds what State A printed when run
+on its own test corpus (the ground truth stage 2 compares with). What is
+recorded from a corpus file keeps that file's terms as listed under the
+task's entry (a specification's examples under CC-BY-SA-4.0 stay under it).
 `
 
 // Render returns the NOTICE text for entries: a header naming srb's own
