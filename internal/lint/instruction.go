@@ -137,6 +137,16 @@ func (c *checker) needles() []needle {
 		ns = append(ns, needle{text: "`" + m.ID + "`", what: "the id of behavioural module " + m.ID,
 			from: Location{File: c.t.File, Field: "behavioural.modules"}})
 	}
+	// Words a surface requires the instruction to mention (surface
+	// "mentions") are the task's vocabulary, not a leaked check, even when a
+	// truth file is named after one (truth/pkg-config.json and the tool
+	// pkg-config).
+	vocabulary := map[string]bool{}
+	for _, s := range c.t.Verification.Surfaces {
+		for _, m := range s.Mentions {
+			vocabulary[fold(m)] = true
+		}
+	}
 	for _, sub := range []string{"modules", "truth", "prompts"} {
 		_ = filepath.WalkDir(filepath.Join(dir, sub), func(p string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
@@ -159,7 +169,7 @@ func (c *checker) needles() []needle {
 			if sub != "truth" {
 				return nil
 			}
-			if stem := strings.TrimSuffix(base, filepath.Ext(base)); len(stem) >= 4 && strings.ContainsAny(stem, "-_0123456789") {
+			if stem := strings.TrimSuffix(base, filepath.Ext(base)); len(stem) >= 4 && strings.ContainsAny(stem, "-_0123456789") && !vocabulary[fold(stem)] {
 				ns = append(ns, needle{text: stem, word: true, what: "a case id (the name of " + rel + ")", from: from})
 			}
 			if info, err := e.Info(); err != nil || info.Size() > maxTruthBytes {
