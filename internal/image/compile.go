@@ -110,7 +110,10 @@ func Compile(t *task.Task, stage string, in *Inputs) (*Compiled, error) {
 	}
 	if len(decl.NPM) > 0 {
 		nf := sharedField(t, stage, func(d *task.StageImage) string { return sorted(d.Packages) + "|" + sorted(d.NPM) }) + ".npm"
-		n := npmRun(nf, decl.NPM, t.Images.SourceDateEpoch, below)
+		if in.NPMConfig == nil {
+			return nil, fmt.Errorf("compile %s: %s.npm: no prepared npm configuration (Prepare makes it when a stage declares npm packages)", stage, field)
+		}
+		n := npmRun(nf, decl.NPM, t.Images.SourceDateEpoch, below, *in.NPMConfig)
 		layers = append(layers, llb.Diff(below, n, llb.WithCustomName(nf+": the layer npm added")))
 		history = append(history, field+".npm: npm install --global "+sorted(decl.NPM))
 	}
@@ -178,14 +181,27 @@ func packagesRun(field string, pkgs []string, epoch int64, below llb.State) llb.
 		llb.WithCustomName(field+": apt-get install "+strings.Join(p, " "))).Root()
 }
 
-// npmRun installs the declared npm packages globally with the image's npm.
-func npmRun(field string, pkgs []string, epoch int64, below llb.State) llb.State {
+// npmRun installs the declared npm packages globally with the image's
+// npm. The host's npm configuration and CA bundle (cfg) are mounted
+// read-only at NPMConfigMount for this step alone, and NPM_CONFIG_USERCONFIG
+// and NODE_EXTRA_CA_CERTS point at them only here: the registry is
+// reached as the host reaches it, and neither file is in the layer (the
+// mount's stub is removed after the step, with its parent's times kept).
+// The graph names only fixed paths, so it is the same on every machine;
+// the configuration's content reaches the step's cache key alone.
+func npmRun(field string, pkgs []string, epoch int64, below llb.State, cfg Input) llb.State {
 	p := append([]string(nil), pkgs...)
 	sort.Strings(p)
 	script := "set -eu; npm install --global --no-fund --no-audit --no-update-notifier " + strings.Join(p, " ") +
-		"; rm -rf /root/.npm /root/.config /tmp/*" + clampTimes(epoch)
-	return below.Run(llb.Args([]string{"/bin/sh", "-c", script}),
-		llb.WithCustomName(field+": npm install --global "+strings.Join(p, " "))).Root()
+		"; rm -rf /root/.npm /root/.config /tmp/*" + clampTimes(epoch, NPMConfigMount)
+	conf := llb.Local(cfg.Name, localID(cfg), llb.SharedKeyHint(cfg.Name),
+		llb.WithCustomName(field+": the host's npm configuration and CA bundle (mounted for the npm step only)"))
+	run := below.Run(llb.Args([]string{"/bin/sh", "-c", script}),
+		llb.AddEnv("NPM_CONFIG_USERCONFIG", NPMConfigMount+"/"+NPMConfigFile),
+		llb.AddEnv("NODE_EXTRA_CA_CERTS", NPMConfigMount+"/"+NPMCAFile),
+		llb.AddMount(NPMConfigMount, conf, llb.Readonly),
+		llb.WithCustomName(field+": npm install --global "+strings.Join(p, " ")))
+	return run.Root()
 }
 
 // goDir is where Go v goes in an image.
@@ -329,9 +345,16 @@ func stageRuns(t *task.Task, stage string, st llb.State) (llb.State, []string) {
 // newer than SOURCE_DATE_EPOCH; the layers below are already at it or
 // older) gets SOURCE_DATE_EPOCH as its time, so the step's layer depends
 // on what it did, not on when.
-func clampTimes(epoch int64) string {
+//
+// Mounts the step has besides the system's own (read-only ones, which
+// touch could not change) are pruned too.
+func clampTimes(epoch int64, mounts ...string) string {
 	e := strconv.FormatInt(epoch, 10)
-	return "; find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /etc/hosts -o -path /etc/resolv.conf -o -path /etc/hostname \\) -prune" +
+	var extra string
+	for _, m := range mounts {
+		extra += " -o -path " + m
+	}
+	return "; find / -xdev \\( -path /proc -o -path /sys -o -path /dev -o -path /etc/hosts -o -path /etc/resolv.conf -o -path /etc/hostname" + extra + " \\) -prune" +
 		" -o -newermt @" + e + " -exec touch -h -d @" + e + " {} +"
 }
 

@@ -66,6 +66,11 @@ type Inputs struct {
 	// TaskCommit is the last commit of the task folder, with "-dirty"
 	// when it has changes; "uncommitted" outside a git checkout.
 	TaskCommit string
+	// NPMConfig is the host's npm configuration and CA bundle, mounted
+	// read-only into the npm install step (NPMConfigMount); nil when no
+	// stage declares npm packages. It is not part of any image, nor of
+	// the lockfile.
+	NPMConfig *Input
 }
 
 // PrepareOptions say where the inputs are made and found.
@@ -149,6 +154,11 @@ func Prepare(ctx context.Context, t *task.Task, opts PrepareOptions) (*Inputs, e
 	}
 	if in.Helper, err = prepareHelper(ctx, helperSourceFor(opts, t.Dir), opts.Root, logf); err != nil {
 		return nil, err
+	}
+	if needsNPM(t) {
+		if in.NPMConfig, err = prepareNPMConfig(DiscoverNPM(ctx), opts.Root); err != nil {
+			return nil, err
+		}
 	}
 	in.TaskCommit = taskCommit(ctx, t.Dir)
 	return in, nil

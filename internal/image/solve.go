@@ -209,7 +209,7 @@ func localMounts(in *Inputs) (map[string]fsutil.FS, error) {
 		m[x.Name] = fs
 		return nil
 	}
-	for _, x := range []*Input{&in.StateA, in.Assets, in.Helper} {
+	for _, x := range []*Input{&in.StateA, in.Assets, in.Helper, in.NPMConfig} {
 		if err := add(x); err != nil {
 			return nil, err
 		}
