@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/lint"
 	"github.com/swe-refactor-bench/srb/internal/notice"
 	"github.com/swe-refactor-bench/srb/internal/source"
@@ -31,10 +34,17 @@ State A is not cached it says so in a note. Exit status 2 when any task has a
 problem, 0 when all are consistent. docs/SCHEMA.md lists every rule;
 the error-level rules of srb lint (docs/AUTHORING.md) run here too.
 
+--capabilities also shows, per stage image, the capability assertions
+srb build will probe on it: what the task declares and what the
+schema's defaults derive from images.stacks, the task's debt class and
+its watch lists, each with where it comes from (docs/SCHEMA.md
+"Capability defaults").
+
 Examples:
   srb validate
   srb validate tasks/build01-libsodium-autotools-to-cmake
-  srb validate lang01-cmark-c-to-rust --json`
+  srb validate lang01-cmark-c-to-rust --json
+  srb validate --capabilities lang90-tally-c-to-go`
 
 // ValidateOptions are the inputs of srb validate.
 type ValidateOptions struct {
@@ -43,6 +53,9 @@ type ValidateOptions struct {
 	Tasks []string
 	JSON  bool
 	Cache string
+	// Capabilities shows each loaded task's effective capability
+	// assertions (--capabilities).
+	Capabilities bool
 }
 
 // NewCmdValidate builds `srb validate`.
@@ -62,6 +75,7 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 	}
 	addJSONFlag(cmd, &opts.JSON)
 	addCacheFlag(cmd, &opts.Cache)
+	cmd.Flags().BoolVar(&opts.Capabilities, "capabilities", false, "show each stage image's capability assertions, declared and defaulted")
 	return cmd
 }
 
@@ -120,6 +134,8 @@ type jsonValidation struct {
 	OK       bool          `json:"ok"`
 	Problems []jsonProblem `json:"problems"`
 	Notes    []jsonNote    `json:"notes"`
+	// Capabilities is set with --capabilities for a task that loaded.
+	Capabilities *jsonCapabilities `json:"capabilities,omitempty"`
 }
 
 func toJSONProblem(p task.Problem, base string) jsonProblem {
@@ -185,6 +201,9 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 			for _, n := range r.Notes {
 				jv.Notes = append(jv.Notes, jsonNote{Rule: n.Rule, Message: n.Msg})
 			}
+			if opts.Capabilities && r.Task != nil {
+				jv.Capabilities = capabilitiesOf(r.Task)
+			}
 			out = append(out, jv)
 		}
 		if err := writeJSON(opts.IO.Out, out); err != nil {
@@ -207,6 +226,9 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 			} else {
 				fmt.Fprintf(w, "%s: %d problem(s)\n", taskName(r), len(r.Problems))
 			}
+			if opts.Capabilities && r.Task != nil {
+				writeCapabilities(w, capabilitiesOf(r.Task))
+			}
 		}
 	}
 	if bad > 0 {
@@ -220,4 +242,88 @@ func taskName(r *task.Report) string {
 		return r.Task.ID
 	}
 	return filepath.Base(r.Dir)
+}
+
+// jsonCapabilities are a task's effective capability assertions: its
+// stacks and, per stage image in build order, every check srb build's
+// probes make (image.Checks).
+type jsonCapabilities struct {
+	Task         string           `json:"task"`
+	Class        string           `json:"class"`
+	Stacks       jsonStacks       `json:"stacks"`
+	Capabilities []jsonCapability `json:"checks"`
+}
+
+type jsonStacks struct {
+	Old          []string `json:"old"`
+	New          []string `json:"new"`
+	Shared       []string `json:"shared"`
+	SharedOrigin string   `json:"shared_origin"`
+}
+
+type jsonCapability struct {
+	Stage      string `json:"stage"`
+	Capability string `json:"capability"`
+	// Assert is "have", "lack" or "observe" (present, behind a recording
+	// wrapper).
+	Assert string `json:"assert"`
+	Field  string `json:"field"`
+	Origin string `json:"origin"`
+}
+
+func capabilitiesOf(t *task.Task) *jsonCapabilities {
+	st := t.Images.Stacks
+	c := &jsonCapabilities{Task: t.ID, Class: t.Class,
+		Stacks:       jsonStacks{Old: nonNil(st.Old), New: nonNil(st.New), Shared: nonNil(st.Shared), SharedOrigin: t.SharedOrigin()},
+		Capabilities: []jsonCapability{}}
+	for _, s := range task.StageNames {
+		for _, k := range image.Checks(t, s) {
+			a := "lack"
+			switch {
+			case strings.Contains(k.Field, ".observe["):
+				a = "observe"
+			case k.Present:
+				a = "have"
+			}
+			c.Capabilities = append(c.Capabilities, jsonCapability{Stage: s, Capability: k.Capability, Assert: a, Field: k.Field, Origin: k.Origin})
+		}
+	}
+	return c
+}
+
+func nonNil(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// writeCapabilities prints c as text: the stacks, then one line per stage
+// image and run of checks that assert the same way from the same origin.
+func writeCapabilities(w io.Writer, c *jsonCapabilities) {
+	list := func(xs []string) string {
+		if len(xs) == 0 {
+			return "none"
+		}
+		return strings.Join(xs, " ")
+	}
+	fmt.Fprintf(w, "%s: capabilities (class %s)\n", c.Task, c.Class)
+	fmt.Fprintf(w, "  stacks.old: %s\n", list(c.Stacks.Old))
+	fmt.Fprintf(w, "  stacks.new: %s\n", list(c.Stacks.New))
+	fmt.Fprintf(w, "  stacks.shared: %s (%s)\n", list(c.Stacks.Shared), c.Stacks.SharedOrigin)
+	verb := map[string]string{"have": "must have", "lack": "must lack", "observe": "observes"}
+	for i := 0; i < len(c.Capabilities); {
+		k := c.Capabilities[i]
+		j := i
+		var caps []string
+		for ; j < len(c.Capabilities); j++ {
+			n := c.Capabilities[j]
+			if n.Stage != k.Stage || n.Assert != k.Assert || n.Origin != k.Origin {
+				break
+			}
+			caps = append(caps, n.Capability)
+		}
+		fmt.Fprintf(w, "  %s: %s %s (%s)\n", k.Stage, verb[k.Assert], strings.Join(caps, " "), k.Origin)
+		i = j
+	}
 }

@@ -178,7 +178,62 @@ func TestBuildFixture(t *testing.T) {
 // TestCapabilitiesBothWays: a declaration that smuggles the old
 // toolchain into the behavioural image, or the new one into the audit
 // image, or drops the new one from the behavioural image, fails its
-// build naming the capability.
+// build naming the capability. The fixture writes none of these lists:
+// every assertion here is a default of schema/task.cue, derived from the
+
+// TestCapabilityWatchDefault: a tool only the build configurations watch
+// (make, once the fixture's stacks no longer name it) is still lacked by
+// the audit image by default, so a declaration that smuggles it in fails
+// the audit image's build, naming the default.
+func TestCapabilityWatchDefault(t *testing.T) {
+	c, _ := requireEngine(t, "buildkit")
+	root := t.TempDir()
+	if err := os.CopyFS(filepath.Join(root, "statea"), os.DirFS(filepath.Join(fixture, "..", "..", "statea"))); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "tasks", filepath.Base(fixture))
+	if err := os.CopyFS(dir, os.DirFS(fixture)); err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(dir, task.FileName)
+	src, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src)
+	for _, r := range [][2]string{
+		{`stacks: {old: ["cc", "gcc", "make"], new: ["go"]}`, `stacks: {old: ["cc", "gcc"], new: ["go"]}`},
+		{`audit: {}`, `audit: {packages: ["make=4.3-4.1"]}`},
+	} {
+		if !strings.Contains(s, r[0]) {
+			t.Fatalf("fixture lacks %q", r[0])
+		}
+		s = strings.Replace(s, r[0], r[1], 1)
+	}
+	if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tk, ps := task.Load(dir)
+	if len(ps) > 0 {
+		t.Fatalf("load: %v", ps)
+	}
+	if got, want := tk.Images.Audit.MustLack, []string{"cc", "gcc", "go", "make"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("audit must_lack %q, want %q", got, want)
+	}
+	in := prepareFixture(t, tk)
+	b := &Builder{Client: c, Progress: testWriter{t}, Mode: "plain"}
+	_, err = b.Build(t.Context(), tk, in, BuildOptions{Stages: []string{"audit"}})
+	var ce *CapabilityError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a *CapabilityError", err)
+	}
+	want := "capability make: the audit image must lack it (images.audit.must_lack[3], by default: stacks.old + stacks.new + stacks.shared + the tools every build configuration watches), but it is present: /usr/bin/make"
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v\nwant it to contain %q", err, want)
+	}
+}
+
+// fixture's stacks, and the error says so.
 func TestCapabilitiesBothWays(t *testing.T) {
 	c, _ := requireEngine(t, "buildkit")
 	tk := loadFixture(t)
@@ -191,13 +246,13 @@ func TestCapabilitiesBothWays(t *testing.T) {
 	}{
 		{"gcc smuggled into behavioural", "behavioural", func(k *task.Task) {
 			k.Images.Behavioural.Packages = []string{"gcc=4:12.2.0-3"}
-		}, "capability cc: the behavioural image must lack it (images.behavioural.must_lack[0]), but it is present: /usr/bin/cc"},
+		}, "capability cc: the behavioural image must lack it (images.behavioural.must_lack[0], by default: stacks.old, minus what the image observes and what stacks.new or stacks.shared name), but it is present: /usr/bin/cc"},
 		{"go smuggled into audit", "audit", func(k *task.Task) {
 			k.Images.Audit.Go = []string{"1.22.5"}
-		}, "capability go: the audit image must lack it (images.audit.must_lack[3]), but it is present: /usr/local/go/bin/go"},
+		}, "capability go: the audit image must lack it (images.audit.must_lack[3], by default: stacks.old + stacks.new + stacks.shared + the tools every build configuration watches), but it is present: /usr/local/go/bin/go"},
 		{"go missing from behavioural", "behavioural", func(k *task.Task) {
 			k.Images.Behavioural.Go = nil
-		}, "capability go: the behavioural image must have it (images.behavioural.must_have[0]), but it is missing"},
+		}, "capability go: the behavioural image must have it (images.behavioural.must_have[0], by default: stacks.new + stacks.shared), but it is missing"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,6 +20,11 @@ type Check struct {
 	Capability string
 	// Present says whether the image must have it (true) or lack it.
 	Present bool
+	// Origin says where the assertion comes from: "declared" (the task
+	// file writes the list), "default: <rule>" (schema/task.cue's default
+	// for the list, task.Task.CapabilityOrigin), or "always: <why>" for
+	// what every agent image is held to.
+	Origin string
 }
 
 // CapabilityError is a capability assertion that failed on a built image.
@@ -37,7 +42,11 @@ func (e *CapabilityError) Error() string {
 	if e.Check.Present {
 		want = "have"
 	}
-	return fmt.Sprintf("capability %s: the %s image must %s it (%s), but %s", e.Check.Capability, e.Stage, want, e.Check.Field, e.Found)
+	from := e.Check.Field
+	if o, ok := strings.CutPrefix(e.Check.Origin, "default: "); ok {
+		from += ", by default: " + o
+	}
+	return fmt.Sprintf("capability %s: the %s image must %s it (%s), but %s", e.Check.Capability, e.Stage, want, from, e.Found)
 }
 
 // capKind splits a capability into its kind (cmd, pkg, path) and name.
@@ -53,28 +62,27 @@ func capKind(c string) (string, string) {
 
 // Checks lists the capability assertions of stage: its must_have,
 // must_lack and observe lists (an observed command must be present, as a
-// recording wrapper), and for the agent image the grader paths (absent)
-// and git (present: State A is a git repository there).
+// recording wrapper), each as the schema's defaults or the task made it,
+// and for the agent image, always, the grader paths (absent) and git
+// (present: State A is a git repository there).
 func Checks(t *task.Task, stage string) []Check {
 	decl := t.Images.Stage(stage)
 	field := "images." + stage
 	var cs []Check
-	for i, c := range decl.MustHave {
-		cs = append(cs, Check{Field: fmt.Sprintf("%s.must_have[%d]", field, i), Capability: c, Present: true})
-	}
-	for i, c := range decl.MustLack {
-		cs = append(cs, Check{Field: fmt.Sprintf("%s.must_lack[%d]", field, i), Capability: c})
-	}
-	for i, c := range decl.Observe {
-		cs = append(cs, Check{Field: fmt.Sprintf("%s.observe[%d]", field, i), Capability: c, Present: true})
+	lists := map[string][]string{"must_have": decl.MustHave, "must_lack": decl.MustLack, "observe": decl.Observe}
+	for _, l := range task.CapabilityLists {
+		origin := t.CapabilityOrigin(stage, l)
+		for i, c := range lists[l] {
+			cs = append(cs, Check{Field: fmt.Sprintf("%s.%s[%d]", field, l, i), Capability: c, Present: l != "must_lack", Origin: origin})
+		}
 	}
 	if stage == "agent" {
 		for _, p := range GraderPaths {
-			cs = append(cs, Check{Field: field + " (grader path)", Capability: "path:" + p})
+			cs = append(cs, Check{Field: field + " (grader path)", Capability: "path:" + p, Origin: "always: the agent image holds nothing of the grader"})
 		}
-		cs = append(cs, Check{Field: field + " (grader path)", Capability: "srb-helper"})
+		cs = append(cs, Check{Field: field + " (grader path)", Capability: "srb-helper", Origin: "always: the agent image holds nothing of the grader"})
 		// State A is a git repository there: git must be there to use it.
-		cs = append(cs, Check{Field: field + " (state A is a git repository)", Capability: "git", Present: true})
+		cs = append(cs, Check{Field: field + " (state A is a git repository)", Capability: "git", Present: true, Origin: "always: State A is a git repository there"})
 	}
 	return cs
 }

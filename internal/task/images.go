@@ -3,6 +3,7 @@ package task
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -35,6 +36,10 @@ var packageCommands = map[string][]string{
 var (
 	exactGo     = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+$`)
 	exactSemver = regexp.MustCompile(`^[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	// exactToolchain is a release (1.22.5, 4.3) or a Debian version
+	// (1.63.0+dfsg1-2, 1:2.39.5-0+deb12u3): no wildcard, no range, no
+	// bare major version.
+	exactToolchain = regexp.MustCompile(`^([0-9]+:)?[0-9]+(\.[0-9]+)+([-+~][0-9A-Za-z.+~-]*)?$`)
 )
 
 // imageInstalls is what a stage installs, as comparable text.
@@ -102,8 +107,10 @@ func (v *validator) imagesLackInstalled() {
 	}
 }
 
-// imagesExactVersions: toolchains are pinned to exact versions.
+// imagesExactVersions: toolchains are pinned to exact versions, and the
+// versions state_b.toolchains names are the ones the images install.
 func (v *validator) imagesExactVersions() {
+	v.toolchainVersions()
 	for _, stage := range StageNames {
 		s := v.t.Images.Stage(stage)
 		field := "images." + stage
@@ -124,4 +131,64 @@ func (v *validator) imagesExactVersions() {
 			}
 		}
 	}
+}
+
+// toolchainVersions: every state_b.toolchains version is exact, and an
+// image that installs a toolchain of that name (a Debian package, Go, or
+// an npm package) installs that version: State B is built with the
+// toolchain it names, in the behavioural image and wherever else.
+func (v *validator) toolchainVersions() {
+	tc := v.t.StateB.Toolchains
+	names := make([]string, 0, len(tc))
+	for n := range tc {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		want := tc[name]
+		if !exactToolchain.MatchString(want) || (name == "go" && !exactGo.MatchString(want)) {
+			v.problem(RuleImageExactVersion, "state_b.toolchains."+name, "toolchain %s %q is not an exact version: write the release State B is built with, e.g. \"1.22.5\", or the Debian version its image installs, e.g. \"3.25.1-1\"", name, want)
+			continue
+		}
+		for _, stage := range StageNames {
+			s := v.t.Images.Stage(stage)
+			field := "images." + stage
+			for i, p := range s.Packages {
+				if pn, pv, _ := strings.Cut(p, "="); pn == name && !toolchainIs(want, pv) {
+					v.problem(RuleImageExactVersion, fmt.Sprintf("%s.packages[%d]", field, i), "state_b.toolchains names %s %s, but the %s image installs %s: State B is built with the toolchain it names, so the two agree", name, want, stage, p)
+				}
+			}
+			if name == "go" && len(s.Go) > 0 && !slices.Contains(s.Go, want) {
+				v.problem(RuleImageExactVersion, field+".go", "state_b.toolchains names go %s, but the %s image installs go %s: State B is built with the toolchain it names, so the two agree", want, stage, strings.Join(s.Go, ", "))
+			}
+			for i, n := range s.NPM {
+				at := strings.LastIndex(n, "@")
+				if n[:at] == name && n[at+1:] != want {
+					v.problem(RuleImageExactVersion, fmt.Sprintf("%s.npm[%d]", field, i), "state_b.toolchains names %s %s, but the %s image installs %s: State B is built with the toolchain it names, so the two agree", name, want, stage, n)
+				}
+			}
+		}
+	}
+}
+
+// toolchainIs reports whether the Debian version deb is the toolchain
+// version want: the same version (epoch aside), its upstream part
+// (3.25.1 for 3.25.1-1), or that part with Debian's repack suffix
+// (1.63.0 for 1.63.0+dfsg1-2).
+func toolchainIs(want, deb string) bool {
+	strip := func(x string) string {
+		if i := strings.Index(x, ":"); i >= 0 {
+			return x[i+1:]
+		}
+		return x
+	}
+	want, deb = strip(want), strip(deb)
+	if want == deb {
+		return true
+	}
+	up := deb
+	if i := strings.LastIndex(up, "-"); i >= 0 {
+		up = up[:i]
+	}
+	return up == want || strings.HasPrefix(up, want+"+") || strings.HasPrefix(up, want+"~")
 }

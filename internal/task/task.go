@@ -252,11 +252,15 @@ type Images struct {
 	Verification    StageImage `json:"verification"`
 }
 
-// Stacks names the old and the new stack's tools as capabilities; the
-// stage images' capability defaults derive from them.
+// Stacks names the old and the new stack's tools as capabilities, and
+// the tools both use; the stage images' capability defaults derive from
+// them (docs/SCHEMA.md "Capability defaults").
 type Stacks struct {
 	Old []string `json:"old"`
 	New []string `json:"new"`
+	// Shared are the tools both stacks use; by default, per debt class,
+	// none (language) or every watched tool neither Old nor New names.
+	Shared []string `json:"shared"`
 }
 
 // Base is the base filesystem: kind debootstrap (suite, mirror, packages,
