@@ -154,16 +154,17 @@ func (v *validator) toolchainVersions() {
 			s := v.t.Images.Stage(stage)
 			field := "images." + stage
 			for i, p := range s.Packages {
-				if pn, pv, _ := strings.Cut(p, "="); pn == name && !toolchainIs(want, pv) {
+				if pn, pv, _ := strings.Cut(p, "="); pn == name && !toolchainIs(want, pv) && !strings.ContainsAny(pv, "*?") {
 					v.problem(RuleImageExactVersion, fmt.Sprintf("%s.packages[%d]", field, i), "state_b.toolchains names %s %s, but the %s image installs %s: State B is built with the toolchain it names, so the two agree", name, want, stage, p)
 				}
 			}
-			if name == "go" && len(s.Go) > 0 && !slices.Contains(s.Go, want) {
+			// An image version that is not exact has its own problem above.
+			if name == "go" && len(s.Go) > 0 && !slices.Contains(s.Go, want) && !slices.ContainsFunc(s.Go, func(g string) bool { return !exactGo.MatchString(g) }) {
 				v.problem(RuleImageExactVersion, field+".go", "state_b.toolchains names go %s, but the %s image installs go %s: State B is built with the toolchain it names, so the two agree", want, stage, strings.Join(s.Go, ", "))
 			}
 			for i, n := range s.NPM {
 				at := strings.LastIndex(n, "@")
-				if n[:at] == name && n[at+1:] != want {
+				if n[:at] == name && n[at+1:] != want && exactSemver.MatchString(n[at+1:]) {
 					v.problem(RuleImageExactVersion, fmt.Sprintf("%s.npm[%d]", field, i), "state_b.toolchains names %s %s, but the %s image installs %s: State B is built with the toolchain it names, so the two agree", name, want, stage, n)
 				}
 			}
