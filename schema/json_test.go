@@ -322,6 +322,10 @@ var invalidCases = []invalidCase{
 		edits: []edit{set("/stage1/0/calls", `-1`)}, pointer: "/stage1/0/calls"},
 	{name: "verdict fields leak into a row", contract: schema.Telemetry, base: "full-run.json",
 		edits: []edit{set("/stage1/1/votes", `{}`)}, pointer: "/stage1/1"},
+	{name: "adjudicator decision a verdict", contract: schema.Telemetry, base: "full-run.json",
+		edits: []edit{set("/stage3/0/adjudicator/decision", `"fail"`)}, pointer: "/stage3/0/adjudicator/decision"},
+	{name: "adjudicator tokens omitted instead of null", contract: schema.Telemetry, base: "full-run.json",
+		edits: []edit{del("/stage3/0/adjudicator/input_tokens")}, pointer: "/stage3/0/adjudicator"},
 
 	// transcript-record
 	{name: "no timestamp", contract: "transcript-record", doc: `{"kind": "user", "text": "x"}`, pointer: ""},

@@ -16,7 +16,10 @@ stage-1 reviews (metadata.audit.samples) and stage-3 rounds
 (metadata.verification.rounds) into telemetry.json (swerefactor.telemetry/1):
 per review and per round the driver, model, elapsed seconds, calls, input
 and output tokens, and credits (null when the endpoint reported none,
-never 0). Verdicts are not copied: score.json holds those.
+never 0); per round also, apart (another model: never add the two), the
+adjudicator's driver, model, decision, seconds, calls, tokens and credits
+(null when the round made no claim it was asked to rule on). Verdicts are
+not copied: score.json holds those.
 
 Examples:
   srb telemetry runs/lang01-cmark-c-to-rust/claude-opus-5/run-1

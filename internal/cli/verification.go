@@ -43,7 +43,9 @@ fault exit code, 64-78 by default, on either side makes it invalid), it
 passes on State A, fails on the submission, holds reruns times, and the
 adjudicator model rules it within the scope. An adjudicator that cannot
 be reached, and a round whose tool calls mostly failed, make the round an
-error: re-run the stage.
+error: re-run the stage. The task's timeouts.verification is the stage's
+clock: when it runs out, the round it cuts short and every round not yet
+started end as errors; the finished rounds are kept.
 
 The result is DIR/verification.json; each round's transcript is
 DIR/verification/round-<adversary>.jsonl and each adjudication's
@@ -54,8 +56,9 @@ By default the candidates run on this machine (both toolchains must be
 here), in a scratch folder per round; the candidate command's paths under
 /tests/verification are the task folder's. --image REF runs each round in
 its own container of the task's verification image instead (srb build
---load --stage verification makes srb/<task id>:verification), with both
-trees copied in. --keep-work DIR keeps each round's folder there.
+--load --stage verification makes srb/<task id>:verification; srb ladder
+uses the task's), with both trees copied in. metadata.where records which.
+--keep-work DIR keeps each round's folder there.
 
 Drivers: the task's, unless --driver (every position), --adversary-driver
 or --adjudicator-driver (and --model, --adjudicator-model) say otherwise.
@@ -245,6 +248,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
 	}
 	var eng engine.Runner
+	imageID := ""
 	if opts.Image != "" {
 		newEngine := opts.Engine
 		if newEngine == nil {
@@ -253,6 +257,13 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		if eng, err = newEngine(); err != nil {
 			return fail(ExitCouldNotRun, fmt.Sprintf("the verification image %s: %v", opts.Image, err), nil)
 		}
+		// A missing image is found before any round starts, not six
+		// times over as six rounds that could not start.
+		info, err := eng.Image(ctx, opts.Image)
+		if err != nil {
+			return fail(ExitCouldNotRun, fmt.Sprintf("the verification image %s: %v (srb build --load --stage verification %s makes the task's)", opts.Image, err, t.ID), nil)
+		}
+		imageID = info.ID
 	}
 
 	// Every position, with the overrides, checked before a round starts.
@@ -353,10 +364,17 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		},
 		NewAdjudicator: func() (models.Driver, error) { return models.New(adjCfg, models.WithEnv(opts.Lookup)) },
 		LogDir:         filepath.Join(logs, result.StageVerification),
+		Budget:         time.Duration(t.Timeouts.Verification) * time.Second,
 		Now:            opts.Now,
 	})
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	if opts.Image != "" {
+		st.Metadata["where"] = "container"
+		st.Metadata["image"] = map[string]any{"stage": result.StageVerification, "ref": opts.Image, "id": imageID}
+	} else {
+		st.Metadata["where"] = "host"
 	}
 	if err := st.Write(out); err != nil {
 		return couldNotRun(err)

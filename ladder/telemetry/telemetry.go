@@ -49,12 +49,32 @@ type Review struct {
 	Credits      any `json:"credits"`
 }
 
-// Round is one stage-3 round's cost and outcome.
+// Round is one stage-3 round's cost and outcome: the adversary's model's
+// usage, and apart from it (another model, so never summed into it) the
+// adjudicator's, nil (null) when the round made no claim the adjudicator
+// was asked to rule on.
 type Round struct {
-	Adversary    any `json:"adversary"`
+	Adversary    any           `json:"adversary"`
+	Driver       any           `json:"driver"`
+	Model        any           `json:"model"`
+	Outcome      any           `json:"outcome"`
+	ElapsedSec   any           `json:"elapsed_sec"`
+	Calls        any           `json:"calls"`
+	InputTokens  any           `json:"input_tokens"`
+	OutputTokens any           `json:"output_tokens"`
+	Credits      any           `json:"credits"`
+	Adjudicator  *Adjudication `json:"adjudicator"`
+}
+
+// Adjudication is what ruling on one round's claim cost: the adjudicator
+// model's driver, model, the decision (upheld, rejected, invalid or
+// undecided; included so the cost reads against it), wall-clock seconds of
+// its conversation, calls, tokens and credits, each null when the stage
+// did not record it.
+type Adjudication struct {
 	Driver       any `json:"driver"`
 	Model        any `json:"model"`
-	Outcome      any `json:"outcome"`
+	Decision     any `json:"decision"`
 	ElapsedSec   any `json:"elapsed_sec"`
 	Calls        any `json:"calls"`
 	InputTokens  any `json:"input_tokens"`
@@ -63,7 +83,8 @@ type Round struct {
 }
 
 // Grading projects the reviews (metadata.audit.samples[]) and rounds
-// (metadata.verification.rounds[]) of a decoded score.json. Numbers keep
+// (metadata.verification.rounds[], each with its adjudication's usage) of
+// a decoded score.json. Numbers keep
 // their spelling (decode score.json with json.Number).
 func Grading(score map[string]any) (stage1 []Review, stage3 []Round) {
 	md, _ := score["metadata"].(map[string]any)
@@ -78,7 +99,16 @@ func Grading(score map[string]any) (stage1 []Review, stage3 []Round) {
 	for _, r := range list(obj(md, "verification"), "rounds") {
 		rm, _ := r.(map[string]any)
 		u := obj(rm, "usage")
-		stage3 = append(stage3, Round{rm["adversary"], u["driver"], u["model"], rm["outcome"], rm["elapsed_sec"], u["calls"], u["input_tokens"], u["output_tokens"], u["credits"]})
+		row := Round{rm["adversary"], u["driver"], u["model"], rm["outcome"], rm["elapsed_sec"], u["calls"], u["input_tokens"], u["output_tokens"], u["credits"], nil}
+		// An adjudication that called the adjudicator records its usage;
+		// one decided on the runs alone (or that could not start one)
+		// cost no model call and has none.
+		if adj := obj(rm, "adjudication"); adj != nil {
+			if au := obj(adj, "usage"); au != nil {
+				row.Adjudicator = &Adjudication{au["driver"], au["model"], adj["decision"], adj["elapsed_sec"], au["calls"], au["input_tokens"], au["output_tokens"], au["credits"]}
+			}
+		}
+		stage3 = append(stage3, row)
 	}
 	return stage1, stage3
 }

@@ -28,8 +28,16 @@ func run(t *testing.T) string {
 	b.Add(result.Check{ID: "m/c", Unit: "m", Verdict: "pass", Weight: 1})
 	v := result.NewStage(result.StageVerification, "lang90-x", t0)
 	v.Add(result.Check{ID: "a01", Unit: "a01", Verdict: "pass", Weight: 1, Metadata: map[string]any{"kind": "round"}})
+	v.Add(result.Check{ID: "a02", Unit: "a02", Verdict: "fail", Summary: "x", Weight: 1, Metadata: map[string]any{"kind": "round"}})
+	v.Add(result.Check{ID: "a03", Unit: "a03", Verdict: "pass", Weight: 1, Metadata: map[string]any{"kind": "round"}})
 	v.Metadata = map[string]any{"rounds": []any{
 		map[string]any{"adversary": "a01", "outcome": "survived", "elapsed_sec": 1800, "usage": map[string]any{"driver": "anthropic", "model": "claude-opus-5", "calls": 40, "input_tokens": 900000, "output_tokens": 20000, "credits": 1.75}},
+		// A claim the adjudicator ruled on: its usage is its own row part.
+		map[string]any{"adversary": "a02", "outcome": "broken", "elapsed_sec": 950.5, "usage": map[string]any{"driver": "openai", "model": "gpt-5.6-sol", "calls": 12, "input_tokens": 300000, "output_tokens": 9000},
+			"adjudication": map[string]any{"decision": "upheld", "elapsed_sec": 14.2, "usage": map[string]any{"driver": "anthropic", "model": "claude-opus-5", "calls": 2, "input_tokens": 7100, "output_tokens": 310, "credits": 0.4}}},
+		// A claim decided on its runs alone: no adjudicator call, null.
+		map[string]any{"adversary": "a03", "outcome": "survived", "elapsed_sec": 400, "usage": map[string]any{"driver": "openai", "model": "gpt-5.6-sol", "calls": 5, "input_tokens": 80000, "output_tokens": 2000},
+			"adjudication": map[string]any{"decision": "invalid", "reproduced": 0}},
 	}}
 	verdict := scoring.Grade("lang90-x", scoring.Stages{Audit: a, Behavioural: b, Verification: v, Declared: []string{"audit", "behavioural", "verification"}}, scoring.Published())
 	dir := filepath.Join(t.TempDir(), "lang90-x", "gpt-5.6-sol", "run-1")
@@ -83,7 +91,41 @@ func TestWrite(t *testing.T) {
       "calls": 40,
       "input_tokens": 900000,
       "output_tokens": 20000,
-      "credits": 1.75
+      "credits": 1.75,
+      "adjudicator": null
+    },
+    {
+      "adversary": "a02",
+      "driver": "openai",
+      "model": "gpt-5.6-sol",
+      "outcome": "broken",
+      "elapsed_sec": 950.5,
+      "calls": 12,
+      "input_tokens": 300000,
+      "output_tokens": 9000,
+      "credits": null,
+      "adjudicator": {
+        "driver": "anthropic",
+        "model": "claude-opus-5",
+        "decision": "upheld",
+        "elapsed_sec": 14.2,
+        "calls": 2,
+        "input_tokens": 7100,
+        "output_tokens": 310,
+        "credits": 0.4
+      }
+    },
+    {
+      "adversary": "a03",
+      "driver": "openai",
+      "model": "gpt-5.6-sol",
+      "outcome": "survived",
+      "elapsed_sec": 400,
+      "calls": 5,
+      "input_tokens": 80000,
+      "output_tokens": 2000,
+      "credits": null,
+      "adjudicator": null
     }
   ]
 }

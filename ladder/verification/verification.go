@@ -94,8 +94,11 @@ type Adversary struct {
 // claim). AllowedCommands and RunTimeout configure the toolbox's run tool.
 // LogDir receives round-<adversary>.jsonl and
 // adjudication-<adversary>-<candidate>.jsonl (stale ones are removed
-// first). MaxResumes is the adversaries' loop setting. Now, Sleep and Rand
-// replace the clock in tests.
+// first). MaxResumes is the adversaries' loop setting. Budget is the
+// stage's overall clock (the task's timeouts.verification; 0: none): when
+// it runs out, the round then running is stopped and it and every round
+// not yet started end as errors, while every round that finished is kept.
+// Now, Sleep and Rand replace the clock in tests.
 type Config struct {
 	Task                 string
 	Prompt               string
@@ -112,6 +115,7 @@ type Config struct {
 
 	LogDir     string
 	MaxResumes *int
+	Budget     time.Duration
 	Now        func() time.Time
 	Sleep      func(context.Context, time.Duration) error
 	Rand       func() float64
@@ -131,6 +135,9 @@ type Adjudication struct {
 	Error          string
 	Transcript     string
 	Usage          *models.Usage
+	// ElapsedSec is the wall-clock seconds of the adjudicator's
+	// conversation (0 when it was not called).
+	ElapsedSec float64
 }
 
 // Map returns the adjudication as verification.json records it.
@@ -153,6 +160,7 @@ func (a *Adjudication) Map() map[string]any {
 	}
 	if a.Usage != nil {
 		m["usage"] = a.Usage.Map()
+		m["elapsed_sec"] = round(a.ElapsedSec, 1)
 	}
 	return m
 }
@@ -284,12 +292,53 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 			}
 		}
 	}
+	stageCtx := ctx
+	if cfg.Budget > 0 {
+		var cancel context.CancelFunc
+		stageCtx, cancel = context.WithTimeout(ctx, cfg.Budget)
+		defer cancel()
+	}
+	// stopped says why the stage cannot go on ("" while it can): its
+	// budget ran out, or its caller stopped it.
+	stopped := func() string {
+		switch {
+		case ctx.Err() != nil:
+			return "the stage was stopped (" + ctx.Err().Error() + ")"
+		case stageCtx.Err() != nil:
+			return fmt.Sprintf("the stage's budget (timeouts.verification, %g s) ran out", cfg.Budget.Seconds())
+		}
+		return ""
+	}
 	var rounds []*Round
+	cut := false // a round was cut short or never started
 	for _, a := range cfg.Adversaries {
+		if why := stopped(); why != "" {
+			r := &Round{Adversary: a, Outcome: OutcomeError, Reason: why + " before the round started"}
+			r.Error = r.Reason
+			rounds = append(rounds, r)
+			cut = true
+			continue
+		}
 		t0 := now()
-		r := playRound(ctx, cfg, a, now)
+		r := playRound(stageCtx, cfg, a, now)
 		r.ElapsedSec = now().Sub(t0).Seconds()
+		if why := stopped(); why != "" {
+			// Whatever the round concluded, it was cut short: an
+			// unfinished round is an error (re-run), never a survival or
+			// a break; what it did is kept on record.
+			r.Outcome = OutcomeError
+			r.Reason = fmt.Sprintf("%s during the round, so it did not finish (%s)", why, r.activity())
+			r.Error = r.Reason
+			cut = true
+		}
 		rounds = append(rounds, r)
+	}
+	if cfg.Budget > 0 {
+		st.Metadata["budget_sec"] = cfg.Budget.Seconds()
+		if cut && ctx.Err() == nil {
+			st.Metadata["budget_exhausted"] = true
+			st.Note(fmt.Sprintf("the stage's budget (timeouts.verification, %g s) ran out; the rounds it cut short or never started are errors", cfg.Budget.Seconds()))
+		}
 	}
 	var survived, broken, errored []string
 	runs := 0
@@ -715,6 +764,7 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 	if cfg.LogDir != "" {
 		adj.Transcript = filepath.Join(cfg.LogDir, "adjudication-"+fileSafe(a.ID)+"-"+fileSafe(c.Name)+".jsonl")
 	}
+	t0 := now()
 	loop := agent.Run(ctx, agent.Config{
 		Driver:     drv,
 		System:     AdjudicatorSystem,
@@ -728,6 +778,7 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 		Sleep:      cfg.Sleep,
 		Rand:       cfg.Rand,
 	})
+	adj.ElapsedSec = now().Sub(t0).Seconds()
 	u := loop.Usage
 	adj.Usage = &u
 	switch {

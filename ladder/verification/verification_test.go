@@ -610,3 +610,85 @@ func TestCandidateEnvHidesTheTree(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// blockingSandbox is a sandbox whose candidates pass at once, except one
+// named "hang", which runs until its context ends.
+type blockingSandbox struct{ dir string }
+
+func (b *blockingSandbox) Reset(context.Context) error { return nil }
+func (b *blockingSandbox) Execute(ctx context.Context, c *Candidate, role string) CandidateRun {
+	if c.Name != "hang" {
+		return CandidateRun{Target: role, ExitCode: 0, Passed: true, Stdout: "ok\n"}
+	}
+	<-ctx.Done()
+	return CandidateRun{Target: role, ExitCode: -1, Stderr: "cannot run candidate command: " + ctx.Err().Error()}
+}
+func (b *blockingSandbox) Roots() []agent.RootSpec {
+	return []agent.RootSpec{{Name: "original", Dir: b.dir}, {Name: "workspace", Dir: b.dir}}
+}
+func (b *blockingSandbox) RunTool() (agent.Runner, func(string) string) { return nil, os.Getenv }
+func (b *blockingSandbox) Close() error                                 { return nil }
+
+// The stage's clock (timeouts.verification): a01 finishes in time and is
+// kept as it ended; a02's candidate is still running when the budget runs
+// out, so a02 is an error (its candidate and runs kept on record), even
+// though its script goes on to report nothing found; a03 to a06 never
+// start and are errors. Nothing unfinished reads as a survival.
+func TestStageBudgetEndsUnfinishedRoundsAsErrors(t *testing.T) {
+	t.Parallel()
+	cfg := fixtureConfig(t, goPort, map[string][]turn{
+		"a01-whitespace": {try("quick", "true"), nothing("quick agrees")},
+		"a02-binary":     {try("hang", "sleep 600"), nothing("nothing found")},
+	}, nil)
+	cfg.NewSandbox = func(context.Context, string) (Sandbox, error) { return &blockingSandbox{dir: t.TempDir()}, nil }
+	cfg.Budget = 300 * time.Millisecond
+	start := time.Now()
+	st, rounds := runStage(t, cfg)
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("the stage took %s with a 300ms budget", d)
+	}
+	want := map[string]string{"a01-whitespace": result.VerdictPass, "a02-binary": result.VerdictError, "a03-large": result.VerdictError,
+		"a04-lines": result.VerdictError, "a05-usage": result.VerdictError, "a06-open": result.VerdictError}
+	if diff := cmp.Diff(want, verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if st.Status != result.StatusOK || st.Metadata["survived"] != 1 || st.Metadata["errored"] != 5 || st.Metadata["broken"] != 0 {
+		t.Errorf("status %s, survived %v, errored %v, broken %v", st.Status, st.Metadata["survived"], st.Metadata["errored"], st.Metadata["broken"])
+	}
+	if r := roundOf(t, rounds, "a01-whitespace"); r["outcome"] != OutcomeSurvived || r["candidate_runs"] != 2.0 {
+		t.Errorf("a01 %v", r)
+	}
+	a02 := roundOf(t, rounds, "a02-binary")
+	const cut = "the stage's budget (timeouts.verification, 0.3 s) ran out during the round, so it did not finish (read 0 file(s), "
+	if a02["outcome"] != OutcomeError || !strings.HasPrefix(a02["reason"].(string), cut) || a02["error"] != a02["reason"] {
+		t.Errorf("a02 outcome %v, reason %q", a02["outcome"], a02["reason"])
+	}
+	if names := a02["candidate_names"].([]any); len(names) != 1 || names[0] != "hang" || a02["candidate_runs"] != 2.0 {
+		t.Errorf("a02's candidate is not kept: %v, %v runs", names, a02["candidate_runs"])
+	}
+	for _, id := range []string{"a03-large", "a06-open"} {
+		r := roundOf(t, rounds, id)
+		if r["outcome"] != OutcomeError || r["reason"] != "the stage's budget (timeouts.verification, 0.3 s) ran out before the round started" {
+			t.Errorf("%s outcome %v, reason %q", id, r["outcome"], r["reason"])
+		}
+	}
+	if notes := strings.Join(st.Notes, "\n"); !strings.Contains(notes, "5 of 6 rounds did not complete (a02-binary, a03-large, a04-lines, a05-usage, a06-open)") ||
+		!strings.Contains(notes, "the stage's budget (timeouts.verification, 0.3 s) ran out; the rounds it cut short or never started are errors") {
+		t.Errorf("notes %q", notes)
+	}
+	if st.Metadata["budget_sec"] != 0.3 || st.Metadata["budget_exhausted"] != true {
+		t.Errorf("budget_sec %v, budget_exhausted %v", st.Metadata["budget_sec"], st.Metadata["budget_exhausted"])
+	}
+
+	// With time to spare, the same rounds all finish and nothing says the
+	// budget ran out.
+	cfg.Budget = time.Hour
+	cfg.NewSandbox = func(context.Context, string) (Sandbox, error) { return &blockingSandbox{dir: t.TempDir()}, nil }
+	cfg.NewDriver = func(a Adversary) (models.Driver, error) {
+		return scripted(t, "scripted-"+a.ID, try("quick", "true"), nothing("agrees")), nil
+	}
+	st, _ = runStage(t, cfg)
+	if diff := cmp.Diff(allSurvive(), verdicts(st)); diff != "" || st.Metadata["budget_exhausted"] != nil || st.Metadata["budget_sec"] != 3600.0 {
+		t.Errorf("with an hour: verdicts (-want +got):\n%s\nbudget_exhausted %v, budget_sec %v", diff, st.Metadata["budget_exhausted"], st.Metadata["budget_sec"])
+	}
+}
