@@ -45,10 +45,11 @@ For each submission the ladder
 With one submission the results go to DIR; with several, each gets
 DIR/<name>/ (name: the folder's base name) and --jobs N grade up to N at
 once, each in its own work folders and containers. Stage 2 runs in a
-container of the task's behavioural image (found once before the
-submissions start, and built and loaded when missing or stale), and the
-audit's run tool in the audit image; --host runs both on this machine
-instead, with the host's toolchains. Progress and each stage's lines go to
+container of the task's behavioural image, each stage-3 round in a
+container of its own of the task's verification image (both found once
+before the submissions start, and built and loaded when missing or
+stale), and the audit's run tool in the audit image; --host runs all
+three on this machine instead, with the host's toolchains. Progress and each stage's lines go to
 stderr, prefixed with the submission's name when there are several; each
 submission's score table goes to stdout at the end, in the order given.
 
@@ -94,8 +95,9 @@ type LadderOptions struct {
 	Cache       string // the State A cache (--cache; "" is $SRB_CACHE, else the user cache dir's srb)
 	Helper      string // stage 2's helper (srb behavioural --helper)
 	// Host runs the stages on this machine instead of in the task's stage
-	// images: stage 2's suite (srb behavioural --host) and the audit's run
-	// tool (srb audit --host).
+	// images: stage 2's suite (srb behavioural --host), the audit's run
+	// tool (srb audit --host) and stage 3's rounds (srb verification
+	// without --image).
 	Host bool
 	// Engine returns the Docker engine the stage containers run on
 	// (Factory.Engine); called only when a container is needed.
@@ -161,7 +163,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.IntVar(&opts.Jobs, "jobs", 1, "how many submissions are graded at once")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each submission's collected tree and work under this folder")
 	addCacheFlag(cmd, &opts.Cache)
-	fl.BoolVar(&opts.Host, "host", false, "run stage 2 and the audit's commands on this machine instead of in the task's stage images")
+	fl.BoolVar(&opts.Host, "host", false, "run stage 2, the audit's commands and stage 3's rounds on this machine instead of in the task's stage images")
 	fl.StringVar(&opts.Helper, "helper", "", "with --host: a static srb-helper for stage 2's declarative modules (default: srb itself)")
 	fl.StringVar(&opts.Driver, "driver", "", "the driver of every model position: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&opts.AuditDriver, "audit-driver", "", "stage 1's driver")
@@ -208,15 +210,18 @@ type ladderRun struct {
 	src     string // a submitted tree ("" for a fixture until applied)
 	fixture *submission.Fixture
 	results string
-	audit   StageDriver
-	adjud   StageDriver
-	advs    map[string]StageDriver
-	advAll  StageDriver
-	out     io.Writer // its stage lines (prefixed when there are several)
-	verdict *result.Verdict
-	code    int
-	err     error
-	unmet   []string
+	// verImage is the verification image stage 3's rounds run in ("": on
+	// this machine, srb ladder --host).
+	verImage string
+	audit    StageDriver
+	adjud    StageDriver
+	advs     map[string]StageDriver
+	advAll   StageDriver
+	out      io.Writer // its stage lines (prefixed when there are several)
+	verdict  *result.Verdict
+	code     int
+	err      error
+	unmet    []string
 }
 
 func runLadder(ctx context.Context, opts *LadderOptions) error {
@@ -292,22 +297,30 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	defer cleanup()
 	fmt.Fprintf(errOut, "srb: ladder: State A of %s ready (%s)\n", t.ID, since(step))
 
+	verImage := ""
 	if !opts.Host {
-		// The behavioural image is found (built and loaded when missing
-		// or stale) once, before the submissions start, so concurrent
-		// runs never build it twice.
-		step = time.Now()
-		if err := ensureStageImage(ctx, opts, t, result.StageBehavioural, errOut); err != nil {
-			msg := fmt.Sprintf("the behavioural image: %v", err)
-			publishAll(t.ID, msg)
-			return couldNotRun(fmt.Errorf("ladder: %s", msg))
+		// The behavioural and verification images are found (built and
+		// loaded when missing or stale) once, before the submissions
+		// start, so concurrent runs never build them twice.
+		for _, stage := range []string{result.StageBehavioural, result.StageVerification} {
+			step = time.Now()
+			ref, err := ensureStageImage(ctx, opts, t, stage, errOut)
+			if err != nil {
+				msg := fmt.Sprintf("the %s image: %v", stage, err)
+				publishAll(t.ID, msg)
+				return couldNotRun(fmt.Errorf("ladder: %s", msg))
+			}
+			if stage == result.StageVerification {
+				verImage = ref
+			}
+			fmt.Fprintf(errOut, "srb: ladder: the %s image of %s is ready (%s)\n", stage, t.ID, since(step))
 		}
-		fmt.Fprintf(errOut, "srb: ladder: the behavioural image of %s is ready (%s)\n", t.ID, since(step))
 	}
 
 	sem := make(chan struct{}, opts.Jobs)
 	var wg sync.WaitGroup
 	for _, r := range runs {
+		r.verImage = verImage
 		if len(runs) > 1 {
 			r.out = &prefixWriter{w: errOut, prefix: r.name + ": "}
 		} else {
@@ -644,7 +657,7 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 		step = time.Now()
 		err = runVerification(ctx, &VerificationOptions{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
 			Original: original, Results: r.results, KeepWork: filepath.Join(work, "verification"),
-			Adjudicator: r.adjud, Adversaries: r.advs, Adversary: r.advAll})
+			Adjudicator: r.adjud, Adversaries: r.advs, Adversary: r.advAll, Image: r.verImage, Engine: opts.Engine})
 		stageErr(result.StageVerification, err)
 		timed("stage 3 (verification)", step)
 	}
@@ -665,19 +678,23 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 }
 
 // ensureStageImage finds t's stage image on the engine, building and
-// loading it when it is missing or images.lock does not vouch for it.
-func ensureStageImage(ctx context.Context, opts *LadderOptions, t *task.Task, stage string, w io.Writer) error {
+// loading it when it is missing or images.lock does not vouch for it, and
+// returns the ref containers are started from (the image id).
+func ensureStageImage(ctx context.Context, opts *LadderOptions, t *task.Task, stage string, w io.Writer) (string, error) {
 	newEngine := opts.Engine
 	if newEngine == nil {
 		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
 	}
 	eng, err := newEngine()
 	if err != nil {
-		return fmt.Errorf("the container engine: %w (srb ladder --host runs the stages here)", err)
+		return "", fmt.Errorf("the container engine: %w (srb ladder --host runs the stages here)", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(w, "srb: "+format+"\n", args...) }
-	_, err = findStageImage(ctx, t, stage, eng, defaultImageBuilder(w, newEngine), logf)
-	return err
+	img, err := findStageImage(ctx, t, stage, eng, defaultImageBuilder(w, newEngine), logf)
+	if err != nil {
+		return "", err
+	}
+	return img.Ref, nil
 }
 
 // gradeResults reads the three stage files of dir, grades them with

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+// scriptFile writes a scripted driver's turns (each a list of tool calls
+// name → arguments) to dir/name and returns its path.
+func scriptFile(t *testing.T, dir, name string, turns ...[]toolCall) string {
+	t.Helper()
+	var list []any
+	for _, calls := range turns {
+		var tc []any
+		for _, c := range calls {
+			tc = append(tc, map[string]any{"name": c.name, "arguments": c.args})
+		}
+		list = append(list, map[string]any{"tool_calls": tc})
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// num reads a number of a decoded stage result, however the decoder
+// typed it (-1 when it is not a number).
+func num(v any) float64 {
+	f, err := strconv.ParseFloat(fmt.Sprint(v), 64)
+	if err != nil {
+		return -1
+	}
+	return f
+}
+
+type toolCall struct {
+	name string
+	args map[string]any
+}
+
+func tryTest(name, code string) []toolCall {
+	return []toolCall{{"try_test", map[string]any{"name": name, "code": code, "rationale": "checks " + name}}}
+}
+
+func reportCall(found bool, candidate, text string) []toolCall {
+	if found {
+		return []toolCall{{"report", map[string]any{"found": true, "candidate": candidate, "claim": text, "contract": "the usage promise"}}}
+	}
+	return []toolCall{{"report", map[string]any{"found": false, "notes": text}}}
+}
+
+// verificationImage finds the fixture's verification image (building and
+// loading it when the engine lacks it, or images.lock does not vouch for
+// it) and returns its id.
+func verificationImage(t *testing.T, ctx context.Context, taskDir string, log *bytes.Buffer) string {
+	t.Helper()
+	docker := requireEngines(t)
+	tk, problems := task.Load(taskDir)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(log, "srb: "+format+"\n", args...) }
+	img, err := findStageImage(ctx, tk, result.StageVerification, docker, defaultImageBuilder(log, nil), logf)
+	if err != nil {
+		t.Fatalf("the verification image: %v\n%s", err, log.String())
+	}
+	return img.Ref
+}
+
+// roundsByID indexes verification.json's metadata.rounds by adversary.
+func roundsByID(t *testing.T, st *result.Stage) map[string]map[string]any {
+	t.Helper()
+	list, _ := st.Metadata["rounds"].([]any)
+	out := map[string]map[string]any{}
+	for _, r := range list {
+		m := r.(map[string]any)
+		out[m["adversary"].(string)] = m
+	}
+	if len(out) != len(list) || len(out) == 0 {
+		t.Fatalf("rounds %v", st.Metadata["rounds"])
+	}
+	return out
+}
+
+// TestVerificationInImage is srb verification --image on the fixture
+// task's real verification image, with scripted adversaries and
+// adjudicator: each round in a container of its own, State A built with
+// make and cc and the port with go inside it. The port exits 1 instead
+// of 2 when given an argument: the usage adversary's candidate passes on
+// State A, fails on the port, holds three times and is ruled in scope, so
+// the round is broken. The open adversary's candidate leaves a process
+// behind and looks around: both runs pass, the leftover is reaped, there
+// is no network, and nothing it can see names its tree (no role, no
+// tree path in PWD or OLDPWD, no contract variable). The other four
+// rounds report nothing and survive.
+func TestVerificationInImage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two trees in containers of the verification image")
+	}
+	requireEngines(t)
+	taskDir := fixtureCopy(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Minute)
+	defer cancel()
+	var errOut bytes.Buffer
+	ref := verificationImage(t, ctx, taskDir, &errOut)
+
+	sub := filepath.Join(t.TempDir(), "sub")
+	if err := copyTree(filepath.Join("..", "..", "testdata", "submissions", "tally-go"), sub); err != nil {
+		t.Fatal(err)
+	}
+	mainGo := filepath.Join(sub, "main.go")
+	b, err := os.ReadFile(mainGo)
+	if err != nil || !bytes.Contains(b, []byte("os.Exit(2)")) {
+		t.Fatalf("the port moved (%v); update the test", err)
+	}
+	os.WriteFile(mainGo, bytes.Replace(b, []byte("os.Exit(2)"), []byte("os.Exit(1)"), 1), 0o644)
+
+	dir := t.TempDir()
+	look := `sleep 600 >/dev/null 2>&1 &
+ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
+	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
+		Lookup: func(string) (string, bool) { return "", false },
+		Task:   taskDir, Submission: sub, Results: t.TempDir(), Original: filepath.Join(taskDir, "..", "..", "statea", "tally-1.0"),
+		Force: true, Image: ref,
+		Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
+		Adversaries: map[string]StageDriver{
+			"a05-usage": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "usage.json",
+				tryTest("usage", `"$TALLY" x 2>/dev/null; [ $? -eq 2 ]`), reportCall(true, "usage", "tally exits 1, not 2, when given an argument"))}},
+			"a06-open": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "open.json",
+				tryTest("look", look), reportCall(false, "", "looked around"))}},
+		},
+		Adjudicator: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "rule.json",
+			[]toolCall{{"rule", map[string]any{"in_scope": true, "reason": "[usage] is promised"}}})}},
+	}
+	start := time.Now()
+	if err := runVerification(ctx, opts); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	t.Logf("six rounds in the image in %s", since(start))
+	st, err := result.ReadStage(filepath.Join(opts.Results, "verification.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Metadata["where"] != "container" {
+		t.Errorf("metadata.where %v", st.Metadata["where"])
+	}
+	if im, _ := st.Metadata["image"].(map[string]any); im["id"] != ref {
+		t.Errorf("metadata.image %v, want id %s", st.Metadata["image"], ref)
+	}
+	got := map[string]string{}
+	for _, c := range st.Checks {
+		got[c.ID] = c.Verdict
+	}
+	want := map[string]string{"a01-whitespace": "pass", "a02-binary": "pass", "a03-large": "pass", "a04-lines": "pass", "a05-usage": "fail", "a06-open": "pass"}
+	for id, v := range want {
+		if got[id] != v {
+			t.Errorf("%s: verdict %q, want %q\n%s", id, got[id], v, errOut.String())
+		}
+	}
+	if st.Status != result.StatusOK || num(st.Metadata["broken"]) != 1 || num(st.Metadata["survived"]) != 5 || num(st.Metadata["errored"]) != 0 {
+		t.Errorf("status %s, broken %v, survived %v, errored %v", st.Status, st.Metadata["broken"], st.Metadata["survived"], st.Metadata["errored"])
+	}
+	rounds := roundsByID(t, st)
+	adj, _ := rounds["a05-usage"]["adjudication"].(map[string]any)
+	if adj["decision"] != "upheld" || num(adj["reproduced"]) != 3 || adj["in_scope"] != true {
+		t.Errorf("a05's adjudication %v", adj)
+	}
+	if n := rounds["a05-usage"]["candidate_runs"]; num(n) != 6 {
+		t.Errorf("a05: %v candidate runs, want 6 (the try and two more pairs)", n)
+	}
+	cands, _ := rounds["a06-open"]["candidates"].([]any)
+	if len(cands) != 1 {
+		t.Fatalf("a06's candidates %v", cands)
+	}
+	runs, _ := cands[0].(map[string]any)["runs"].([]any)
+	if len(runs) != 2 {
+		t.Fatalf("a06's runs %v", runs)
+	}
+	for _, r := range runs {
+		m := r.(map[string]any)
+		out, _ := m["stdout"].(string)
+		t.Logf("a06's candidate on the %s:\n%s", m["target"], out)
+		if m["passed"] != true || m["reaped"] != true {
+			t.Errorf("%s run: passed %v, reaped %v\n%s%s", m["target"], m["passed"], m["reaped"], out, m["stderr"])
+		}
+		if !strings.Contains(out, "lo\n") || strings.Contains(out, "eth0") {
+			t.Errorf("%s run: the candidate's network interfaces are not just lo:\n%s", m["target"], out)
+		}
+		if !strings.Contains(out, "pwd=/srb/run/") || !strings.Contains(out, "TALLY=/srb/run/") {
+			t.Errorf("%s run: not in a scratch folder of its own:\n%s", m["target"], out)
+		}
+		for _, leak := range []string{"original", "submission", "workspace", "/srb/trees", "/srb/pristine", "/srb/view", "OLDPWD", "SRB_TARGET", "SRB_CANDIDATE="} {
+			if strings.Contains(out, leak) {
+				t.Errorf("%s run: the candidate sees %q:\n%s", m["target"], leak, out)
+			}
+		}
+	}
+}
