@@ -47,6 +47,12 @@ func BenchmarkRunnerOverhead(b *testing.B) {
 		}
 		runner += time.Since(t1)
 	}
-	b.ReportMetric(float64(runner)/float64(bare), "x-baseline")
+	ratio := float64(runner) / float64(bare)
+	b.ReportMetric(ratio, "x-baseline")
 	b.ReportMetric(float64(runner-bare)/float64(b.N*len(mods))/1e6, "ms-overhead/module")
+	verdict := "met"
+	if ratio > 1.05 {
+		verdict = "NOT met"
+	}
+	b.Logf("runner overhead vs bare: %+.1f%%: target <= 5%% %s", (ratio-1)*100, verdict)
 }

@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -25,6 +26,9 @@ const DefaultCaseTimeout = 10 * time.Second
 type commandKind struct {
 	CommandParams
 	norm *normaliser
+	// env is the scrubbed environment every case starts from (the
+	// helper's own, without the contract names), made once per module.
+	env []string
 }
 
 // resolved is one case ready to run, with the expected stdout when a
@@ -262,6 +266,12 @@ func (k *commandKind) observe(m *module) error {
 	if len(aspects) == 0 {
 		aspects = []string{"stdout", "stderr", "exit", "files"}
 	}
+	// Every case gets a fresh folder of its own under cases/; the parent
+	// is made once here, not per case.
+	if err := os.MkdirAll(filepath.Join(m.work, "cases"), 0o755); err != nil {
+		return err
+	}
+	k.env = behavioural.SubmissionEnv(os.Environ())
 	workers := 1
 	if k.Parallel {
 		workers = runtime.NumCPU()
@@ -321,9 +331,8 @@ func (k *commandKind) observe(m *module) error {
 // run runs case i in a fresh folder of its own.
 func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 	dir := filepath.Join(m.work, "cases", fmt.Sprintf("%04d", i))
-	o := caseObs{files: map[string]string{}, expect: c.expect}
-	_ = os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	o := caseObs{expect: c.expect}
+	if err := freshDir(dir); err != nil {
 		o.exit = "could not prepare: " + err.Error()
 		return o
 	}
@@ -346,12 +355,44 @@ func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 		stdin = bytes.NewReader(c.stdinBytes)
 	}
 	argv := expandAll(c.Argv, vals)
-	r := runProc(argv, dir, submissionEnv(c.Env, vals), stdin, timeout)
+	env := k.env
+	if env == nil {
+		env = behavioural.SubmissionEnv(os.Environ())
+	}
+	if len(c.Env) > 0 {
+		env = caseEnv(env, c.Env, vals)
+	}
+	r := runProc(argv, dir, env, stdin, timeout)
 	o.stdout = k.norm.apply(text(r.Stdout), paths)
 	o.stderr = k.norm.apply(text(r.Stderr), paths)
 	o.exit = statusText(r)
-	for _, p := range slices.Sorted(slices.Values(c.Produces)) {
-		o.files[p] = fileDigest(filepath.Join(dir, p))
+	if len(c.Produces) > 0 {
+		o.files = make(map[string]string, len(c.Produces))
+		for _, p := range slices.Sorted(slices.Values(c.Produces)) {
+			o.files[p] = fileDigest(filepath.Join(dir, p))
+		}
 	}
 	return o
+}
+
+// freshDir makes dir, empty: one mkdir when it does not exist (the usual
+// case), else it is removed first (a rerun in the same work folder).
+func freshDir(dir string) error {
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrExist) {
+		if err = os.RemoveAll(dir); err == nil {
+			err = os.Mkdir(dir, 0o755)
+		}
+	}
+	return err
+}
+
+// caseEnv is base without the contract names, then with extra applied
+// (${NAME} expanded from vals; later names win).
+func caseEnv(base []string, extra, vals map[string]string) []string {
+	kv := make([]string, 0, len(extra))
+	for _, k := range sortedKeys(extra) {
+		kv = append(kv, k+"="+expand(extra[k], vals))
+	}
+	return behavioural.SubmissionEnv(base, kv...)
 }

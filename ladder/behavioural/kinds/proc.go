@@ -13,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -165,6 +167,13 @@ func runProc(argv []string, dir string, env []string, stdin io.Reader, timeout t
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.Stdin = stdin
+	if stdin == nil {
+		// exec would open (and close) /dev/null for every process; one
+		// handle, opened once, serves them all.
+		if f, err := devNull(); err == nil {
+			cmd.Stdin = f
+		}
+	}
 	cmd.Stdout = &out
 	cmd.Stderr = &errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -173,18 +182,16 @@ func runProc(argv []string, dir string, env []string, stdin io.Reader, timeout t
 		return procResult{Err: err, Exit: -1}
 	}
 	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var r procResult
-	timer := time.NewTimer(timeout)
-	select {
-	case <-done:
-	case <-timer.C:
-		r.TimedOut = true
+	// The timer kills the group at the timeout; Wait returns once the
+	// process is gone and its pipes are drained (or WaitDelay passed).
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(timeout, func() {
+		timedOut.Store(true)
 		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		<-done
-	}
+	})
+	_ = cmd.Wait()
 	timer.Stop()
+	r := procResult{TimedOut: timedOut.Load()}
 	_ = syscall.Kill(-pgid, syscall.SIGKILL) // leftovers of the group
 	r.Stdout, r.Stderr = out.Bytes(), errb.Bytes()
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -195,6 +202,10 @@ func runProc(argv []string, dir string, env []string, stdin io.Reader, timeout t
 	}
 	return r
 }
+
+// devNull is /dev/null opened once for reading, the standard input of
+// every process given none; it is never closed.
+var devNull = sync.OnceValues(func() (*os.File, error) { return os.Open(os.DevNull) })
 
 // text renders bytes for an observation: the string when it is UTF-8,
 // else "base64:" and its base64.
@@ -222,11 +233,7 @@ func fileDigest(p string) string {
 // submissionEnv is the environment of a process the tree under test
 // controls: the contract names removed, then extra (KEY=VALUE).
 func submissionEnv(extra map[string]string, vals map[string]string) []string {
-	var kv []string
-	for _, k := range sortedKeys(extra) {
-		kv = append(kv, k+"="+expand(extra[k], vals))
-	}
-	return behavioural.SubmissionEnv(os.Environ(), kv...)
+	return caseEnv(os.Environ(), extra, vals)
 }
 
 // statusText renders an exit for observations: the number, or
