@@ -466,7 +466,7 @@ func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task,
 	} else {
 		build := opts.BuildImage
 		if build == nil {
-			build = defaultImageBuilder(opts.IO.ErrOut, newEngine)
+			build = defaultImageBuilder(opts.IO.ErrOut, newEngine, false)
 		}
 		if img, err = findStageImage(ctx, t, result.StageAudit, eng, build, logf); err != nil {
 			return nil, fmt.Errorf("the audit image: %w (srb audit --host runs the commands here)", err)

@@ -247,7 +247,7 @@ func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *tas
 	} else {
 		build := opts.BuildImage
 		if build == nil {
-			build = defaultImageBuilder(opts.IO.ErrOut, newEngine)
+			build = defaultImageBuilder(opts.IO.ErrOut, newEngine, false)
 		}
 		if img, err = findStageImage(ctx, t, result.StageBehavioural, eng, build, logf); err != nil {
 			return fail(ExitCouldNotRun, "the behavioural image: "+err.Error(), nil)

@@ -20,6 +20,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
 const buildDoc = `Compile a task's image declarations to BuildKit LLB and build its stage images.
@@ -37,6 +38,25 @@ srb build writes tasks/<id>/images.lock: every image's digest and the
 digests of its inputs. --verify rebuilds with no cache and compares with
 the lockfile; a digest that moved fails (exit 2), naming the image and the
 input that moved.
+
+When it builds the behavioural image, srb build runs the image's
+identity run: State A is built with its configurations' original
+commands (the old toolchain) in a container of the verification image,
+then every behavioural module checks it against the behavioural image's
+own truth/ in a container of the behavioural image, with that build
+imported, as srb freeze does. Anything short of 1.0 in every module
+fails the build (exit 2), naming the modules and checks that did not
+reproduce, and images.lock is not written: an image whose truth does
+not reproduce cannot be built. A passed run is remembered in the cache
+(identity/), keyed by both images' digests, State A's digest and the
+task's behavioural declaration, so a rebuild or --verify that gives the
+same images does not repeat it; images.lock records it (images.
+behavioural.identity_run). The identity run needs Docker (DOCKER_HOST):
+without --load, srb build loads the verification and behavioural images
+anyway (as srb/<task id>:<stage>) when it has to run it. --no-identity
+skips it, and images.lock records the skip; a task with no truth/ is
+not frozen yet: it is built without one, says so, and images.lock
+records not-frozen.
 
 BuildKit is addressed by --buildkit, else BUILDKIT_HOST, else
 unix:///run/buildkit/buildkitd.sock (unix://, tcp://, docker-container://
@@ -59,6 +79,7 @@ Examples:
   srb build lang90-tally-c-to-go --stage behavioural --load
   srb build lang90-tally-c-to-go --verify
   srb build lang90-tally-c-to-go --helper ./srb-helper
+  srb build lang90-tally-c-to-go --no-identity
   BUILDKIT_HOST=tcp://builder:1234 srb build --progress plain`
 
 // BuildOptions are the inputs of srb build.
@@ -81,8 +102,15 @@ type BuildOptions struct {
 	Helper string
 	// Dial connects to buildkitd; nil uses image.Dial.
 	Dial func(ctx context.Context, addr string) (*client.Client, *client.Info, error)
-	// Engine connects to Docker for --load; nil uses engine.NewDocker.
+	// Engine connects to Docker for --load and the identity run; nil
+	// uses engine.NewDocker.
 	Engine func() (engine.Runner, error)
+	// NoIdentity skips the behavioural image's identity run
+	// (--no-identity); images.lock records the skip.
+	NoIdentity bool
+	// identityCache, when set, is where passed identity runs are
+	// remembered instead of the cache folder (tests).
+	identityCache string
 }
 
 // NewCmdBuild builds `srb build`.
@@ -125,6 +153,7 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	cmd.Flags().StringVar(&opts.Push, "push", "", "push the images to this repository, tagged <task id>-<stage>")
 	cmd.Flags().BoolVar(&opts.Verify, "verify", false, "rebuild with no cache and fail on any digest that moved from images.lock")
 	cmd.Flags().StringVar(&opts.Helper, "helper", "", "a prebuilt static srb-helper to put in the images (default: build it from srb's source)")
+	cmd.Flags().BoolVar(&opts.NoIdentity, "no-identity", false, "do not run the behavioural image's identity run (images.lock records the skip)")
 	addCacheFlag(cmd, &opts.Cache)
 	addJSONFlag(cmd, &opts.JSON)
 	return cmd
@@ -139,6 +168,14 @@ type buildReport struct {
 	Drift    []string            `json:"drift,omitempty"`
 	Error    string              `json:"error,omitempty"`
 	Loaded   map[string][]string `json:"loaded,omitempty"`
+	// Identity is what the behavioural image's identity run said (nil
+	// when the behavioural image was not built); Failing what did not
+	// reproduce when it failed.
+	Identity *image.IdentityRun `json:"identity_run,omitempty"`
+	Failing  []string           `json:"identity_failing,omitempty"`
+	// IdentityCached says a passed run for the same images was found in
+	// the cache instead of running it again.
+	IdentityCached bool `json:"identity_cached,omitempty"`
 }
 
 func buildKitAddr(flag string) string {
@@ -212,7 +249,7 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 		}
 	}
 	var reports []buildReport
-	drifted, capFailed := 0, 0
+	drifted, capFailed, identityFailed := 0, 0, 0
 	for _, t := range tasks {
 		r := buildReport{Task: t.ID}
 		start := time.Now()
@@ -228,24 +265,10 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 			b.Progress = nil
 		}
 		bo := image.BuildOptions{Stages: opts.Stages, NoCache: opts.Verify, Push: opts.Push}
-		loaded := map[string][]string{}
-		var loadedMu sync.Mutex
-		loadErrs := make(chan error, len(task.StageNames))
+		var loads *dockerLoads
 		if docker != nil {
-			// The load reads on the command's context: the build's own ends
-			// when the build does, while Docker is still reading the image.
-			bo.Load = func(_ context.Context, stage string) (io.WriteCloser, error) {
-				pr, pw := io.Pipe()
-				go func() {
-					names, err := docker.Load(ctx, pr)
-					pr.CloseWithError(err)
-					loadedMu.Lock()
-					loaded[stage] = names
-					loadedMu.Unlock()
-					loadErrs <- err
-				}()
-				return pw, nil
-			}
+			loads = newDockerLoads(ctx, docker)
+			bo.Load = loads.load
 		}
 		built, err := b.Build(ctx, t, in, bo)
 		var ce *image.CapabilityError
@@ -259,13 +282,11 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 		case err != nil:
 			return couldNotRun(fmt.Errorf("%s: %w", t.ID, err))
 		}
-		if docker != nil {
-			for range built {
-				if lerr := <-loadErrs; lerr != nil {
-					return couldNotRun(fmt.Errorf("%s: %w", t.ID, lerr))
-				}
+		if loads != nil {
+			if lerr := loads.wait(len(built)); lerr != nil {
+				return couldNotRun(fmt.Errorf("%s: %w", t.ID, lerr))
 			}
-			r.Loaded = loaded
+			r.Loaded = loads.names
 		}
 		lock := image.NewLock(t, info.BuildkitVersion.Version, in, built)
 		r.Seconds = map[string]float64{"total": time.Since(start).Seconds()}
@@ -284,7 +305,33 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 			if !r.Verified {
 				drifted++
 			}
-		} else {
+		}
+		// The identity run: a behavioural image whose truth does not
+		// reproduce is not built (no lockfile is written for it).
+		if bt := builtStage(built, result.StageBehavioural); bt != nil && (!opts.Verify || r.Verified) {
+			prev, _ := image.ReadLock(t.Dir)
+			ib := &identityBuild{opts: opts, t: t, in: in, b: b, built: built, docker: docker, loaded: loads != nil,
+				cacheDir: cacheDir, prev: prev, logf: logf}
+			istart := time.Now()
+			run, err := ib.run(ctx, &r)
+			r.Seconds["identity_run"] = time.Since(istart).Seconds()
+			r.Seconds["total"] = time.Since(start).Seconds()
+			if errors.Is(err, errIdentityFailed) {
+				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
+				r.Error = err.Error()
+				reports = append(reports, r)
+				identityFailed++
+				continue
+			}
+			if err != nil {
+				return couldNotRun(fmt.Errorf("%s: the identity run: %w", t.ID, err))
+			}
+			r.Identity = run
+			im := lock.Images[result.StageBehavioural]
+			im.IdentityRun = run
+			lock.Images[result.StageBehavioural] = im
+		}
+		if !opts.Verify {
 			if len(opts.Stages) > 0 {
 				if old, err := image.ReadLock(t.Dir); err == nil {
 					lock = mergeLock(old, lock)
@@ -311,6 +358,8 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 		return silent(ExitBadTask, fmt.Errorf("%d task(s) failed their capability probes", capFailed))
 	case drifted > 0:
 		return silent(ExitBadTask, fmt.Errorf("%d task(s) did not reproduce their lockfile", drifted))
+	case identityFailed > 0:
+		return silent(ExitBadTask, fmt.Errorf("%d task(s) failed the identity run: their truth does not reproduce on State A", identityFailed))
 	}
 	return nil
 }
@@ -329,6 +378,18 @@ func printBuild(w io.Writer, r buildReport, opts *BuildOptions) {
 			line += " loaded as " + strings.Join(names, ", ")
 		}
 		fmt.Fprintln(w, line)
+	}
+	if id := r.Identity; id != nil {
+		switch {
+		case id.Status == image.IdentityPassed && r.IdentityCached:
+			fmt.Fprintf(w, "%s: identity run passed (%d checks; remembered from an earlier run on the same images)\n", r.Task, id.Checks)
+		case id.Status == image.IdentityPassed:
+			fmt.Fprintf(w, "%s: identity run passed (%d checks)\n", r.Task, id.Checks)
+		case id.Status == image.IdentitySkipped:
+			fmt.Fprintf(w, "%s: identity run skipped (--no-identity)\n", r.Task)
+		case id.Status == image.IdentityNotFrozen:
+			fmt.Fprintf(w, "%s: identity run not run: the task is not frozen yet (no truth/)\n", r.Task)
+		}
 	}
 	switch {
 	case opts.Verify && r.Verified:
@@ -372,4 +433,55 @@ func mergeLock(old, now *image.Lock) *image.Lock {
 		m.Inputs[k] = v
 	}
 	return &m
+}
+
+// dockerLoads streams built images into Docker as BuildKit exports them
+// (image.BuildOptions.Load) and collects the names each was loaded as.
+type dockerLoads struct {
+	ctx    context.Context
+	docker engine.Runner
+	mu     sync.Mutex
+	names  map[string][]string
+	errs   chan error
+}
+
+func newDockerLoads(ctx context.Context, docker engine.Runner) *dockerLoads {
+	return &dockerLoads{ctx: ctx, docker: docker, names: map[string][]string{}, errs: make(chan error, len(task.StageNames))}
+}
+
+// load is an image.BuildOptions.Load. The load reads on the command's
+// context: the build's own ends when the build does, while Docker is
+// still reading the image.
+func (d *dockerLoads) load(_ context.Context, stage string) (io.WriteCloser, error) {
+	pr, pw := io.Pipe()
+	go func() {
+		names, err := d.docker.Load(d.ctx, pr)
+		pr.CloseWithError(err)
+		d.mu.Lock()
+		d.names[stage] = names
+		d.mu.Unlock()
+		d.errs <- err
+	}()
+	return pw, nil
+}
+
+// wait waits for n loads and returns the first error.
+func (d *dockerLoads) wait(n int) error {
+	var first error
+	for range n {
+		if err := <-d.errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// builtStage returns the built image of stage, or nil.
+func builtStage(built []*image.Built, stage string) *image.Built {
+	for _, b := range built {
+		if b.Stage == stage {
+			return b
+		}
+	}
+	return nil
 }

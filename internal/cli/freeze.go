@@ -205,7 +205,9 @@ func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *
 	}
 	build := opts.BuildImage
 	if build == nil {
-		build = defaultImageBuilder(opts.IO.ErrOut, newEngine)
+		// srb freeze runs its own identity runs, against the truth it is
+		// about to record: the images it builds skip srb build's.
+		build = defaultImageBuilder(opts.IO.ErrOut, newEngine, true)
 	}
 	images := map[string]*stageImage{}
 	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
@@ -213,35 +215,15 @@ func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *
 			return nil, fmt.Errorf("the %s image: %w", stage, err)
 		}
 	}
-	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
 	prov := behavioural.Provenance{TaskCommit: taskCommit(t.Dir), StateA: t.StateA.SHA256, Where: "container", SRB: result.Fingerprint(),
 		Images: map[string]string{}}
 	for stage, im := range images {
 		prov.Images[stage] = im.Digest
 	}
+	suites := &imageSuites{Engine: eng, Images: images, Original: original, Work: work,
+		Budget: time.Duration(t.Timeouts.Behavioural) * time.Second, Log: logf}
 	run := func(ctx context.Context, name, mode, truthDir string) (*result.Stage, error) {
-		cs := &containerSuite{Engine: eng, Decl: decl, Mode: mode, Repo: original, Original: original, Budget: budget,
-			Result: filepath.Join(work, name+".json"), Work: filepath.Join(work, name), Log: logf}
-		if mode == behavioural.ModeRecord {
-			cs.Image = images[result.StageVerification]
-		} else {
-			cs.Image, cs.Truth = images[result.StageBehavioural], truthDir
-			imported, err := importLedger(filepath.Join(work, "record", behavioural.SharedWork, behavioural.LedgerDir), filepath.Join(work, name+"-ledger"))
-			if err != nil {
-				return nil, err
-			}
-			cs.Imports = []engine.Copy{{HostPath: imported, ContainerPath: ctrWork + "/" + behavioural.SharedWork + "/" + behavioural.LedgerDir}}
-		}
-		st, err := cs.run(ctx)
-		if st == nil {
-			return nil, err
-		}
-		if err != nil {
-			// The stage result says what the container did; a refusal
-			// names its modules.
-			logf("%s: %v", name, err)
-		}
-		return st, nil
+		return suites.run(ctx, decl, name, mode, truthDir)
 	}
 	return &behavioural.Freezer{Runner: behavioural.Runner{Work: work, Now: opts.Now}, Decl: decl, Helper: []string{image.HelperPath},
 		Provenance: prov, RunStage: run}, nil

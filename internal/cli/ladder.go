@@ -690,7 +690,7 @@ func ensureStageImage(ctx context.Context, opts *LadderOptions, t *task.Task, st
 		return "", fmt.Errorf("the container engine: %w (srb ladder --host runs the stages here)", err)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(w, "srb: "+format+"\n", args...) }
-	img, err := findStageImage(ctx, t, stage, eng, defaultImageBuilder(w, newEngine), logf)
+	img, err := findStageImage(ctx, t, stage, eng, defaultImageBuilder(w, newEngine, false), logf)
 	if err != nil {
 		return "", err
 	}

@@ -36,11 +36,12 @@ type stageImage struct {
 type imageBuilder func(ctx context.Context, t *task.Task, stage string) error
 
 // defaultImageBuilder is srb build --load --stage STAGE TASK, its output
-// on w, on the engine newEngine returns.
-func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error)) imageBuilder {
+// on w, on the engine newEngine returns; with noIdentity, --no-identity
+// (srb freeze, which runs its own identity runs against a new truth).
+func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error), noIdentity bool) imageBuilder {
 	return func(ctx context.Context, t *task.Task, stage string) error {
 		return runBuild(ctx, &BuildOptions{IO: IOStreams{Out: w, ErrOut: w}, Tasks: []string{t.Dir}, Stages: []string{stage},
-			Load: true, Progress: "quiet", Engine: newEngine})
+			Load: true, Progress: "quiet", Engine: newEngine, NoIdentity: noIdentity})
 	}
 }
 

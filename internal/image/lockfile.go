@@ -58,6 +58,35 @@ type LockImage struct {
 	// "packages" input is the sha256 of the installed Debian packages'
 	// sorted name=version list, as the probes read it.
 	Inputs map[string]string `json:"inputs"`
+	// IdentityRun is what srb build's identity run said of this image
+	// (the behavioural image only); absent in lockfiles written before
+	// srb build ran it.
+	IdentityRun *IdentityRun `json:"identity_run,omitempty"`
+}
+
+// Identity run outcomes a lockfile records (IdentityRun.Status).
+const (
+	// IdentityPassed: State A, checked by the image's modules against the
+	// image's own truth, reached 1.0 in every module.
+	IdentityPassed = "passed"
+	// IdentitySkipped: srb build --no-identity did not run it.
+	IdentitySkipped = "skipped"
+	// IdentityNotFrozen: the task has no truth/ yet (srb freeze records
+	// it), so there was nothing to reproduce.
+	IdentityNotFrozen = "not-frozen"
+)
+
+// IdentityRun records the identity run srb build ran on a behavioural
+// image (issue 5: an image whose truth does not reproduce cannot be
+// built, so a lockfile never records a failed one).
+type IdentityRun struct {
+	// Status is IdentityPassed, IdentitySkipped or IdentityNotFrozen.
+	Status string `json:"status"`
+	// Checks is how many scored checks passed (IdentityPassed only).
+	Checks int `json:"checks,omitempty"`
+	// Verification is the digest of the verification image State A was
+	// built in, with the old toolchain (IdentityPassed only).
+	Verification string `json:"verification,omitempty"`
 }
 
 // NewLock records the built images of a task and the inputs they used.

@@ -73,7 +73,7 @@ func (f *Freezer) Freeze(ctx context.Context) (*FreezeReport, error) {
 	if err != nil {
 		return rep, fmt.Errorf("freeze: record: %w", err)
 	}
-	if bad := incomplete(st); len(bad) > 0 {
+	if bad := Incomplete(st); len(bad) > 0 {
 		return rep, fmt.Errorf("freeze: %w: recording State A did not complete: %s", ErrRefused, strings.Join(bad, "; "))
 	}
 	files, err := f.writeTruth(st, staged)
@@ -86,7 +86,7 @@ func (f *Freezer) Freeze(ctx context.Context) (*FreezeReport, error) {
 		if err != nil {
 			return rep, fmt.Errorf("freeze: identity run %d: %w", i+1, err)
 		}
-		rep.Failing[i] = incomplete(st)
+		rep.Failing[i] = Incomplete(st)
 	}
 	rep.Flaky = flaky(rep.Identity[0], rep.Identity[1])
 	if len(rep.Failing[0]) > 0 || len(rep.Failing[1]) > 0 || len(rep.Flaky) > 0 {
@@ -173,9 +173,11 @@ func (f *Freezer) writeTruth(st *result.Stage, dir string) ([]string, error) {
 	return files, nil
 }
 
-// incomplete lists, for a stage, every module that did not finish ok and
-// every scored check that did not pass ("<check>: <summary>").
-func incomplete(st *result.Stage) []string {
+// Incomplete lists, for a stage result, every module that did not finish
+// ok ("module <id> <status>: <summary's first line>") and every scored
+// check that did not pass ("<check>: <summary>"); empty when the stage
+// reached 1.0 in every module (the identity run's bar, HARNESS.md §4.2).
+func Incomplete(st *result.Stage) []string {
 	var out []string
 	for _, u := range st.Units {
 		if u.Status != result.UnitOK {
