@@ -108,9 +108,9 @@ type BuildOptions struct {
 	// NoIdentity skips the behavioural image's identity run
 	// (--no-identity); images.lock records the skip.
 	NoIdentity bool
-	// identityCache, when set, is where passed identity runs are
-	// remembered instead of the cache folder (tests).
-	identityCache string
+	// IdentityCache is the folder passed identity runs are remembered in
+	// (<key>.json each); "" is the cache folder's identity/.
+	IdentityCache string
 }
 
 // NewCmdBuild builds `srb build`.

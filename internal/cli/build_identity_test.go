@@ -35,7 +35,7 @@ func TestBuildIdentityRun(t *testing.T) {
 		var out, errOut bytes.Buffer
 		err := runBuild(ctx, &BuildOptions{IO: IOStreams{Out: &out, ErrOut: &errOut}, Tasks: []string{taskDir},
 			Stages: []string{result.StageVerification, result.StageBehavioural}, Progress: "quiet",
-			NoIdentity: noIdentity, identityCache: remembered})
+			NoIdentity: noIdentity, IdentityCache: remembered})
 		return out.String(), errOut.String(), err
 	}
 
@@ -56,7 +56,7 @@ func TestBuildIdentityRun(t *testing.T) {
 		id.Verification != lock.Images[result.StageVerification].Digest {
 		t.Errorf("images.lock identity_run %+v (verification %s)", beh.IdentityRun, lock.Images[result.StageVerification].Digest)
 	}
-	entries, _ := filepath.Glob(filepath.Join(remembered, "identity", "*.json"))
+	entries, _ := filepath.Glob(filepath.Join(remembered, "*.json"))
 	if len(entries) != 1 {
 		t.Errorf("remembered identity runs %v, want one", entries)
 	}

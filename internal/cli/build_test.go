@@ -19,6 +19,7 @@ func TestNewCmdBuild(t *testing.T) {
 		{args: []string{"t1", "--stage", "agent,audit", "--load"}, want: BuildOptions{Tasks: []string{"t1"}, Stages: []string{"agent", "audit"}, Progress: "auto", Load: true}},
 		{args: []string{"--verify", "--buildkit", "tcp://b:1234", "--progress", "plain", "--json"}, want: BuildOptions{Verify: true, BuildKit: "tcp://b:1234", Progress: "plain", JSON: true}},
 		{args: []string{"--push", "127.0.0.1:5000/srb", "--cache", "/c"}, want: BuildOptions{Push: "127.0.0.1:5000/srb", Progress: "auto", Cache: "/c"}},
+		{args: []string{"--no-identity", "t1"}, want: BuildOptions{Tasks: []string{"t1"}, Progress: "auto", NoIdentity: true}},
 		{args: []string{"--stage", "compile"}, wantErr: "--stage compile: want one of agent, audit, behavioural, verification"},
 		{args: []string{"--verify", "--push", "r"}, wantErr: "--verify rebuilds to compare: it does not take --load or --push"},
 		{args: []string{"--progress", "fancy"}, wantErr: "--progress fancy: want auto, tty, plain, quiet or rawjson"},

@@ -113,7 +113,8 @@ func (s *imageSuites) identity(ctx context.Context, decl *behavioural.Declaratio
 var errIdentityFailed = errors.New("the identity run failed")
 
 // identityCache remembers passed identity runs under the cache folder
-// (<cache>/identity/<key>.json), keyed by what determines one: the
+// (<Dir>/<key>.json, Dir being <cache>/identity), keyed by what
+// determines one: the
 // behavioural image's digest (which covers truth/, data/, modules/ and
 // the helper), the verification image's (State A's build and the old
 // toolchain), State A's digest and the task's declaration (modules,
@@ -147,7 +148,7 @@ func identityKey(decl *behavioural.Declaration, behaviouralDigest, verificationD
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func (c identityCache) path(key string) string { return filepath.Join(c.Dir, "identity", key+".json") }
+func (c identityCache) path(key string) string { return filepath.Join(c.Dir, key+".json") }
 
 // get returns the remembered run under key, or nil.
 func (c identityCache) get(key string) *identityEntry {
@@ -251,9 +252,9 @@ func (ib *identityBuild) run(ctx context.Context, r *buildReport) (*image.Identi
 		images[b.Stage] = b
 	}
 	beh := images[result.StageBehavioural]
-	cache := identityCache{Dir: ib.cacheDir}
-	if ib.opts.identityCache != "" {
-		cache.Dir = ib.opts.identityCache
+	cache := identityCache{Dir: filepath.Join(ib.cacheDir, "identity")}
+	if ib.opts.IdentityCache != "" {
+		cache.Dir = ib.opts.IdentityCache
 	}
 	remembered := func(ver string) (*image.IdentityRun, string, error) {
 		key, err := identityKey(decl, beh.Digest, ver)
