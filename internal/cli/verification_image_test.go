@@ -77,7 +77,7 @@ func verificationImage(t *testing.T, ctx context.Context, taskDir string, log *b
 		t.Fatal(problems)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(log, "srb: "+format+"\n", args...) }
-	img, err := findStageImage(ctx, tk, result.StageVerification, docker, defaultImageBuilder(log, nil), logf)
+	img, err := findStageImage(ctx, tk, result.StageVerification, docker, defaultImageBuilder(log, nil, false), logf)
 	if err != nil {
 		t.Fatalf("the verification image: %v\n%s", err, log.String())
 	}
