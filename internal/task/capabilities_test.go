@@ -127,13 +127,12 @@ func TestCapabilityDefaultsOfTasks(t *testing.T) {
 			Obs:  map[string][]string{"agent": none, "audit": none, "behavioural": {"cc", "gcc", "c++", "g++", "cmake"}, "verification": none},
 		}},
 		{"../../tasks/build01-libsodium-autotools-to-cmake", effective{
-			// autoheader is watched but named by neither stack: the build
-			// class shares it by default.
-			Shared: []string{"autoheader"},
-			Have: map[string][]string{"agent": {"autoreconf", "autoconf", "automake", "aclocal", "libtoolize", "cmake", "autoheader"}, "audit": none,
-				"behavioural": {"cmake", "autoheader"}, "verification": {"autoreconf", "autoconf", "automake", "aclocal", "libtoolize", "cmake", "autoheader"}},
-			Lack: map[string][]string{"agent": none, "audit": {"autoreconf", "autoconf", "automake", "aclocal", "libtoolize", "cmake", "autoheader"}, "behavioural": none, "verification": none},
-			Obs:  map[string][]string{"agent": none, "audit": none, "behavioural": {"autoreconf", "autoconf", "automake", "aclocal", "libtoolize"}, "verification": none},
+			// autoheader is in stacks.old and observed, so no tool is shared.
+			Shared: []string{},
+			Have: map[string][]string{"agent": {"autoreconf", "autoconf", "autoheader", "automake", "aclocal", "libtoolize", "cmake"}, "audit": none,
+				"behavioural": {"cmake"}, "verification": {"autoreconf", "autoconf", "autoheader", "automake", "aclocal", "libtoolize", "cmake"}},
+			Lack: map[string][]string{"agent": none, "audit": {"autoreconf", "autoconf", "autoheader", "automake", "aclocal", "libtoolize", "cmake"}, "behavioural": none, "verification": none},
+			Obs:  map[string][]string{"agent": none, "audit": none, "behavioural": {"autoreconf", "autoconf", "autoheader", "automake", "aclocal", "libtoolize"}, "verification": none},
 		}},
 	}
 	for _, c := range cases {
