@@ -38,9 +38,16 @@ type imageBuilder func(ctx context.Context, t *task.Task, stage string) error
 // defaultImageBuilder is srb build --load --stage STAGE TASK, its output
 // on w, on the engine newEngine returns; with noIdentity, --no-identity
 // (srb freeze, which runs its own identity runs against a new truth).
+// The behavioural image's identity run needs the verification image too
+// (State A is built there), so that one is built and loaded in the same
+// build rather than built again for the identity run.
 func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error), noIdentity bool) imageBuilder {
 	return func(ctx context.Context, t *task.Task, stage string) error {
-		return runBuild(ctx, &BuildOptions{IO: IOStreams{Out: w, ErrOut: w}, Tasks: []string{t.Dir}, Stages: []string{stage},
+		stages := []string{stage}
+		if stage == result.StageBehavioural && !noIdentity {
+			stages = []string{result.StageVerification, result.StageBehavioural}
+		}
+		return runBuild(ctx, &BuildOptions{IO: IOStreams{Out: w, ErrOut: w}, Tasks: []string{t.Dir}, Stages: stages,
 			Load: true, Progress: "quiet", Engine: newEngine, NoIdentity: noIdentity})
 	}
 }
