@@ -374,14 +374,11 @@ func MountPoints(t *task.Task, stage string) []string {
 // under root/files/<task id>/<stage> (rewritten on every build).
 func prepareFiles(t *task.Task, noticeText []byte, root string) (map[string]Input, error) {
 	base := filepath.Join(root, "files", t.ID)
-	unlock, err := lockDir(base)
+	unlock, err := lockFresh(base)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := os.RemoveAll(base); err != nil {
-		return nil, err
-	}
 	epoch := time.Unix(t.Images.SourceDateEpoch, 0).UTC()
 	out := map[string]Input{}
 	for _, s := range task.StageNames {
@@ -426,14 +423,11 @@ var AssetDirs = []string{"modules", "data", "truth"}
 // root/assets/<task id> (rewritten on every build: they are small).
 func prepareAssets(t *task.Task, root string) (*Input, error) {
 	dir := filepath.Join(root, "assets", t.ID)
-	unlock, err := lockDir(dir)
+	unlock, err := lockFresh(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
 	n := 0
 	for _, a := range AssetDirs {
 		src := filepath.Join(t.Dir, a)
@@ -518,6 +512,20 @@ func shortDigest(d string) string {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// lockFresh is lockDir, then path removed, for the inputs rewritten on
+// every build; the returned func releases the lock.
+func lockFresh(path string) (func(), error) {
+	unlock, err := lockDir(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(path); err != nil {
+		unlock()
+		return nil, err
+	}
+	return unlock, nil
 }
 
 // lockDir takes an exclusive lock on path+".lock", so two srb processes

@@ -125,14 +125,11 @@ func needsNPM(t *task.Task) bool {
 // step mounts it read-only, so it is not in the lockfile.
 func prepareNPMConfig(h HostNPM, root string) (*Input, error) {
 	dir := filepath.Join(root, "npm-config")
-	unlock, err := lockDir(dir)
+	unlock, err := lockFresh(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	if err := os.RemoveAll(dir); err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
