@@ -66,9 +66,11 @@ func helperSourceFor(opts PrepareOptions, taskDir string) HelperSource {
 	return HelperSource{FS: srb.HelperSource}
 }
 
-// prepareHelper makes srb's helper under root/helper/bin/srb-helper
-// (mode 0755, time BaseEpoch) from src, and returns it as an input whose
-// digest is the tree digest of that folder.
+// prepareHelper makes srb's helper from src as srb-helper (mode 0755,
+// time BaseEpoch) in a content-addressed folder under root/staged/helper
+// (see [stageContent]), and returns it as an input whose digest is the
+// tree digest of that folder. The build itself is serialised by a lock
+// on root/helper, so two srb processes do not build it at once.
 func prepareHelper(ctx context.Context, src HelperSource, root string, logf func(string, ...any)) (*Input, error) {
 	base := filepath.Join(root, "helper")
 	unlock, err := lockDir(base)
@@ -76,62 +78,58 @@ func prepareHelper(ctx context.Context, src HelperSource, root string, logf func
 		return nil, err
 	}
 	defer unlock()
-	bin := filepath.Join(base, "bin")
-	if err := os.RemoveAll(bin); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		return nil, err
-	}
-	out := filepath.Join(bin, "srb-helper")
 	var about string
-	switch {
-	case src.File != "":
-		if err := CheckStatic(src.File); err != nil {
-			return nil, fmt.Errorf("helper: %w", err)
+	dir, d, err := stageContent(filepath.Join(root, "staged", "helper"), func(tmp string) error {
+		bin := filepath.Join(tmp, "tree")
+		if err := os.MkdirAll(bin, 0o755); err != nil {
+			return err
 		}
-		if err := copyFile(src.File, out, 0o755); err != nil {
-			return nil, fmt.Errorf("helper: %w", err)
+		out := filepath.Join(bin, "srb-helper")
+		switch {
+		case src.File != "":
+			if err := CheckStatic(src.File); err != nil {
+				return fmt.Errorf("helper: %w", err)
+			}
+			if err := copyFile(src.File, out, 0o755); err != nil {
+				return fmt.Errorf("helper: %w", err)
+			}
+			about = "srb's helper, given as " + src.File
+		case src.Repo != "":
+			v, err := helperGo(os.DirFS(src.Repo))
+			if err != nil {
+				return err
+			}
+			if err := buildHelper(ctx, src.Repo, v, root, out, logf); err != nil {
+				return err
+			}
+			about = fmt.Sprintf("srb's helper, %s built with go%s from srb's source tree", HelperPackage, v)
+		default:
+			v, err := helperGo(src.FS)
+			if err != nil {
+				return err
+			}
+			sum, err := sourceDigest(src.FS)
+			if err != nil {
+				return err
+			}
+			dir := filepath.Join(base, "src", shortDigest(sum))
+			if err := extractSource(src.FS, dir); err != nil {
+				return err
+			}
+			if err := buildHelper(ctx, dir, v, root, out, logf); err != nil {
+				return err
+			}
+			about = fmt.Sprintf("srb's helper, %s built with go%s from the source embedded in srb", HelperPackage, v)
 		}
-		about = "srb's helper, given as " + src.File
-	case src.Repo != "":
-		v, err := helperGo(os.DirFS(src.Repo))
-		if err != nil {
-			return nil, err
+		if err := os.Chmod(out, 0o755); err != nil {
+			return err
 		}
-		if err := buildHelper(ctx, src.Repo, v, root, out, logf); err != nil {
-			return nil, err
-		}
-		about = fmt.Sprintf("srb's helper, %s built with go%s from srb's source tree", HelperPackage, v)
-	default:
-		v, err := helperGo(src.FS)
-		if err != nil {
-			return nil, err
-		}
-		sum, err := sourceDigest(src.FS)
-		if err != nil {
-			return nil, err
-		}
-		dir := filepath.Join(base, "src", shortDigest(sum))
-		if err := extractSource(src.FS, dir); err != nil {
-			return nil, err
-		}
-		if err := buildHelper(ctx, dir, v, root, out, logf); err != nil {
-			return nil, err
-		}
-		about = fmt.Sprintf("srb's helper, %s built with go%s from the source embedded in srb", HelperPackage, v)
-	}
-	if err := os.Chmod(out, 0o755); err != nil {
-		return nil, err
-	}
-	if err := setTimes(bin, BaseEpoch); err != nil {
-		return nil, err
-	}
-	d, err := TreeDigest(bin)
+		return setTimes(bin, BaseEpoch)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Input{Name: "helper", Dir: bin, Digest: d, About: about}, nil
+	return &Input{Name: "helper", Dir: dir, Digest: d, About: about}, nil
 }
 
 // helperGo is the Go release srb's go.mod in src pins: its toolchain

@@ -370,45 +370,35 @@ func MountPoints(t *task.Task, stage string) []string {
 	return []string{OriginalMount, t.Artifacts.Path}
 }
 
-// prepareFiles stages, per stage, its mount points and NOTICE entry
-// under root/files/<task id>/<stage> (rewritten on every build).
+// prepareFiles stages, per stage, its mount points and NOTICE entry as
+// a content-addressed folder under root/staged/files-<task id>-<stage>
+// (see [stageContent]).
 func prepareFiles(t *task.Task, noticeText []byte, root string) (map[string]Input, error) {
-	base := filepath.Join(root, "files", t.ID)
-	unlock, err := lockFresh(base)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	epoch := time.Unix(t.Images.SourceDateEpoch, 0).UTC()
 	out := map[string]Input{}
 	for _, s := range task.StageNames {
-		dir := filepath.Join(base, s)
-		for _, m := range MountPoints(t, s) {
-			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(m)), 0o755); err != nil {
-				return nil, err
+		dir, d, err := stageContent(filepath.Join(root, "staged", "files-"+t.ID+"-"+s), func(tmp string) error {
+			raw := filepath.Join(tmp, "raw")
+			for _, m := range MountPoints(t, s) {
+				if err := os.MkdirAll(filepath.Join(raw, filepath.FromSlash(m)), 0o755); err != nil {
+					return err
+				}
 			}
-		}
-		np := filepath.Join(dir, filepath.FromSlash(NoticePath))
-		if err := os.MkdirAll(filepath.Dir(np), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(np, noticeText, 0o644); err != nil {
-			return nil, err
-		}
-		norm := dir + ".norm"
-		if err := copyNormalised(dir, norm, nil); err != nil {
-			return nil, err
-		}
-		os.RemoveAll(dir)
-		if err := os.Rename(norm, dir); err != nil {
-			return nil, err
-		}
-		if err := setTimes(dir, epoch); err != nil {
-			return nil, err
-		}
-		d, err := TreeDigest(dir)
+			np := filepath.Join(raw, filepath.FromSlash(NoticePath))
+			if err := os.MkdirAll(filepath.Dir(np), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(np, noticeText, 0o644); err != nil {
+				return err
+			}
+			tree := filepath.Join(tmp, "tree")
+			if err := copyNormalised(raw, tree, nil); err != nil {
+				return err
+			}
+			return setTimes(tree, epoch)
+		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("files of the %s image: %w", s, err)
 		}
 		out[s] = Input{Name: "files-" + s, Dir: dir, Digest: d, About: "the " + s + " image's mount points and NOTICE entry"}
 	}
@@ -419,35 +409,33 @@ func prepareFiles(t *task.Task, noticeText []byte, root string) (map[string]Inpu
 // verification images, under /tests/<stage>/.
 var AssetDirs = []string{"modules", "data", "truth"}
 
-// prepareAssets stages the task's asset folders, normalised, under
-// root/assets/<task id> (rewritten on every build: they are small).
+// prepareAssets stages the task's asset folders, normalised, as a
+// content-addressed folder under root/staged/assets-<task id> (see
+// [stageContent]), or returns nil when the task has none of them.
 func prepareAssets(t *task.Task, root string) (*Input, error) {
-	dir := filepath.Join(root, "assets", t.ID)
-	unlock, err := lockFresh(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	n := 0
-	for _, a := range AssetDirs {
-		src := filepath.Join(t.Dir, a)
-		if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
-			continue
+	dir, d, err := stageContent(filepath.Join(root, "staged", "assets-"+t.ID), func(tmp string) error {
+		tree := filepath.Join(tmp, "tree")
+		if err := os.MkdirAll(tree, 0o755); err != nil {
+			return err
 		}
-		if err := copyNormalised(src, filepath.Join(dir, a), nil); err != nil {
-			return nil, fmt.Errorf("assets: %w", err)
+		for _, a := range AssetDirs {
+			src := filepath.Join(t.Dir, a)
+			if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+				continue
+			}
+			if err := copyNormalised(src, filepath.Join(tree, a), nil); err != nil {
+				return err
+			}
+			n++
 		}
-		n++
+		return setTimes(tree, BaseEpoch)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("assets: %w", err)
 	}
 	if n == 0 {
 		return nil, nil
-	}
-	if err := setTimes(dir, BaseEpoch); err != nil {
-		return nil, err
-	}
-	d, err := TreeDigest(dir)
-	if err != nil {
-		return nil, err
 	}
 	return &Input{Name: "assets", Dir: dir, Digest: d, About: "the task's " + strings.Join(AssetDirs, ", ") + " folders"}, nil
 }
@@ -514,18 +502,76 @@ func sha256Hex(b []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// lockFresh is lockDir, then path removed, for the inputs rewritten on
-// every build; the returned func releases the lock.
-func lockFresh(path string) (func(), error) {
-	unlock, err := lockDir(path)
+// stageContent makes an input folder that is never rewritten while a
+// build may be reading it: fill writes the content into tmp/tree of a
+// fresh temporary folder under parent, whose [TreeDigest] names it, and
+// tmp/tree is renamed to parent/<hex digest> unless a folder of that
+// digest is already there (then it is the same content and is kept).
+// Two srb processes sharing one cache therefore never pull an input out
+// from under the other's BuildKit solve, whatever they stage at once.
+// It returns the folder and its digest ("sha256:<hex>").
+//
+// Staged folders are not removed: each differs from the others in
+// content, and they are small (a task's files and assets, srb's helper).
+func stageContent(parent string, fill func(tmp string) error) (string, string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", "", err
+	}
+	tmp, err := os.MkdirTemp(parent, ".tmp-")
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
-	if err := os.RemoveAll(path); err != nil {
-		unlock()
-		return nil, err
+	defer os.RemoveAll(tmp)
+	if err := fill(tmp); err != nil {
+		return "", "", err
 	}
-	return unlock, nil
+	tree := filepath.Join(tmp, "tree")
+	// Modes are part of the digest; the umask is not.
+	if err := normaliseModes(tree); err != nil {
+		return "", "", err
+	}
+	d, err := TreeDigest(tree)
+	if err != nil {
+		return "", "", err
+	}
+	dir := filepath.Join(parent, strings.TrimPrefix(d, "sha256:"))
+	if _, err := os.Stat(dir); err == nil {
+		return dir, d, nil
+	}
+	if err := os.Rename(tree, dir); err != nil {
+		// Another process staged the same content first.
+		if _, serr := os.Stat(dir); serr == nil {
+			return dir, d, nil
+		}
+		return "", "", err
+	}
+	return dir, d, nil
+}
+
+// normaliseModes sets the modes under dir as [copyNormalised] does:
+// folders 0755, regular files 0755 when any execute bit is set and 0644
+// otherwise; times are left as they are.
+func normaliseModes(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.Chmod(p, 0o755)
+		case info.Mode().IsRegular():
+			mode := fs.FileMode(0o644)
+			if info.Mode()&0o111 != 0 {
+				mode = 0o755
+			}
+			return os.Chmod(p, mode)
+		}
+		return nil
+	})
 }
 
 // lockDir takes an exclusive lock on path+".lock", so two srb processes

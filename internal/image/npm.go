@@ -119,41 +119,37 @@ func needsNPM(t *task.Task) bool {
 	return false
 }
 
-// prepareNPMConfig writes the npm-config input under root/npm-config:
-// the npmrc of h's settings and a copy of its CA bundle (empty when the
-// host has none). It is not an input of any image's content: the npm
-// step mounts it read-only, so it is not in the lockfile.
+// prepareNPMConfig stages the npm-config input, content-addressed under
+// root/staged/npm-config (see [stageContent]): the npmrc of h's settings
+// and a copy of its CA bundle (empty when the host has none). It is not
+// an input of any image's content: the npm step mounts it read-only, so
+// it is not in the lockfile.
 func prepareNPMConfig(h HostNPM, root string) (*Input, error) {
-	dir := filepath.Join(root, "npm-config")
-	unlock, err := lockFresh(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var rc strings.Builder
-	for _, k := range npmSettings {
-		if v, ok := h.Settings[k]; ok {
-			fmt.Fprintf(&rc, "%s=%s\n", k, v)
+	dir, d, err := stageContent(filepath.Join(root, "staged", "npm-config"), func(tmp string) error {
+		tree := filepath.Join(tmp, "tree")
+		if err := os.MkdirAll(tree, 0o755); err != nil {
+			return err
 		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, NPMConfigFile), []byte(rc.String()), 0o644); err != nil {
-		return nil, err
-	}
-	var ca []byte
-	if h.CAFile != "" {
-		if ca, err = os.ReadFile(h.CAFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("npm config: CA bundle: %w", err)
+		var rc strings.Builder
+		for _, k := range npmSettings {
+			if v, ok := h.Settings[k]; ok {
+				fmt.Fprintf(&rc, "%s=%s\n", k, v)
+			}
 		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, NPMCAFile), ca, 0o644); err != nil {
-		return nil, err
-	}
-	d, err := TreeDigest(dir)
+		if err := os.WriteFile(filepath.Join(tree, NPMConfigFile), []byte(rc.String()), 0o644); err != nil {
+			return err
+		}
+		var ca []byte
+		if h.CAFile != "" {
+			var err error
+			if ca, err = os.ReadFile(h.CAFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("CA bundle: %w", err)
+			}
+		}
+		return os.WriteFile(filepath.Join(tree, NPMCAFile), ca, 0o644)
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("npm config: %w", err)
 	}
 	about := "the host's npm configuration (" + strings.Join(sortedKeys(h.Settings), ", ") + ")"
 	if h.CAFile != "" {
