@@ -18,18 +18,22 @@
 #   $SRB_ENGINES/registry   the registry's storage and config
 #   $SRB_ENGINES/log        dockerd.log, buildkitd.log, build-buildkit.log
 #
+# SRB_ENGINES, SRB_BUILDKIT_SOCK and SRB_REGISTRY_ADDR move the state folder,
+# buildkitd's socket and the registry's address, so a second, cold set of
+# engines can run beside the usual one (dockerd is shared: one per machine).
+#
 # Usage: scripts/engines.sh [install|start|status|env]   (default: install and start)
 # `env` prints the variables that address the engines, for eval.
 set -euo pipefail
 
 BUILDKIT_VERSION=${BUILDKIT_VERSION:-v0.26.3}
 REGISTRY_VERSION=${REGISTRY_VERSION:-v3.1.2}
-REGISTRY_ADDR=127.0.0.1:5000
+REGISTRY_ADDR=${SRB_REGISTRY_ADDR:-127.0.0.1:5000}
 SRB_ENGINES=${SRB_ENGINES:-/var/lib/srb-engines}
 BIN=$SRB_ENGINES/bin
 LOG=$SRB_ENGINES/log
 DOCKER_SOCK=/var/run/docker.sock
-BUILDKIT_SOCK=/run/buildkit/buildkitd.sock
+BUILDKIT_SOCK=${SRB_BUILDKIT_SOCK:-/run/buildkit/buildkitd.sock}
 
 say() { echo "engines: $*" >&2; }
 die() { say "$*"; exit 1; }
