@@ -447,30 +447,9 @@ type auditContainers struct {
 // opts.Image when set, else from the task's audit image as images.lock
 // records it (findStageImage: built and loaded when missing or stale).
 func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task, original, workspace string) (*auditContainers, error) {
-	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
-	newEngine := opts.Engine
-	if newEngine == nil {
-		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
-	}
-	eng, err := newEngine()
+	eng, img, err := readyStageImage(ctx, t, result.StageAudit, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut)
 	if err != nil {
-		return nil, fmt.Errorf("the container engine: %w (srb audit --host runs the commands here)", err)
-	}
-	var img *stageImage
-	if opts.Image != "" {
-		info, err := eng.Image(ctx, opts.Image)
-		if err != nil {
-			return nil, fmt.Errorf("the audit image: %w", err)
-		}
-		img = &stageImage{Stage: result.StageAudit, Ref: info.ID, Tag: opts.Image}
-	} else {
-		build := opts.BuildImage
-		if build == nil {
-			build = defaultImageBuilder(opts.IO.ErrOut, newEngine, false)
-		}
-		if img, err = findStageImage(ctx, t, result.StageAudit, eng, build, logf); err != nil {
-			return nil, fmt.Errorf("the audit image: %w (srb audit --host runs the commands here)", err)
-		}
+		return nil, fmt.Errorf("%w (srb audit --host runs the commands here)", err)
 	}
 	a := &auditContainers{eng: eng, ref: img.Tag + " (" + img.Ref + ")", spec: engine.Spec{
 		Image:  img.Ref,

@@ -229,29 +229,9 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *task.Task, decl *behavioural.Declaration,
 	sub, original, out string, fail func(int, string, map[string]any) error) error {
 	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
-	newEngine := opts.Engine
-	if newEngine == nil {
-		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
-	}
-	eng, err := newEngine()
+	eng, img, err := readyStageImage(ctx, t, result.StageBehavioural, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut)
 	if err != nil {
-		return fail(ExitCouldNotRun, "the container engine: "+err.Error(), nil)
-	}
-	var img *stageImage
-	if opts.Image != "" {
-		info, err := eng.Image(ctx, opts.Image)
-		if err != nil {
-			return fail(ExitCouldNotRun, err.Error(), nil)
-		}
-		img = &stageImage{Stage: result.StageBehavioural, Ref: info.ID, Tag: opts.Image}
-	} else {
-		build := opts.BuildImage
-		if build == nil {
-			build = defaultImageBuilder(opts.IO.ErrOut, newEngine, false)
-		}
-		if img, err = findStageImage(ctx, t, result.StageBehavioural, eng, build, logf); err != nil {
-			return fail(ExitCouldNotRun, "the behavioural image: "+err.Error(), nil)
-		}
+		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
 	cs := &containerSuite{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,

@@ -97,7 +97,7 @@ type LadderOptions struct {
 	// Host runs the stages on this machine instead of in the task's stage
 	// images: stage 2's suite (srb behavioural --host), the audit's run
 	// tool (srb audit --host) and stage 3's rounds (srb verification
-	// without --image).
+	// --host).
 	Host bool
 	// Engine returns the Docker engine the stage containers run on
 	// (Factory.Engine); called only when a container is needed.
@@ -306,7 +306,7 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 			step = time.Now()
 			ref, err := ensureStageImage(ctx, opts, t, stage, errOut)
 			if err != nil {
-				msg := fmt.Sprintf("the %s image: %v", stage, err)
+				msg := err.Error()
 				publishAll(t.ID, msg)
 				return couldNotRun(fmt.Errorf("ladder: %s", msg))
 			}
@@ -657,7 +657,7 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 		step = time.Now()
 		err = runVerification(ctx, &VerificationOptions{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
 			Original: original, Results: r.results, KeepWork: filepath.Join(work, "verification"),
-			Adjudicator: r.adjud, Adversaries: r.advs, Adversary: r.advAll, Image: r.verImage, Engine: opts.Engine})
+			Adjudicator: r.adjud, Adversaries: r.advs, Adversary: r.advAll, Host: opts.Host, Image: r.verImage, Engine: opts.Engine})
 		stageErr(result.StageVerification, err)
 		timed("stage 3 (verification)", step)
 	}
@@ -681,18 +681,9 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original s
 // loading it when it is missing or images.lock does not vouch for it, and
 // returns the ref containers are started from (the image id).
 func ensureStageImage(ctx context.Context, opts *LadderOptions, t *task.Task, stage string, w io.Writer) (string, error) {
-	newEngine := opts.Engine
-	if newEngine == nil {
-		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
-	}
-	eng, err := newEngine()
+	_, img, err := readyStageImage(ctx, t, stage, "", opts.Engine, nil, w)
 	if err != nil {
-		return "", fmt.Errorf("the container engine: %w (srb ladder --host runs the stages here)", err)
-	}
-	logf := func(format string, args ...any) { fmt.Fprintf(w, "srb: "+format+"\n", args...) }
-	img, err := findStageImage(ctx, t, stage, eng, defaultImageBuilder(w, newEngine, false), logf)
-	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w (srb ladder --host runs the stages here)", err)
 	}
 	return img.Ref, nil
 }

@@ -127,3 +127,41 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 	}
 	return si, helperless(si)
 }
+
+// readyStageImage connects to the container engine newEngine returns (nil:
+// engine.NewDocker) and returns it with the image a stage's containers
+// start from: ref when it is not "" (--image REF, which must exist on the
+// engine), else t's stage image found by [findStageImage], built and
+// loaded with build (nil: [defaultImageBuilder], its output on w) when it
+// is missing or images.lock does not vouch for it. It is what srb audit,
+// srb behavioural and srb verification run before their containers start,
+// and what srb ladder runs once per stage before the submissions start.
+// An engine that cannot be reached is an error starting "the container
+// engine: "; an image that cannot be found or built one starting "the
+// <stage> image". Either is a harness fault (exit 1) for the caller.
+func readyStageImage(ctx context.Context, t *task.Task, stage, ref string, newEngine func() (engine.Runner, error),
+	build imageBuilder, w io.Writer) (engine.Runner, *stageImage, error) {
+	if newEngine == nil {
+		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+	}
+	eng, err := newEngine()
+	if err != nil {
+		return nil, nil, fmt.Errorf("the container engine: %w", err)
+	}
+	if ref != "" {
+		info, err := eng.Image(ctx, ref)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the %s image %s: %w", stage, ref, err)
+		}
+		return eng, &stageImage{Stage: stage, Ref: info.ID, Tag: ref}, nil
+	}
+	if build == nil {
+		build = defaultImageBuilder(w, newEngine, false)
+	}
+	logf := func(format string, args ...any) { fmt.Fprintf(w, "srb: "+format+"\n", args...) }
+	img, err := findStageImage(ctx, t, stage, eng, build, logf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the %s image: %w", stage, err)
+	}
+	return eng, img, nil
+}

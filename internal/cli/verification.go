@@ -52,13 +52,17 @@ DIR/verification/round-<adversary>.jsonl and each adjudication's
 DIR/verification/adjudication-<adversary>-<candidate>.jsonl (--logs moves
 them). State A is --original, or the task's State A from the cache.
 
-By default the candidates run on this machine (both toolchains must be
-here), in a scratch folder per round; the candidate command's paths under
-/tests/verification are the task folder's. --image REF runs each round in
-its own container of the task's verification image instead (srb build
---load --stage verification makes srb/<task id>:verification; srb ladder
-uses the task's), with both trees copied in. metadata.where records which.
---keep-work DIR keeps each round's folder there.
+Each round runs in a container of its own of the task's verification
+image (srb/<task id>:verification, used when its id is the config digest
+images.lock records; built and loaded first when missing or stale, as srb
+behavioural and srb ladder do; --image REF names another), with both
+trees copied in. An engine that cannot be reached, or an image that
+cannot be found or built, is a harness fault (exit 1): no round runs.
+--host runs the rounds on this machine instead (both toolchains must be
+here), in a scratch folder per round, the candidate command's paths
+under /tests/verification taken from the task folder. metadata.where
+records which, and metadata.image the image. --keep-work DIR keeps each
+round's folder there.
 
 Drivers: the task's, unless --driver (every position), --adversary-driver
 or --adjudicator-driver (and --model, --adjudicator-model) say otherwise.
@@ -102,11 +106,19 @@ type VerificationOptions struct {
 	Adversaries map[string]StageDriver
 	Adjudicator StageDriver
 
-	// Image, when set, runs each round in its own container of this image
-	// (the task's verification image, e.g. srb/<id>:verification) on
-	// Engine, instead of on this machine.
-	Image  string
+	// Host runs the rounds on this machine (the host's toolchains)
+	// instead of in containers of the task's verification image.
+	Host bool
+	// Image, when set, is the image each round's container starts from
+	// instead of the task's verification image (srb/<task id>:verification,
+	// checked against images.lock and built and loaded when missing or
+	// stale).
+	Image string
+	// Engine connects to the container engine; nil is engine.NewDocker.
 	Engine func() (engine.Runner, error)
+	// BuildImage builds and loads a stage image of t when the engine lacks
+	// it; nil is srb build --load --stage STAGE.
+	BuildImage func(ctx context.Context, t *task.Task, stage string) error
 }
 
 // NewCmdVerification builds `srb verification`.
@@ -126,6 +138,9 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 			}
 			if opts.Results == "" {
 				return &usageError{err: errors.New("--results DIR is required")}
+			}
+			if opts.Host && opts.Image != "" {
+				return &usageError{err: errors.New("--image names the image the rounds run in; --host runs them on this machine: give one")}
 			}
 			for _, d := range []struct{ flag, v string }{{"--driver", driver}, {"--adversary-driver", advDriver}, {"--adjudicator-driver", adjDriver}} {
 				if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
@@ -169,7 +184,8 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 	fl.StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
 	fl.StringVar(&opts.Logs, "logs", "", "where transcripts go, under verification/ (default: the results folder)")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each round's scratch folder under this folder")
-	fl.StringVar(&opts.Image, "image", "", "run each round in its own container of this verification image (srb build --load makes srb/<task id>:verification)")
+	fl.BoolVar(&opts.Host, "host", false, "run the rounds on this machine with its toolchains instead of in containers of the verification image")
+	fl.StringVar(&opts.Image, "image", "", "run each round in a container of this image instead of the task's verification image")
 	fl.BoolVar(&opts.Force, "force", false, "run even when stage 1 failed or stage 2 is incomplete (the scorer still pays nothing)")
 	fl.StringVar(&driver, "driver", "", "the driver of every position: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&advDriver, "adversary-driver", "", "the adversaries' driver")
@@ -244,26 +260,10 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	pathMap := map[string]string{verificationAssets: assets}
-	if _, err := verification.CheckCommand(t.Verification.CandidateCommand, pathMap); err != nil && opts.Image == "" {
-		return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
-	}
-	var eng engine.Runner
-	imageID := ""
-	if opts.Image != "" {
-		newEngine := opts.Engine
-		if newEngine == nil {
-			newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+	if opts.Host {
+		if _, err := verification.CheckCommand(t.Verification.CandidateCommand, pathMap); err != nil {
+			return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
 		}
-		if eng, err = newEngine(); err != nil {
-			return fail(ExitCouldNotRun, fmt.Sprintf("the verification image %s: %v", opts.Image, err), nil)
-		}
-		// A missing image is found before any round starts, not six
-		// times over as six rounds that could not start.
-		info, err := eng.Image(ctx, opts.Image)
-		if err != nil {
-			return fail(ExitCouldNotRun, fmt.Sprintf("the verification image %s: %v (srb build --load --stage verification %s makes the task's)", opts.Image, err, t.ID), nil)
-		}
-		imageID = info.ID
 	}
 
 	// Every position, with the overrides, checked before a round starts.
@@ -289,6 +289,18 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	}
 	if err := models.Preflight(opts.Lookup, positions...); err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+
+	// The image is found (built and loaded when missing or stale) before
+	// any round starts, not six times over as six rounds that could not
+	// start; with no engine nothing runs, and never on this machine
+	// instead.
+	var eng engine.Runner
+	var img *stageImage
+	if !opts.Host {
+		if eng, img, err = readyStageImage(ctx, t, result.StageVerification, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut); err != nil {
+			return fail(ExitCouldNotRun, err.Error()+" (srb verification --host runs the rounds here)", nil)
+		}
 	}
 
 	original := opts.Original
@@ -331,10 +343,10 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		AllowedCommands:      v.AllowedCommands,
 		RunTimeout:           time.Duration(v.RunTimeoutSec) * time.Second,
 		NewSandbox: func(ctx context.Context, adversary string) (verification.Sandbox, error) {
-			if opts.Image != "" {
+			if !opts.Host {
 				return verification.NewContainer(ctx, verification.ContainerConfig{
 					Engine:     eng,
-					Image:      opts.Image,
+					Image:      img.Ref,
 					Labels:     map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification, "srb.round": adversary},
 					Original:   original,
 					Submission: opts.Submission,
@@ -370,9 +382,13 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
-	if opts.Image != "" {
+	if !opts.Host {
 		st.Metadata["where"] = "container"
-		st.Metadata["image"] = map[string]any{"stage": result.StageVerification, "ref": opts.Image, "id": imageID}
+		im := map[string]any{"stage": result.StageVerification, "ref": img.Tag, "id": img.Ref}
+		if img.Digest != "" {
+			im["digest"] = img.Digest
+		}
+		st.Metadata["image"] = im
 	} else {
 		st.Metadata["where"] = "host"
 	}

@@ -99,9 +99,10 @@ func roundsByID(t *testing.T, st *result.Stage) map[string]map[string]any {
 	return out
 }
 
-// TestVerificationInImage is srb verification --image on the fixture
-// task's real verification image, with scripted adversaries and
-// adjudicator: each round in a container of its own, State A built with
+// TestVerificationInImage is srb verification (no --host, no --image) on
+// the fixture task's real verification image, which it finds as images.lock
+// records it, with scripted adversaries and adjudicator: each round in a
+// container of its own, State A built with
 // make and cc and the port with go inside it. The port exits 1 instead
 // of 2 when given an argument: the usage adversary's candidate passes on
 // State A, fails on the port, holds three times and is ruled in scope, so
@@ -138,7 +139,7 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
 		Lookup: func(string) (string, bool) { return "", false },
 		Task:   taskDir, Submission: sub, Results: t.TempDir(), Original: filepath.Join(taskDir, "..", "..", "statea", "tally-1.0"),
-		Force: true, Image: ref,
+		Force: true,
 		Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
 		Adversaries: map[string]StageDriver{
 			"a05-usage": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "usage.json",
@@ -161,8 +162,8 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 	if st.Metadata["where"] != "container" {
 		t.Errorf("metadata.where %v", st.Metadata["where"])
 	}
-	if im, _ := st.Metadata["image"].(map[string]any); im["id"] != ref {
-		t.Errorf("metadata.image %v, want id %s", st.Metadata["image"], ref)
+	if im, _ := st.Metadata["image"].(map[string]any); im["id"] != ref || im["ref"] != "srb/lang90-tally-c-to-go:verification" || im["digest"] == nil {
+		t.Errorf("metadata.image %v, want the task's image srb/lang90-tally-c-to-go:verification, id %s, with its digest", st.Metadata["image"], ref)
 	}
 	got := map[string]string{}
 	for _, c := range st.Checks {
