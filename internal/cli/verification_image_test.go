@@ -139,7 +139,7 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
 		Lookup: func(string) (string, bool) { return "", false },
 		Task:   taskDir, Submission: sub, Results: t.TempDir(), Original: filepath.Join(taskDir, "..", "..", "statea", "tally-1.0"),
-		Force: true,
+		Force:     true,
 		Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
 		Adversaries: map[string]StageDriver{
 			"a05-usage": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "usage.json",
