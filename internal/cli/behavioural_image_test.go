@@ -221,8 +221,16 @@ func TestFindStageImage(t *testing.T) {
 	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, build, logf); err != nil || builds != 1 {
 		t.Errorf("current image: %v, %d build(s)", err, builds)
 	}
-	// The tag moved away from the lock: rebuilt; without a builder, named.
+	// Another srb moved the tag, but the image the lock records is still
+	// there by its id: used, not rebuilt.
+	fake.Images["dangling"] = fake.Images[tag]
 	fake.Images[tag] = engine.ImageInfo{ID: dg("2"), Labels: labels}
+	if si, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err != nil || si.Ref != dg("1") || si.Tag != tag {
+		t.Errorf("re-tagged elsewhere: %+v %v", si, err)
+	}
+	// The tag moved away from the lock and the locked image is gone:
+	// rebuilt; without a builder, named.
+	delete(fake.Images, "dangling")
 	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil ||
 		!strings.Contains(err.Error(), "is sha256:222222222222, not the image images.lock records (sha256:111111111111)") {
 		t.Errorf("stale image without a builder: %v", err)

@@ -52,15 +52,36 @@ func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error), n
 	}
 }
 
-// findStageImage returns t's stage image on eng: the image tagged
-// image.Tag(t, stage), when its labels name t and t's State A and its id
-// is the config digest t's images.lock records for the stage. When there
+// findStageImage returns t's stage image on eng: the image whose id is
+// the config digest t's images.lock records for the stage (looked up by
+// that id, so a tag another srb moved does not matter), when its labels
+// name t and t's State A. When there
 // is none, or it is stale (or the lockfile cannot vouch for it), build
 // builds and loads it (nil build: the reason is returned as an error),
 // which rewrites the lockfile, and it is looked up again.
 func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.Runner, build imageBuilder, logf func(string, ...any)) (*stageImage, error) {
 	tag := image.Tag(t, stage)
 	look := func() (*stageImage, string, error) {
+		lock, err := image.ReadLock(t.Dir)
+		if err != nil && !errors.Is(err, image.ErrNoLock) {
+			return nil, "", err
+		}
+		var li image.LockImage
+		if lock != nil {
+			li = lock.Images[stage]
+		}
+		// The image the lockfile records is looked up by its id first: a
+		// tag is a name another srb (another checkout, another test) may
+		// have moved to another build since, while the id is the content.
+		if li.Config != "" {
+			info, err := eng.Image(ctx, li.Config)
+			if err != nil && !errors.Is(err, engine.ErrNoImage) {
+				return nil, "", err
+			}
+			if err == nil && info.Labels[labelTaskID] == t.ID && info.Labels[labelStateA] == t.StateA.SHA256 {
+				return &stageImage{Stage: stage, Ref: info.ID, Tag: tag, Digest: li.Digest}, "", nil
+			}
+		}
 		info, err := eng.Image(ctx, tag)
 		if errors.Is(err, engine.ErrNoImage) {
 			return nil, "the engine has no " + tag, nil
@@ -74,25 +95,16 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 		if sa := info.Labels[labelStateA]; sa != t.StateA.SHA256 {
 			return nil, fmt.Sprintf("%s was built from State A %.12s, the task pins %.12s", tag, sa, t.StateA.SHA256), nil
 		}
-		si := &stageImage{Stage: stage, Ref: info.ID, Tag: tag}
-		lock, err := image.ReadLock(t.Dir)
-		if err != nil && !errors.Is(err, image.ErrNoLock) {
-			return nil, "", err
-		}
 		if lock == nil {
 			return nil, fmt.Sprintf("the task has no %s to say which %s is current", image.LockName, tag), nil
 		}
-		li, ok := lock.Images[stage]
-		switch {
+		switch _, ok := lock.Images[stage]; {
 		case !ok:
 			return nil, fmt.Sprintf("%s records no %s image", image.LockName, stage), nil
 		case li.Config == "":
 			return nil, fmt.Sprintf("%s records no config digest for the %s image (written before srb recorded it)", image.LockName, stage), nil
-		case li.Config != info.ID:
-			return nil, fmt.Sprintf("%s is %.19s, not the image %s records (%.19s)", tag, info.ID, image.LockName, li.Config), nil
 		}
-		si.Digest = li.Digest
-		return si, "", nil
+		return nil, fmt.Sprintf("%s is %.19s, not the image %s records (%.19s)", tag, info.ID, image.LockName, li.Config), nil
 	}
 	helperless := func(si *stageImage) error {
 		if si == nil || (stage != result.StageBehavioural && stage != result.StageVerification) {

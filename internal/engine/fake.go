@@ -122,15 +122,20 @@ func (f *Fake) Start(ctx context.Context, spec Spec) (*Session, error) {
 	return s, nil
 }
 
-// Image implements Runner from f.Images.
+// Image implements Runner from f.Images: ref is a key (a tag), or, as
+// on Docker, the ID of one of the images.
 func (f *Fake) Image(_ context.Context, ref string) (*ImageInfo, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	in, ok := f.Images[ref]
-	if !ok {
-		return nil, fmt.Errorf("fake image %s: %w", ref, ErrNoImage)
+	if in, ok := f.Images[ref]; ok {
+		return &in, nil
 	}
-	return &in, nil
+	for _, in := range f.Images {
+		if in.ID == ref {
+			return &in, nil
+		}
+	}
+	return nil, fmt.Errorf("fake image %s: %w", ref, ErrNoImage)
 }
 
 // Execs returns the commands run in c, in order.
