@@ -15,6 +15,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
 // scriptFile writes a scripted driver's turns (each a list of tool calls
@@ -212,5 +213,140 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 				t.Errorf("%s run: the candidate sees %q:\n%s", m["target"], leak, out)
 			}
 		}
+	}
+}
+
+// roleProbe is a candidate that tries to learn which tree it runs against
+// from /proc: every process's argument list and environment (its parent's
+// above all, the process that ran it: the task's runner got the role as
+// its last argument), the toolbox's views (named after the trees) and the
+// runner's file (which it could change to tell it the role next time). A
+// decoy it starts itself, whose argument list names a role, shows its scan
+// would find one. It prints one line per finding, and exits 0.
+const roleProbe = `(exec -a srb-decoy-original sleep 60) &
+decoy=$!
+sleep 0.3
+n=0 envs=0 found= seen=no
+for p in /proc/[0-9]*; do
+	pid=${p#/proc/}
+	c=$(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) && n=$((n+1))
+	e=$(tr '\0' ' ' <"$p/environ" 2>/dev/null) && envs=$((envs+1))
+	case "$c $e" in
+	*original* | *submission* | *workspace*)
+		if [ "$pid" = "$decoy" ]; then seen=yes; else found="$found $pid: $c $e;"; fi ;;
+	esac
+done
+echo "uid=$(id -u)"
+echo "cmdlines=$n environs=$envs decoy=$seen"
+echo "found=[$found]"
+echo "parent=$(tr '\0\n' '  ' </proc/$PPID/cmdline)"
+echo "parent-environ=$(tr '\0' '\n' </proc/$PPID/environ 2>/dev/null | grep -c =)"
+cat /proc/1/environ >/dev/null 2>&1 && echo "init-environ=readable" || echo "init-environ=unreadable"
+ls /srb/view >/dev/null 2>&1 && echo "views=readable" || echo "views=unreadable"
+[ -w /tests/verification/modules/candidate/run-candidate.sh ] && echo "runner=writable" || echo "runner=read-only"
+exit 0`
+
+// TestVerificationHidesTheRole runs srb verification in the fixture's real
+// verification image with a candidate that tries to learn its role from
+// /proc ([roleProbe]): it runs as the candidate user (not root), can read
+// every process's argument list and its parent's environment, and its
+// decoy is found, yet no process's argument list or readable environment
+// names a role (the runner exec'd the candidate's runner before it
+// started); root's environment, the views and the runner's file are out of
+// its reach. Both runs pass: the round survives. The same probe run by a
+// runner that forks the candidate instead finds the role in its parent's
+// argument list: the probe can fail.
+func TestVerificationHidesTheRole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two trees in containers of the verification image")
+	}
+	requireEngines(t)
+	taskDir := fixtureCopy(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Minute)
+	defer cancel()
+	var errOut bytes.Buffer
+	ref := verificationImage(t, ctx, taskDir, &errOut)
+	sub, original := filepath.Join("..", "..", "testdata", "submissions", "tally-go"), filepath.Join(taskDir, "..", "..", "statea", "tally-1.0")
+
+	dir := t.TempDir()
+	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
+		Lookup: func(string) (string, bool) { return "", false },
+		Task:   taskDir, Submission: sub, Results: t.TempDir(), Original: original, Force: true,
+		Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
+		Adversaries: map[string]StageDriver{"a06-open": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "probe.json",
+			tryTest("probe", roleProbe), reportCall(false, "", "looked for the role"))}}},
+		Adjudicator: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "rule.json",
+			[]toolCall{{"rule", map[string]any{"in_scope": false, "reason": "never asked"}}})}},
+	}
+	if err := runVerification(ctx, opts); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	st, err := result.ReadStage(filepath.Join(opts.Results, "verification.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Metadata["where"] != "container" || st.Status != result.StatusOK || num(st.Metadata["survived"]) != 6 {
+		t.Fatalf("where %v, status %s, survived %v\n%s", st.Metadata["where"], st.Status, st.Metadata["survived"], errOut.String())
+	}
+	cands, _ := roundsByID(t, st)["a06-open"]["candidates"].([]any)
+	if len(cands) != 1 {
+		t.Fatalf("a06's candidates %v", cands)
+	}
+	runs, _ := cands[0].(map[string]any)["runs"].([]any)
+	if len(runs) != 2 {
+		t.Fatalf("a06's runs %v", runs)
+	}
+	targets := map[string]bool{}
+	for _, r := range runs {
+		m := r.(map[string]any)
+		target, _ := m["target"].(string)
+		targets[target] = true
+		out, _ := m["stdout"].(string)
+		t.Logf("the probe on the %s:\n%s", target, out)
+		if m["passed"] != true {
+			t.Errorf("%s run: exit %v\n%s%s", target, m["exit_code"], out, m["stderr"])
+		}
+		lines := map[string]string{}
+		for _, l := range strings.Split(out, "\n") {
+			if k, v, ok := strings.Cut(l, "="); ok && !strings.Contains(k, " ") {
+				lines[k] = v
+			}
+		}
+		for k, want := range map[string]string{"uid": "65532", "found": "[]", "init-environ": "unreadable",
+			"views": "unreadable", "runner": "read-only"} {
+			if lines[k] != want {
+				t.Errorf("%s run: %s=%q, want %q\n%s", target, k, lines[k], want, out)
+			}
+		}
+		// The scan worked: it read argument lists and environments, and
+		// found the decoy; the parent it read is the candidate's runner.
+		if !strings.Contains(out, "decoy=yes") || strings.Contains(out, "cmdlines=0 ") || strings.Contains(out, "environs=0 ") {
+			t.Errorf("%s run: the probe's scan did not work:\n%s", target, out)
+		}
+		if !strings.Contains(lines["parent"], "candidate-runner") || lines["parent-environ"] == "0" || lines["parent-environ"] == "" {
+			t.Errorf("%s run: the probe did not read its parent's argument list and environment:\n%s", target, out)
+		}
+		for _, leak := range []string{"original", "submission", "workspace"} {
+			if strings.Contains(out, leak) {
+				t.Errorf("%s run: the probe learnt %q:\n%s", target, leak, out)
+			}
+		}
+	}
+	if !targets["original"] || !targets["submission"] {
+		t.Errorf("the probe ran on %v, want both trees", targets)
+	}
+
+	// A runner that forks the candidate (and so stays its parent, the
+	// role last in its argument list) gives the role away.
+	sb, err := verification.NewContainer(ctx, verification.ContainerConfig{Engine: requireEngines(t), Image: ref,
+		Original: original, Submission: sub, Timeout: time.Minute, Work: t.TempDir(),
+		Command: []string{"/bin/bash", "-c", `cd "$SRB_WORK" && /bin/bash "$SRB_CANDIDATE" </dev/null; exit $?`, "forking-runner"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	run := sb.Execute(ctx, &verification.Candidate{Name: "probe", Filename: "probe", Code: roleProbe}, verification.RoleSubmission)
+	if !run.Passed || !strings.Contains(run.Stdout, "forking-runner submission") || !strings.Contains(run.Stdout, "decoy=yes") {
+		t.Errorf("under a forking runner the probe did not find its role (exit %d):\n%s%s", run.ExitCode, run.Stdout, run.Stderr)
 	}
 }

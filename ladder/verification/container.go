@@ -34,6 +34,15 @@ const (
 	containerView = ContainerRoot + "/view"
 )
 
+// CandidateUser is the user ("uid:gid") a [Container] runs the candidate
+// command as: an unprivileged user of its own, so that a candidate can
+// neither read what root's processes hold (their environment, the
+// toolbox's views /srb/view/original and /srb/view/workspace, which name
+// the trees) nor change what the next run executes (the task's runner
+// under /tests, srb's helper). Neither a name in the image's passwd nor a
+// home is needed: HOME is /srb/home, which it owns.
+const CandidateUser = "65532:65532"
+
 // ContainerConfig configures a [Container] sandbox: one container of the
 // task's verification image per round.
 //
@@ -43,7 +52,9 @@ const (
 // the image sees it; every argument that looks like a path must exist in
 // the container. Timeout bounds one run (0: 300 s); FaultCodes as in
 // [HostConfig]. Env is the candidates' base environment on top of the
-// image's (nil: PATH, LANG, HOME=/srb/home). Work is the host folder for
+// image's (nil: PATH, LANG, HOME=/srb/home). User is who the candidate
+// command runs as ("": [CandidateUser]); it owns the working trees,
+// /srb/run and /srb/home. Work is the host folder for
 // the toolbox's copies of the trees ("" for the system's temporary
 // folder); Keep leaves it on Close (the container is always removed).
 type ContainerConfig struct {
@@ -56,6 +67,7 @@ type ContainerConfig struct {
 	Timeout    time.Duration
 	FaultCodes []int
 	Env        []string
+	User       string
 	Network    bool
 	Pids       int64
 	Work       string
@@ -66,16 +78,22 @@ type ContainerConfig struct {
 // (HARNESS.md §4.3, "each round in its own container"). Inside it:
 //
 //	/srb/pristine/<token>   each tree as given, read-only
-//	/srb/trees/<token>      the working tree a candidate runs in
+//	/srb/trees/<token>      the working tree a candidate runs in (the candidate user's)
 //	/srb/view/original      what the toolbox shows as "original" (run's cwd)
-//	/srb/view/workspace     ... and as "workspace"
-//	/srb/candidates/<file>  candidate files
-//	/srb/run                SRB_WORK;  /srb/home: HOME
+//	/srb/view/workspace     ... and as "workspace" (/srb/view is root's, 0700)
+//	/srb/candidates/<file>  candidate files (root's, readable)
+//	/srb/run                SRB_WORK;  /srb/home: HOME (the candidate user's)
 //
 // The file tools read host copies of the views; the run tool executes in
-// the container. Tokens are salted per sandbox, as [Host]'s are. After
-// every run, whatever the candidate left running in the container is
-// killed: every process but those running when the container started.
+// the container, as root. Tokens are salted per sandbox, as [Host]'s are.
+// The candidate command runs as [ContainerConfig.User], never root, with
+// the role only as its last argument: no process of srb's holds the role
+// anywhere a candidate can read it (/proc/<pid>/cmdline is readable by
+// every user, so the task's runner must exec, not fork, the candidate, or
+// its own argument list shows the role to it; docs/LADDER.md). Before
+// every run, and after it, whatever is left running in the container is
+// killed: every process but those running when the container started, so
+// nothing the run tool or an earlier run started can watch a run.
 type Container struct {
 	cfg   ContainerConfig
 	sess  *engine.Session
@@ -111,6 +129,9 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 	}
 	if cfg.Pids == 0 {
 		cfg.Pids = 1024
+	}
+	if cfg.User == "" {
+		cfg.User = CandidateUser
 	}
 	if cfg.Env == nil {
 		// On top of the image's own environment, whose PATH has its
@@ -156,14 +177,22 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 		}
 	}
 	check := append([]string{"/bin/sh", "-c", `for f; do [ -e "$f" ] || { echo "$f"; exit 1; }; done; mkdir -p ` +
-		strings.Join([]string{containerHome, containerRun, containerCand, ContainerRoot + "/trees", containerView}, " "), "sh"}, paths...)
+		strings.Join([]string{containerHome, containerRun, containerCand, ContainerRoot + "/trees", containerView}, " ") +
+		" && chmod 0700 " + containerView, "sh"}, paths...)
 	if r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: check, User: "0", Timeout: time.Minute}); err != nil || r.ExitCode != 0 {
 		c.Close()
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: the verification image %s: %w", cfg.Image, err)
 		}
-		return nil, fmt.Errorf("sandbox: candidate command argument %s does not exist in the verification image %s",
-			strings.TrimSpace(string(r.Stdout)), cfg.Image)
+		if miss := strings.TrimSpace(string(r.Stdout)); miss != "" {
+			return nil, fmt.Errorf("sandbox: candidate command argument %s does not exist in the verification image %s", miss, cfg.Image)
+		}
+		return nil, fmt.Errorf("sandbox: the verification image %s: cannot create %s: %s", cfg.Image, ContainerRoot, strings.TrimSpace(string(r.Stderr)))
+	}
+	// The candidate user's own: its HOME and SRB_WORK.
+	if err := c.chown(ctx, containerHome, containerRun); err != nil {
+		c.Close()
+		return nil, err
 	}
 	// What runs in the container before any candidate is its own; reaping
 	// spares it (killing the keep-alive command would stop the container).
@@ -197,8 +226,21 @@ func viewName(role string) string {
 	return "original"
 }
 
+// chown gives paths (recursively) to the candidate user, as root.
+func (c *Container) chown(ctx context.Context, paths ...string) error {
+	r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"chown", "-R", c.cfg.User}, paths...), User: "0", Timeout: 10 * time.Minute})
+	if err == nil && r.ExitCode != 0 {
+		err = fmt.Errorf("chown exited %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
+	}
+	if err != nil {
+		return fmt.Errorf("sandbox: cannot give %s to the candidate user %s: %w", strings.Join(paths, " "), c.cfg.User, err)
+	}
+	return nil
+}
+
 // Reset implements [Sandbox]: both working trees and both views, in the
 // container from its pristine copies, on the host from the trees given.
+// The working trees are the candidate user's; the views stay root's.
 func (c *Container) Reset(ctx context.Context) error {
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
 		for _, dst := range []string{c.tree(role), path.Join(containerView, viewName(role))} {
@@ -211,6 +253,9 @@ func (c *Container) Reset(ctx context.Context) error {
 					return fmt.Errorf("sandbox: the %s tree could not be restored: %s exited %d: %s", role, argv[0], r.ExitCode, strings.TrimSpace(string(r.Stderr)))
 				}
 			}
+		}
+		if err := c.chown(ctx, c.tree(role)); err != nil {
+			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
 		}
 		host := filepath.Join(c.work, "view", viewName(role))
 		if err := forceRemove(host); err != nil {
@@ -278,8 +323,15 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 		EnvCandidate+"="+path.Join(containerCand, cand.Filename), EnvCandidateName+"="+cand.Name,
 		EnvTarget+"="+c.tree(role), EnvTargetToken+"="+c.Token(role), EnvWork+"="+containerRun)
 	argv := append(slices.Clone(c.cfg.Command), role)
+	reap := append([]string{"/bin/sh", "-c", reapScript, "sh"}, c.keep...)
+	// Nothing left by the run tool (root's) or anything else may watch
+	// this run's processes: it is killed first.
+	if _, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err != nil {
+		run.Stderr = "cannot run candidate command: cannot clear the container: " + err.Error()
+		return run
+	}
 	start := time.Now()
-	res, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: "0",
+	res, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
 		Timeout: c.cfg.Timeout, MaxOutput: 1 << 20})
 	run.DurationSec = time.Since(start).Seconds()
 	if res != nil {
@@ -296,7 +348,6 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 		run.ExitCode = -1
 		run.Stderr += "cannot run candidate command: " + err.Error()
 	}
-	reap := append([]string{"/bin/sh", "-c", reapScript, "sh"}, c.keep...)
 	if r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err == nil {
 		n, _ := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
 		run.Reaped = n > 0

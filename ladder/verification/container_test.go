@@ -18,7 +18,9 @@ import (
 // this machine with the container's /srb under the fake container's root
 // and /tests/verification at the fixture task, in its own process group.
 // The process listing and the reaping shell are answered, never run
-// (here they would see, and kill, this machine's processes).
+// (here they would see, and kill, this machine's processes), and so is
+// chown (the candidate user need not exist here, nor this process be
+// root).
 func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeContainer, engine.ExecSpec) (*engine.Result, error) {
 	return func(ctx context.Context, c *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
 		if len(es.Argv) >= 3 && es.Argv[2] == reapScript {
@@ -26,6 +28,9 @@ func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeCon
 		}
 		if len(es.Argv) >= 3 && es.Argv[2] == listScript {
 			return &engine.Result{Stdout: []byte("1\n7\n")}, nil
+		}
+		if es.Argv[0] == "chown" {
+			return &engine.Result{}, nil
 		}
 		m := func(s string) string {
 			s = strings.ReplaceAll(s, ContainerRoot+"/", c.Root+ContainerRoot+"/")
@@ -100,21 +105,49 @@ func TestContainerRounds(t *testing.T) {
 		}
 	}
 	// The a05 round's container ran the candidate with the role last,
-	// in a salted tree, with nothing naming the role in its environment.
+	// in a salted tree, with nothing naming the role in its environment,
+	// as the candidate user, right after everything left running was
+	// killed; the trees are the candidate user's and the views root's.
 	var runs int
 	for _, c := range cs {
 		if c.Spec.Labels["srb.round"] != "a05-usage" {
 			continue
 		}
-		for _, es := range c.Execs() {
+		execs := c.Execs()
+		chowned := map[string]bool{}
+		for i, es := range execs {
+			if es.Argv[0] == "chown" {
+				if es.User != "0" || es.Argv[1] != "-R" || es.Argv[2] != CandidateUser {
+					t.Errorf("chown %+v", es)
+				}
+				for _, p := range es.Argv[3:] {
+					chowned[p] = true
+				}
+			}
 			if len(es.Argv) < 3 || es.Argv[1] != v.CandidateCommand[1] {
 				continue
 			}
 			runs++
 			role := es.Argv[len(es.Argv)-1]
 			if role != RoleOriginal && role != RoleSubmission || !strings.HasPrefix(es.WorkDir, "/srb/trees/") ||
-				strings.Contains(es.WorkDir, role) || strings.Contains(strings.Join(es.Env, " "), role) {
+				strings.Contains(es.WorkDir, role) || strings.Contains(strings.Join(es.Env, " "), role) || es.User != CandidateUser {
 				t.Errorf("candidate run %+v", es)
+			}
+			if !chowned[es.WorkDir] {
+				t.Errorf("the candidate runs in %s, which was not given to the candidate user", es.WorkDir)
+			}
+			if prev := execs[i-1]; len(prev.Argv) < 3 || prev.Argv[2] != reapScript || prev.User != "0" {
+				t.Errorf("the candidate run %d did not come right after a reaping, but after %q", runs, prev.Argv)
+			}
+		}
+		for _, p := range []string{"/srb/home", "/srb/run"} {
+			if !chowned[p] {
+				t.Errorf("%s was not given to the candidate user", p)
+			}
+		}
+		for p := range chowned {
+			if strings.HasPrefix(p, "/srb/view") || strings.HasPrefix(p, "/srb/pristine") {
+				t.Errorf("%s was given to the candidate user", p)
 			}
 		}
 	}

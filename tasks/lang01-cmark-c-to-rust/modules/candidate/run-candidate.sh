@@ -14,7 +14,10 @@
 #   *.shared.c  compiled against cmark.h and linked against libcmark.so
 #   *.c         compiled against cmark.h and linked against libcmark.a
 #   anything else  bash
-# The candidate sees neither the role nor the tree.
+# The candidate sees neither the role nor the tree: this script execs a
+# small runner in its place before the candidate starts, since its own
+# argument list (/proc/<pid>/cmdline, which any process may read) ends
+# with the role.
 #
 # Exit status: the candidate's (a C candidate that does not compile is 1),
 # except that a candidate status in 64-78 is reported as 1, so only this
@@ -67,21 +70,23 @@ prefix="$out/stage"
 cd "$run" || fault 70 "cannot enter $run"
 unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE
 export CMARK_PREFIX="$prefix" CMARK="$prefix/bin/cmark"
+# A C candidate is compiled here; one that does not compile is status 1.
 case "$candidate" in
-*.py) python3 "$candidate" </dev/null ;;
+*.py) argv=(python3 "$candidate") ;;
 *.shared.c)
-	cc -I"$prefix/include" -o candidate "$candidate" -L"$prefix/lib" -lcmark &&
-		LD_LIBRARY_PATH="$prefix/lib" ./candidate </dev/null
+	cc -I"$prefix/include" -o candidate "$candidate" -L"$prefix/lib" -lcmark || { cd / && rm -rf "$run"; exit 1; }
+	export LD_LIBRARY_PATH="$prefix/lib"
+	argv=(./candidate)
 	;;
 *.c)
-	cc -DCMARK_STATIC_DEFINE -I"$prefix/include" -o candidate "$candidate" "$prefix/lib/libcmark.a" -lm -lpthread -ldl &&
-		./candidate </dev/null
+	cc -DCMARK_STATIC_DEFINE -I"$prefix/include" -o candidate "$candidate" "$prefix/lib/libcmark.a" -lm -lpthread -ldl ||
+		{ cd / && rm -rf "$run"; exit 1; }
+	argv=(./candidate)
 	;;
-*) /bin/bash "$candidate" </dev/null ;;
+*) argv=(/bin/bash "$candidate") ;;
 esac
-status=$?
-cd / && rm -rf "$run"
-if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then
-	status=1
-fi
-exit "$status"
+# The runner replaces this process (exec), so the role in its argument
+# list is gone before the candidate starts: it runs the candidate, removes
+# the scratch folder and reports the candidate's status, 64-78 as 1.
+exec /bin/bash -c 'run=$1; shift; "$@" </dev/null; status=$?; cd / && rm -rf "$run"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" "${argv[@]}"

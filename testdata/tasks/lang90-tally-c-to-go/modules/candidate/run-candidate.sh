@@ -9,7 +9,10 @@
 # It builds the tree once per token (State A with make and cc, a
 # submission with go build, as the task declares) and runs the candidate
 # with bash in a fresh empty folder, with TALLY naming a copy of the built
-# program. The candidate sees neither the role nor the tree.
+# program. The candidate sees neither the role nor the tree: this script
+# execs a small runner in its place before the candidate starts, since
+# its own argument list (/proc/<pid>/cmdline, which any process may read)
+# ends with the role.
 #
 # Exit status: the candidate's, except that a candidate status in 64-78 is
 # reported as 1, so only this runner can say "this tree could not be
@@ -62,10 +65,9 @@ cp "$out/tally" "$run/tally" || fault 70 "cannot copy the built program"
 candidate=$SRB_CANDIDATE
 cd "$run" || fault 70 "cannot enter $run"
 unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
-TALLY="$run/tally" /bin/bash "$candidate" </dev/null
-status=$?
-cd / && rm -rf "$run"
-if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then
-	status=1
-fi
-exit "$status"
+export TALLY="$run/tally"
+# The runner replaces this process (exec), so the role in its argument
+# list is gone before the candidate starts: it runs the candidate, removes
+# the scratch folder and reports the candidate's status, 64-78 as 1.
+exec /bin/bash -c 'run=$1; shift; "$@" </dev/null; status=$?; cd / && rm -rf "$run"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" /bin/bash "$candidate"
