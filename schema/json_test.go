@@ -222,6 +222,10 @@ var invalidCases = []invalidCase{
 		edits: []edit{set("/verdict", `"pass"`)}, pointer: ""},
 	{name: "fingerprint not 12 hex", contract: schema.StageResult, base: "behavioural-partial.json",
 		edits: []edit{set("/harness/fingerprint", `"8815A3A68B15"`)}, pointer: "/harness/fingerprint"},
+	{name: "orchestrator not 12 hex", contract: schema.StageResult, base: "behavioural-partial.json",
+		edits: []edit{set("/harness/orchestrator", `"8815a3a68b1"`)}, pointer: "/harness/orchestrator"},
+	{name: "unknown key in the harness stamp", contract: schema.StageResult, base: "behavioural-partial.json",
+		edits: []edit{set("/harness/helper", `"3c0f51e9a2d4"`)}, pointer: "/harness"},
 	{name: "stage outside the vocabulary", contract: schema.StageResult, base: "behavioural-partial.json",
 		edits: []edit{set("/stage", `"scan"`)}, pointer: "/stage"},
 	{name: "required written as false", contract: schema.StageResult, base: "audit-gate.json",
@@ -253,6 +257,8 @@ var invalidCases = []invalidCase{
 		edits: []edit{set("/notes", `5`)}, pointer: "/notes"},
 
 	// score
+	{name: "harnesses orchestrator not 12 hex", contract: schema.Score, base: "full-marks-but-one.json",
+		edits: []edit{set("/harnesses/1/orchestrator", `"helper"`)}, pointer: "/harnesses/1/orchestrator"},
 	{name: "audit_gate outside the vocabulary", contract: schema.Score, base: "full-marks-but-one.json",
 		edits: []edit{set("/audit_gate", `"passed"`)}, pointer: "/audit_gate"},
 	{name: "blocked_by outside the vocabulary", contract: schema.Score, base: "full-marks-but-one.json",

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,7 +19,9 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
 )
 
 // requireEngines returns Docker, skipping (and saying so) when Docker or
@@ -107,9 +111,42 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 	}
 
 	results := t.TempDir()
-	st, err := run(results, nil)
+	// The helper the suite runs is copied out of its container, to check
+	// the stage's stamp against its bytes.
+	helperCopy := filepath.Join(t.TempDir(), "srb-helper")
+	var helperErr error
+	st, err := run(results, func(s *engine.Session) { helperErr = s.CopyOut(ctx, image.HelperPath, helperCopy) })
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	// The stage was written by the image's helper for this srb (the test
+	// binary, which orchestrated it): the stamp holds the helper's own
+	// fingerprint (its executable's) and this srb's as the orchestrator,
+	// so it is attributed to this srb and a ladder with stages 1 and 3
+	// from this srb names one grader.
+	srbFP := result.Fingerprint()
+	if helperErr != nil {
+		t.Fatalf("copying the helper out: %v", helperErr)
+	}
+	hb, err := os.ReadFile(helperCopy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(hb)
+	if want := map[string]any{"fingerprint": hex.EncodeToString(sum[:])[:12], "orchestrator": srbFP}; !cmp.Equal(st.Harness, want) {
+		t.Errorf("stage 2 harness %v, want the helper's fingerprint and this srb's as orchestrator %v", st.Harness, want)
+	}
+	audit := result.NewStage(result.StageAudit, st.Task, time.Now())
+	audit.Add(result.Check{ID: "honest", Verdict: result.VerdictPass, Summary: "honest", Weight: 1, Required: true})
+	v := scoring.Grade(st.Task, scoring.Stages{Audit: audit, Behavioural: st}, scoring.Published())
+	if len(v.Harnesses) != 2 {
+		t.Errorf("the verdict did not record both stages' harnesses: %v", v.Harnesses)
+	}
+	if n := result.Reward(v)["harnesses_distinct"]; n != 1 {
+		t.Errorf("stage 1 by this srb and stage 2 by its helper: harnesses_distinct %v, want 1 (harnesses %v)", n, v.Harnesses)
+	}
+	if text := report.Render(v, ""); !strings.Contains(text, "  graded by srb "+srbFP+"\n") || strings.Contains(text, "disagree") {
+		t.Errorf("the report's footer does not name this srb alone:\n%s", text)
 	}
 	passed, total := result.Pooled(st.Checks)
 	if st.Status != result.StatusOK || passed != total || total != 38 {
@@ -173,6 +210,11 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 	}
 	if p, tot := result.Pooled(st.Checks); st.Status != result.StatusError || p != 20 || tot != 20 {
 		t.Errorf("status %s, %d/%d checks; want error and build's and counts' 20/20 kept", st.Status, p, tot)
+	}
+	// srb rewrote the result the killed container left; the helper's stamp
+	// is kept as the helper wrote it.
+	if st.Harness["orchestrator"] != srbFP || st.Harness["fingerprint"] != hex.EncodeToString(sum[:])[:12] {
+		t.Errorf("killed mid-suite: harness %v", st.Harness)
 	}
 	if reason, _ := st.Metadata["error"].(string); !strings.Contains(reason, "the container ended mid-suite (exit 137") || !strings.Contains(reason, "the 2 module(s) that finished are kept, 5 are unreached") {
 		t.Errorf("metadata error %q", reason)

@@ -99,7 +99,8 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 		truthDir = ctrTruth
 	}
 	spec := kinds.SuiteSpec{Declaration: &decl, Mode: c.Mode, Repo: ctrRepo, Work: ctrWork, TruthDir: truthDir,
-		Result: ctrResults + "/" + result.StageBehavioural + ".json", TimeoutSec: int(c.Budget.Seconds()), Helper: []string{image.HelperPath}}
+		Result: ctrResults + "/" + result.StageBehavioural + ".json", TimeoutSec: int(c.Budget.Seconds()), Helper: []string{image.HelperPath},
+		Orchestrator: result.Fingerprint()}
 	if c.Mode == behavioural.ModeRecord {
 		spec.TruthDir = ""
 	}

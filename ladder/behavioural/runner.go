@@ -74,6 +74,12 @@ type Runner struct {
 	BaseEnv []string
 	// Log receives one line per module, or nil.
 	Log func(format string, args ...any)
+	// Orchestrator is the fingerprint of the srb this runner grades for
+	// when it is not that srb itself (srb's in-image helper running the
+	// suite inside the behavioural image), or "". The stage result's
+	// harness stamp records it next to this program's own fingerprint
+	// (result.Stamp), so the stage is attributed to that srb build.
+	Orchestrator string
 }
 
 // LogTailBytes is how much of a module's log an error carries.
@@ -98,7 +104,7 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 		now = time.Now
 	}
 	start := time.Now()
-	st := result.NewStage(result.StageBehavioural, s.Task, now())
+	st := result.NewOrchestratedStage(result.StageBehavioural, s.Task, r.Orchestrator, now())
 	for _, m := range s.Modules {
 		st.Units = append(st.Units, result.Unit{
 			ID: m.ID, Title: titleOf(m), Weight: m.Weight, Status: result.UnitUnreached,

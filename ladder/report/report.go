@@ -18,8 +18,11 @@ const (
 )
 
 // Footer is how the report's last line names the grader: "graded by srb
-// <fingerprint>[, <fingerprint>…]". The earlier harness printed "graded by
-// swerefactor …" (HARNESS.md §4.5).
+// <fingerprint>[, <fingerprint>…]", one per distinct [result.Grader] of the
+// verdict's harnesses (a stage written by srb's in-image helper is named by
+// the srb that orchestrated it), with "*** stages disagree on the harness
+// ***" after it when there is more than one. The earlier harness printed
+// "graded by swerefactor …" (HARNESS.md §4.5).
 const Footer = "graded by srb"
 
 // blocked maps each blocked_by id to the sentence a reader needs; an id
@@ -55,7 +58,7 @@ func Reason(blockedBy string) string {
 // points and rate with the module table, "RAN, NOT COUNTED" for a stage
 // that ran above the rung where the ladder stopped, "NO RESULT" for one
 // that left nothing), the arithmetic line, the notes, and a footer naming
-// the fingerprints of the harnesses that graded the stages. title defaults
+// the srb builds that graded the stages (see [Footer]). title defaults
 // to the task id. Lines are joined with "\n" and end with one; the text is
 // byte-compatible with the earlier harness's report.render except for the
 // footer's program name (see [Footer]).
@@ -286,8 +289,8 @@ func Render(v *result.Verdict, title string) string {
 
 	graders := map[string]bool{}
 	for _, h := range v.Harnesses {
-		if fp := h["fingerprint"]; py.Truthy(fp) {
-			graders[py.Str(fp)] = true
+		if g := result.Grader(h); g != "" {
+			graders[g] = true
 		}
 	}
 	if len(graders) > 0 {

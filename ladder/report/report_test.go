@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -261,6 +262,95 @@ func TestFooter(t *testing.T) {
 	if f := footer(report.Render(v, "")); f != "" {
 		t.Errorf("a verdict without provenance claimed one: %q", f)
 	}
+}
+
+// Stage 2 run inside the behavioural image is written by srb's in-image
+// helper, whose fingerprint is its own executable's, with the fingerprint
+// of the srb that started it as its orchestrator; that srb wrote stages 1
+// and 3. Written to disk, read back, graded and published, that is one
+// grader: no disagreement, harnesses_distinct 1. A stage 2 orchestrated by
+// another srb build, or by a helper that names no orchestrator, is another
+// grader, and the report and reward.json say so.
+func TestFooterHelperStage(t *testing.T) {
+	srb := result.Fingerprint()
+	const helper = "3c0f51e9a2d4" // a helper executable's fingerprint
+	if srb == "" || srb == helper {
+		t.Fatalf("this test binary's fingerprint is %q", srb)
+	}
+	cases := []struct {
+		name     string
+		stage2   map[string]any
+		footer   string
+		distinct float64
+	}{
+		{"the helper srb built, run by that srb", map[string]any{"fingerprint": helper, "orchestrator": srb},
+			"  graded by srb " + srb, 1},
+		{"a helper run by another srb build", map[string]any{"fingerprint": helper, "orchestrator": "bbbbbbbbbbbb"},
+			"  graded by srb " + strings.Join(sorted("bbbbbbbbbbbb", srb), ", ") + "   *** stages disagree on the harness ***", 2},
+		{"a helper that names no orchestrator", map[string]any{"fingerprint": helper},
+			"  graded by srb " + strings.Join(sorted(helper, srb), ", ") + "   *** stages disagree on the harness ***", 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a, b, v := audit("shim=pass"), behavioural(10, mod{"m", 1, 1}), verification(5, 0, 0)
+			a.Harness, v.Harness = result.Stamp(""), result.NewStage(result.StageVerification, "t", t0).Harness
+			b.Harness = c.stage2
+			read := map[string]*result.Stage{}
+			for _, s := range []*result.Stage{a, b, v} {
+				path := filepath.Join(dir, s.Stage+".json")
+				if err := s.Write(path); err != nil {
+					t.Fatal(err)
+				}
+				back, err := result.ReadStage(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				read[s.Stage] = back
+			}
+			verdict := grade(read[result.StageAudit], read[result.StageBehavioural], read[result.StageVerification])
+			if err := result.Publish(dir, verdict, report.Render(verdict, "")); err != nil {
+				t.Fatal(err)
+			}
+			summary, _ := os.ReadFile(filepath.Join(dir, result.SummaryFile))
+			var footer string
+			for _, ln := range strings.Split(string(summary), "\n") {
+				if strings.Contains(ln, "graded by") {
+					footer = ln
+				}
+			}
+			if footer != c.footer {
+				t.Errorf("footer %q, want %q", footer, c.footer)
+			}
+			var reward map[string]float64
+			raw, _ := os.ReadFile(filepath.Join(dir, result.RewardFile))
+			if err := json.Unmarshal(raw, &reward); err != nil {
+				t.Fatal(err)
+			}
+			if reward["harnesses_distinct"] != c.distinct {
+				t.Errorf("reward.json harnesses_distinct %v, want %v", reward["harnesses_distinct"], c.distinct)
+			}
+			// score.json keeps each stamp verbatim, the helper's included.
+			back, err := result.ReadVerdict(filepath.Join(dir, result.ScoreFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want2 := map[string]any{"stage": result.StageBehavioural}
+			for k, x := range c.stage2 {
+				want2[k] = x
+			}
+			want := []map[string]any{{"fingerprint": srb, "stage": result.StageAudit}, want2, {"fingerprint": srb, "stage": result.StageVerification}}
+			if diff := cmp.Diff(want, back.Harnesses); diff != "" {
+				t.Errorf("score.json harnesses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func sorted(xs ...string) []string {
+	out := append([]string(nil), xs...)
+	slices.Sort(out)
+	return out
 }
 
 // A verdict read from a score.json that carries only the "uncounted"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -174,6 +175,58 @@ func TestFingerprintStampedOnce(t *testing.T) {
 	data, _ := json.Marshal(s)
 	if !bytes.Contains(data, []byte(`"harness":{}`)) {
 		t.Errorf("written as %s", data)
+	}
+}
+
+// A stage written by srb's in-image helper for an srb carries both
+// fingerprints, stamped once at construction; it is attributed to the
+// orchestrator, and a stamp read off disk keeps both.
+func TestOrchestratedStamp(t *testing.T) {
+	fp := result.Fingerprint()
+	const srb = "8815a3a68b15"
+	s := result.NewOrchestratedStage(result.StageBehavioural, "t", srb, t0)
+	if want := map[string]any{"fingerprint": fp, "orchestrator": srb}; !cmp.Equal(s.Harness, want) {
+		t.Errorf("NewOrchestratedStage harness = %v, want %v", s.Harness, want)
+	}
+	if g := result.Grader(s.Harness); g != srb {
+		t.Errorf("Grader = %q, want the orchestrator %q", g, srb)
+	}
+	// No orchestrator, a malformed one, or this program itself: only the
+	// fingerprint (a malformed value would make the result unwritable).
+	for _, o := range []string{"", fp, "8815A3A68B15", "8815a3a68b1", "not a fingerprint"} {
+		if h := result.Stamp(o); !cmp.Equal(h, map[string]any{"fingerprint": fp}) {
+			t.Errorf("Stamp(%q) = %v, want only the fingerprint", o, h)
+		}
+	}
+	if g := result.Grader(result.NewStage(result.StageAudit, "t", t0).Harness); g != fp {
+		t.Errorf("Grader of srb's own stamp = %q, want %q", g, fp)
+	}
+	if g := result.Grader(map[string]any{}); g != "" {
+		t.Errorf("Grader of an empty stamp = %q", g)
+	}
+
+	path := filepath.Join(t.TempDir(), "behavioural.json")
+	if err := s.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if want := "\"harness\": {\n    \"fingerprint\": \"" + fp + "\",\n    \"orchestrator\": \"" + srb + "\"\n  },"; !bytes.Contains(data, []byte(want)) {
+		t.Errorf("written without %s:\n%s", want, data)
+	}
+	back, err := result.ReadStage(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(back.Harness, s.Harness) {
+		t.Errorf("read back %v, wrote %v", back.Harness, s.Harness)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"8815a3a68b15", "true"}, {"0123456789ab", "true"}, {"", "false"}, {"8815a3a68b1", "false"},
+		{"8815a3a68b150", "false"}, {"8815A3A68B15", "false"}, {"8815a3a68b1g", "false"},
+	} {
+		if got := fmt.Sprint(result.IsFingerprint(c.in)); got != c.want {
+			t.Errorf("IsFingerprint(%q) = %s, want %s", c.in, got, c.want)
+		}
 	}
 }
 
@@ -578,6 +631,23 @@ func TestRewardFlattening(t *testing.T) {
 	if diff := cmp.Diff(want, flat); diff != "" {
 		t.Errorf("reward (-want +got):\n%s", diff)
 	}
+	// Stage 2 written by the in-image helper (its own fingerprint) for the
+	// srb that wrote stages 1 and 3 is one grader; for another srb, two.
+	v.Harnesses = []map[string]any{{"fingerprint": "aaaaaaaaaaaa", "stage": "audit"},
+		{"fingerprint": "cccccccccccc", "orchestrator": "aaaaaaaaaaaa", "stage": "behavioural"},
+		{"fingerprint": "aaaaaaaaaaaa", "stage": "verification"}}
+	if n := result.Reward(v)["harnesses_distinct"]; n != 1 {
+		t.Errorf("helper orchestrated by the same srb: harnesses_distinct %v, want 1", n)
+	}
+	v.Harnesses[1]["orchestrator"] = "bbbbbbbbbbbb"
+	if n := result.Reward(v)["harnesses_distinct"]; n != 2 {
+		t.Errorf("helper orchestrated by another srb: harnesses_distinct %v, want 2", n)
+	}
+	delete(v.Harnesses[1], "orchestrator")
+	if n := result.Reward(v)["harnesses_distinct"]; n != 2 {
+		t.Errorf("helper with no orchestrator: harnesses_distinct %v, want 2", n)
+	}
+	v.Harnesses = []map[string]any{{"fingerprint": "aaaaaaaaaaaa", "stage": "audit"}, {"fingerprint": "bbbbbbbbbbbb", "stage": "behavioural"}, {"fingerprint": "bbbbbbbbbbbb", "stage": "verification"}}
 	dir := t.TempDir()
 	if err := result.Publish(dir, v, ""); err != nil {
 		t.Fatal(err)

@@ -66,7 +66,9 @@ func RewardKey(id string) string {
 // per module module_<key>_{rate, weight, passed, failed, errored, skipped,
 // ran}, per verification round that survived or broke
 // adversary_<key>_survived (errored rounds are absent), and
-// harnesses_distinct. Keys are derived with [RewardKey]. Flags are 0 or 1.
+// harnesses_distinct (the number of distinct [Grader]s of v.Harnesses: a
+// stage written by srb's in-image helper counts as the srb that
+// orchestrated it). Keys are derived with [RewardKey]. Flags are 0 or 1.
 func Reward(v *Verdict) map[string]float64 {
 	b := func(x bool) float64 {
 		if x {
@@ -161,8 +163,8 @@ func Reward(v *Verdict) map[string]float64 {
 
 	distinct := map[string]bool{}
 	for _, h := range v.Harnesses {
-		if fp, ok := h["fingerprint"]; ok && py.Truthy(fp) {
-			distinct[py.Str(fp)] = true
+		if g := Grader(h); g != "" {
+			distinct[g] = true
 		}
 	}
 	flat["harnesses_distinct"] = float64(len(distinct))

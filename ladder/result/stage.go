@@ -156,9 +156,11 @@ func (u Unit) pyDoc() object {
 // Status is the stage's own: "ok", "error", or "skip" (written for a
 // disabled stage, read back as "error"). StartedAt is UTC in [TimeLayout];
 // DurationSec is seconds (3 dp on the wire). Harness is the provenance stamp
-// ({"fingerprint": "<12 hex>"} or empty), set once by [NewStage] and copied
-// verbatim by every reader: a result read off disk keeps the harness that
-// wrote it (HARNESS.md §4.6, bug 86).
+// ({"fingerprint": "<12 hex>"}, plus "orchestrator": "<12 hex>" when srb's
+// in-image helper wrote the result for an srb (see [Stamp]), or empty), set
+// once by [NewStage] or [NewOrchestratedStage] and copied verbatim by every
+// reader: a result read off disk keeps the harness that wrote it
+// (HARNESS.md §4.6, bug 86).
 type Stage struct {
 	Stage       string
 	Task        string
@@ -174,18 +176,24 @@ type Stage struct {
 
 // NewStage returns an empty, ok result for stage of task, started at now,
 // stamped with this harness's [Fingerprint] (an empty stamp when the
-// fingerprint cannot be computed). It is the only place srb stamps a stage.
+// fingerprint cannot be computed). It is [NewOrchestratedStage] with no
+// orchestrator.
 func NewStage(stage, task string, now time.Time) *Stage {
-	harness := map[string]any{}
-	if fp := Fingerprint(); fp != "" {
-		harness["fingerprint"] = fp
-	}
+	return NewOrchestratedStage(stage, task, "", now)
+}
+
+// NewOrchestratedStage is [NewStage] for a program that grades a stage on
+// behalf of the srb whose fingerprint is orchestrator: its stamp is
+// [Stamp](orchestrator), so the result names both the program that wrote
+// it and the srb build it graded for. It and NewStage are the only places
+// srb stamps a stage; the stamp is never changed afterwards.
+func NewOrchestratedStage(stage, task, orchestrator string, now time.Time) *Stage {
 	return &Stage{
 		Stage:     stage,
 		Task:      task,
 		Status:    StatusOK,
 		StartedAt: now.UTC().Format(TimeLayout),
-		Harness:   harness,
+		Harness:   Stamp(orchestrator),
 		Units:     []Unit{},
 		Checks:    []Check{},
 		Metadata:  map[string]any{},

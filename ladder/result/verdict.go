@@ -281,7 +281,7 @@ var (
 	uncountedOrder = []string{"ran", "measured", "points", "rate", "complete", "models_total", "models_survived", "status", "error", "modules", "note", "stage_blocked_by"}
 	failureOrder   = []string{"id", "verdict", "summary", "detail", "evidence"}
 	breakOrder     = []string{"adversary", "summary", "detail", "evidence"}
-	harnessOrder   = []string{"fingerprint", "stage"}
+	harnessOrder   = []string{"fingerprint", "orchestrator", "stage"}
 	// citationOrder is the key order of an audit citation (HARNESS.md §3.6).
 	citationOrder = []string{"path", "line", "quote", "note", "grounded", "ground_note"}
 )

@@ -3,8 +3,10 @@ package kinds
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"os/exec"
@@ -487,9 +489,16 @@ func TestSuiteSpec(t *testing.T) {
 	taskDir, original := filepath.Join(root, "task"), filepath.Join(root, "a")
 	d := decl(t, taskDir, false)
 	stateA(t, original, false)
+	// The srb that wrote the spec names itself; the stage result records
+	// it next to the helper's own fingerprint (this test binary's).
+	const orchestrator = "8815a3a68b15"
 	spec := SuiteSpec{Declaration: d, Mode: behavioural.ModeRecord, Repo: original, Original: original,
-		Work: filepath.Join(root, "work"), Result: filepath.Join(root, "out", "behavioural.json"), TimeoutSec: 300}
+		Work: filepath.Join(root, "work"), Result: filepath.Join(root, "out", "behavioural.json"), TimeoutSec: 300,
+		Orchestrator: orchestrator}
 	b, _ := json.Marshal(spec)
+	if !strings.Contains(string(b), `"orchestrator":"8815a3a68b15"`) {
+		t.Errorf("spec written as %s", b)
+	}
 	specPath := filepath.Join(root, "suite.json")
 	os.WriteFile(specPath, b, 0o644)
 	out, err := exec.Command(os.Args[0], "suite", specPath).CombinedOutput()
@@ -507,6 +516,28 @@ func TestSuiteSpec(t *testing.T) {
 	}
 	if failing, passing := checksByVerdict(st); len(failing) > 0 || passing < 20 {
 		t.Errorf("%d passing, failing: %v", passing, failing)
+	}
+	if want := map[string]any{"fingerprint": result.Fingerprint(), "orchestrator": orchestrator}; !cmp.Equal(st.Harness, want) {
+		t.Errorf("harness %v, want %v", st.Harness, want)
+	}
+	if g := result.Grader(st.Harness); g != orchestrator {
+		t.Errorf("the stage is attributed to %q, want the orchestrator %q", g, orchestrator)
+	}
+
+	// A spec naming something that is not a fingerprint is refused before
+	// anything runs (its stamp could not be written).
+	bad := filepath.Join(root, "bad.json")
+	spec.Result = filepath.Join(root, "bad", "behavioural.json")
+	spec.Orchestrator = "srb 8815a3a6"
+	b, _ = json.Marshal(spec)
+	os.WriteFile(bad, b, 0o644)
+	var stderr strings.Builder
+	if code := Main([]string{"suite", bad}, io.Discard, &stderr); code != 70 ||
+		!strings.Contains(stderr.String(), `orchestrator "srb 8815a3a6" is not a fingerprint`) {
+		t.Errorf("a malformed orchestrator: exit %d, want 70\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(spec.Result); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused spec wrote a result: %v", err)
 	}
 	if code := Main([]string{"suite"}, io.Discard, io.Discard); code != 64 {
 		t.Errorf("suite without a spec: exit %d, want 64", code)

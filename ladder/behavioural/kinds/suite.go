@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
 // SuiteSpec is everything the stage needs inside a stage image: the task's
@@ -35,6 +36,15 @@ type SuiteSpec struct {
 	// Helper is the argv prefix of this helper inside the image
 	// (default: the running executable).
 	Helper []string `json:"helper,omitempty"`
+	// Orchestrator is the fingerprint of the srb that wrote this spec
+	// (result.Fingerprint: 12 lowercase hex characters), or "" when it
+	// has none. The stage result's harness stamp records it as
+	// "orchestrator" next to the helper's own fingerprint, so the report
+	// and reward.json attribute the stage to that srb build rather than
+	// to the helper's executable (result.Grader). A helper built before
+	// the field existed ignores it, and its stage then counts as another
+	// grader, which it is.
+	Orchestrator string `json:"orchestrator,omitempty"`
 }
 
 // runSuite runs a whole stage from a spec file. Exit 0 when it ran
@@ -49,6 +59,10 @@ func runSuite(path string, stderr io.Writer) int {
 	var spec SuiteSpec
 	if err := json.Unmarshal(b, &spec); err != nil || spec.Declaration == nil {
 		fmt.Fprintf(stderr, "srb-helper: suite %s: not a suite spec: %v\n", path, err)
+		return 70
+	}
+	if spec.Orchestrator != "" && !result.IsFingerprint(spec.Orchestrator) {
+		fmt.Fprintf(stderr, "srb-helper: suite %s: orchestrator %q is not a fingerprint (12 lowercase hex characters)\n", path, spec.Orchestrator)
 		return 70
 	}
 	if len(spec.Helper) == 0 {
@@ -72,7 +86,8 @@ func runSuite(path string, stderr io.Writer) int {
 		return 70
 	}
 	r := &behavioural.Runner{Repo: spec.Repo, Original: spec.Original, Work: spec.Work, ResultPath: spec.Result,
-		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "srb-helper: "+format+"\n", args...) }}
+		Orchestrator: spec.Orchestrator,
+		Log:          func(format string, args ...any) { fmt.Fprintf(stderr, "srb-helper: "+format+"\n", args...) }}
 	st, err := r.Run(ctx, suite)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
