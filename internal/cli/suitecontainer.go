@@ -37,7 +37,10 @@ func ctrTaskDir(stage string) string { return "/tests/" + stage }
 // copied in read-only (ctrOriginal), no network, the image's helper
 // running `srb-helper suite` over the task's declaration, and the stage
 // result — rewritten inside after every module — copied out whatever
-// happened to the container.
+// happened to the container. The spec names this srb's fingerprint as the
+// orchestrator, so the helper stamps the result for this srb build
+// (result.Stamp) and the report does not count the helper's executable as
+// another grader; srb never re-stamps the result it copies out.
 type containerSuite struct {
 	Engine engine.Runner
 	Image  *stageImage
