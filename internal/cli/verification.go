@@ -37,8 +37,12 @@ copies, and is an agent loop of the adversary's model with list_dir,
 fetch_source, search, diff (run when the task allows commands), try_test,
 which runs a candidate on both trees with the task's candidate_command,
 and report. The role (original or submission) reaches the candidate
-command only as its last argument; no path or variable names it. A
-claimed candidate is a break only when both trees could be tested (a
+command only as its last argument; no path or variable names it. In the
+image the candidate command runs as uid 65532, never root, once
+everything left running is killed; the task's runner must exec, not
+fork, what runs the candidate, since any process can read its argument
+list (docs/LADDER.md, "The runner's part"). A claimed candidate is a
+break only when both trees could be tested (a
 fault exit code, 64-78 by default, on either side makes it invalid), it
 passes on State A, fails on the submission, holds reruns times, and the
 adjudicator model rules it within the scope. An adjudicator that cannot

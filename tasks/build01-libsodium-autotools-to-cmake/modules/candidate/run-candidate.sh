@@ -9,12 +9,17 @@
 # The candidate is a bash script run in a fresh empty folder. It asks for
 # the configurations it needs by running "$SODIUM_BUILD" NAME (default or
 # minimal), which builds the tree under test once per configuration, the
-# way the task declares (State A: autoreconf -fi, ./configure
-# --prefix=/usr/local [--enable-minimal], make, make install DESTDIR=...;
-# a submission: cmake -S . -B _build -DCMAKE_INSTALL_PREFIX=/usr/local
-# [-DSODIUM_MINIMAL=ON], cmake --build, DESTDIR=... cmake --install), and
-# prints the installed prefix: a folder holding include/ and lib/ as
-# /usr/local would. The candidate sees neither the role nor the tree.
+# way the task declares (a tree with CMakeLists.txt at its top, as
+# state_b.detect says: cmake -S . -B _build -DCMAKE_INSTALL_PREFIX=/usr/local
+# [-DSODIUM_MINIMAL=ON], cmake --build, DESTDIR=... cmake --install; one
+# without, State A: autoreconf -fi, ./configure --prefix=/usr/local
+# [--enable-minimal], make, make install DESTDIR=...), and prints the
+# installed prefix: a folder holding include/ and lib/ as /usr/local
+# would. The candidate sees neither the role nor the tree: the build
+# helper, which it may read, chooses by the tree, not by the role, and
+# this script execs a small runner in its place before the candidate
+# starts, since its own argument list (/proc/<pid>/cmdline, which any
+# process may read) ends with the role.
 #
 # Exit status: the candidate's, except that a candidate status in 64-78 is
 # reported as 1, so only this runner can say "this tree could not be
@@ -46,7 +51,8 @@ esac
 run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
 marker="$run.fault"
 
-# The build helper the candidate calls, with this tree and role baked in.
+# The build helper the candidate calls, with this tree baked in (never the
+# role: the candidate may read it).
 helper="$run.sodium-build"
 cat >"$helper" <<HELPER || fault 70 "cannot write the build helper"
 #!/bin/bash
@@ -65,12 +71,12 @@ flock 9
 if [ ! -e "\$out/.built" ]; then
 	rm -rf "\$out" && mkdir -p "\$out/src" || { echo 70 >"$marker"; exit 70; }
 	cp -a "$SRB_TARGET/." "\$out/src/" || { echo 70 >"$marker"; exit 70; }
-	if [ "$role" = original ]; then
-		(cd "\$out/src" && autoreconf -fi && ./configure --prefix=/usr/local \$autotools_opt &&
-			make -j2 && make install DESTDIR="\$out/dest") >"\$out/build.log" 2>&1
-	else
+	if [ -f "\$out/src/CMakeLists.txt" ]; then
 		(cd "\$out/src" && cmake -S . -B _build -DCMAKE_INSTALL_PREFIX=/usr/local \$cmake_opt &&
 			cmake --build _build -j 2 && DESTDIR="\$out/dest" cmake --install _build) >"\$out/build.log" 2>&1
+	else
+		(cd "\$out/src" && autoreconf -fi && ./configure --prefix=/usr/local \$autotools_opt &&
+			make -j2 && make install DESTDIR="\$out/dest") >"\$out/build.log" 2>&1
 	fi
 	if [ \$? -ne 0 ] || [ ! -d "\$out/dest/usr/local/lib" ]; then
 		echo "71 the \$config build failed: \$(tail -c 600 "\$out/build.log")" >"$marker"
@@ -84,17 +90,26 @@ chmod +x "$helper" || fault 70 "cannot make the build helper executable"
 mkdir -p "$SRB_WORK/build" || fault 70 "cannot create $SRB_WORK/build"
 
 candidate=$SRB_CANDIDATE
+token=$SRB_TARGET_TOKEN
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE
-SODIUM_BUILD="$helper" /bin/bash "$candidate" </dev/null
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
+export SODIUM_BUILD="$helper"
+# The runner replaces this process (exec), so the role in its argument
+# list is gone before the candidate starts: it runs the candidate, removes
+# the scratch folder and the helper, reports a fault the build helper
+# recorded (as fault above does), else the candidate's status, 64-78 as 1.
+exec /bin/bash -c 'run=$1 helper=$2 marker=$3 token=$4
+shift 4
+"$@" </dev/null
 status=$?
 cd / && rm -rf "$run" "$helper"
 if [ -s "$marker" ]; then
 	read -r code why <"$marker"
 	rm -f "$marker"
-	fault "$code" "${why:-the build helper failed}"
+	why=${why:-the build helper failed}
+	echo "SRB-INFRA-FAULT: $why" >&2
+	mkdir -p "$SRB_WORK/faults" 2>/dev/null && printf "%s\texit %s\t%s\n" "$token" "$code" "$why" >>"$SRB_WORK/faults/$token.$$"
+	exit "$code"
 fi
-if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then
-	status=1
-fi
-exit "$status"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi
+exit "$status"' candidate-runner "$run" "$helper" "$marker" "$token" /bin/bash "$candidate"
