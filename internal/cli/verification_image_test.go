@@ -244,6 +244,7 @@ echo "parent-environ=$(tr '\0' '\n' </proc/$PPID/environ 2>/dev/null | grep -c =
 cat /proc/1/environ >/dev/null 2>&1 && echo "init-environ=readable" || echo "init-environ=unreadable"
 ls /srb/view >/dev/null 2>&1 && echo "views=readable" || echo "views=unreadable"
 [ -w /tests/verification/modules/candidate/run-candidate.sh ] && echo "runner=writable" || echo "runner=read-only"
+echo "nonewprivs=$(awk '$1 == "NoNewPrivs:" {print $2}' /proc/self/status)"
 exit 0`
 
 // TestVerificationHidesTheRole runs srb verification in the fixture's real
@@ -253,9 +254,9 @@ exit 0`
 // decoy is found, yet no process's argument list or readable environment
 // names a role (the runner exec'd the candidate's runner before it
 // started); root's environment, the views and the runner's file are out of
-// its reach. Both runs pass: the round survives. The same probe run by a
-// runner that forks the candidate instead finds the role in its parent's
-// argument list: the probe can fail.
+// its reach, and no_new_privs is set. Both runs pass: the round survives.
+// The same probe run by a runner that forks the candidate instead finds
+// the role in its parent's argument list: the probe can fail.
 func TestVerificationHidesTheRole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds two trees in containers of the verification image")
@@ -313,7 +314,7 @@ func TestVerificationHidesTheRole(t *testing.T) {
 			}
 		}
 		for k, want := range map[string]string{"uid": "65532", "found": "[]", "init-environ": "unreadable",
-			"views": "unreadable", "runner": "read-only"} {
+			"views": "unreadable", "runner": "read-only", "nonewprivs": "1"} {
 			if lines[k] != want {
 				t.Errorf("%s run: %s=%q, want %q\n%s", target, k, lines[k], want, out)
 			}

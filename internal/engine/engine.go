@@ -71,6 +71,10 @@ type Spec struct {
 	// NanoCPUs limits CPU in billionths of a CPU (1e9 is one CPU); 0 is
 	// no limit.
 	NanoCPUs int64
+	// NoNewPrivileges starts the container, and every command run in it,
+	// with no_new_privs set (Docker's no-new-privileges): no setuid or
+	// file-capability program gives a process more than it had.
+	NoNewPrivileges bool
 }
 
 // Result is how a container or an exec ended and what it printed.

@@ -203,6 +203,9 @@ func (d *Docker) create(ctx context.Context, spec Spec, entry, cmd []string, ini
 		hc.PidsLimit = &p
 	}
 	hc.NanoCPUs = spec.NanoCPUs
+	if spec.NoNewPrivileges {
+		hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges")
+	}
 	if len(spec.Tmpfs) > 0 {
 		hc.Tmpfs = spec.Tmpfs
 	}

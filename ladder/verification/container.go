@@ -47,7 +47,8 @@ const CandidateUser = "65532:65532"
 // task's verification image per round.
 //
 // Engine starts it from Image with Labels, no network unless Network,
-// PID limit Pids (0: 1024). Original and Submission are the host trees,
+// PID limit Pids (0: 1024), no_new_privs set (no setuid program raises a
+// candidate's privileges). Original and Submission are the host trees,
 // copied in (never changed). Command is the task's candidate_command as
 // the image sees it; every argument that looks like a path must exist in
 // the container. Timeout bounds one run (0: 300 s); FaultCodes as in
@@ -165,6 +166,9 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 		},
 		ReadOnly: []string{ContainerRoot + "/pristine"},
 		Pids:     cfg.Pids,
+		// A candidate stays the unprivileged user it is started as: no
+		// setuid program in the image makes it root again.
+		NoNewPrivileges: true,
 	})
 	if err != nil {
 		forceRemove(work)

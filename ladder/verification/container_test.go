@@ -100,7 +100,7 @@ func TestContainerRounds(t *testing.T) {
 		t.Fatalf("%d containers, want one per round", len(cs))
 	}
 	for _, c := range cs {
-		if !c.Closed() || c.Spec.Network != "" || len(c.Spec.Copies) != 2 || c.Spec.ReadOnly[0] != "/srb/pristine" {
+		if !c.Closed() || c.Spec.Network != "" || len(c.Spec.Copies) != 2 || c.Spec.ReadOnly[0] != "/srb/pristine" || !c.Spec.NoNewPrivileges {
 			t.Errorf("container %+v", c.Spec)
 		}
 	}
