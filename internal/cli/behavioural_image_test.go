@@ -231,7 +231,7 @@ func TestFindStageImage(t *testing.T) {
 		t.Fatal(problems)
 	}
 	tag := image.Tag(tk, "behavioural")
-	labels := map[string]string{labelTaskID: tk.ID, labelStateA: tk.StateA.SHA256}
+	labels := map[string]string{labelTaskID: tk.ID, labelStateA: tk.StateA.SHA256, labelStage: "behavioural"}
 	dg := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
 	writeLock := func(config, helper string) {
 		in := map[string]string{"base": dg("b")}
@@ -285,6 +285,23 @@ func TestFindStageImage(t *testing.T) {
 	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil || !strings.Contains(err.Error(), `labelled for task "other"`) {
 		t.Errorf("another task's image: %v", err)
 	}
+	// A lockfile (merged by hand) that records the verification image's
+	// id for the behavioural image: that image is not used by its id, and
+	// the tag it also carries is refused for its stage label.
+	fake.Images[tag] = engine.ImageInfo{ID: dg("1"), Labels: labels}
+	verLabels := map[string]string{labelTaskID: tk.ID, labelStateA: tk.StateA.SHA256, labelStage: "verification"}
+	fake.Images["srb/other:verification"] = engine.ImageInfo{ID: dg("5"), Labels: verLabels}
+	writeLock(dg("5"), dg("3"))
+	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil ||
+		!strings.Contains(err.Error(), "is sha256:111111111111, not the image images.lock records (sha256:555555555555)") {
+		t.Errorf("lock naming the verification image: %v", err)
+	}
+	fake.Images[tag] = engine.ImageInfo{ID: dg("5"), Labels: verLabels}
+	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil ||
+		!strings.Contains(err.Error(), `is labelled as the "verification" image`) {
+		t.Errorf("the verification image under the behavioural tag: %v", err)
+	}
+	delete(fake.Images, "srb/other:verification")
 	// An image built without the helper cannot run the suite.
 	fake.Images[tag] = engine.ImageInfo{ID: dg("1"), Labels: labels}
 	writeLock(dg("1"), "")

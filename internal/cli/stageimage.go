@@ -14,8 +14,9 @@ import (
 
 // Image labels srb's compiler sets on every stage image (internal/image).
 const (
-	labelTaskID = "org.swe-refactor-bench.task.id"
-	labelStateA = "org.swe-refactor-bench.state-a.sha256"
+	labelTaskID = image.LabelTask
+	labelStateA = image.LabelStateA
+	labelStage  = image.LabelStage
 )
 
 // stageImage is a task's stage image as found on the engine.
@@ -55,8 +56,7 @@ func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error), n
 // findStageImage returns t's stage image on eng: the image whose id is
 // the config digest t's images.lock records for the stage (looked up by
 // that id, so a tag another srb moved does not matter), when its labels
-// name t and t's State A. When there
-// is none, or it is stale (or the lockfile cannot vouch for it), build
+// name t, t's State A and the stage. When there is none, or it is stale (or the lockfile cannot vouch for it), build
 // builds and loads it (nil build: the reason is returned as an error),
 // which rewrites the lockfile, and it is looked up again.
 func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.Runner, build imageBuilder, logf func(string, ...any)) (*stageImage, error) {
@@ -78,7 +78,10 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 			if err != nil && !errors.Is(err, engine.ErrNoImage) {
 				return nil, "", err
 			}
-			if err == nil && info.Labels[labelTaskID] == t.ID && info.Labels[labelStateA] == t.StateA.SHA256 {
+			// The labels are checked as well: a lockfile merged by hand may
+			// record another stage's (or another task's) image.
+			if err == nil && info.ID == li.Config && info.Labels[labelTaskID] == t.ID &&
+				info.Labels[labelStateA] == t.StateA.SHA256 && info.Labels[labelStage] == stage {
 				return &stageImage{Stage: stage, Ref: info.ID, Tag: tag, Digest: li.Digest}, "", nil
 			}
 		}
@@ -94,6 +97,9 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 		}
 		if sa := info.Labels[labelStateA]; sa != t.StateA.SHA256 {
 			return nil, fmt.Sprintf("%s was built from State A %.12s, the task pins %.12s", tag, sa, t.StateA.SHA256), nil
+		}
+		if st := info.Labels[labelStage]; st != stage {
+			return nil, fmt.Sprintf("%s is labelled as the %q image", tag, st), nil
 		}
 		if lock == nil {
 			return nil, fmt.Sprintf("the task has no %s to say which %s is current", image.LockName, tag), nil
