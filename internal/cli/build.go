@@ -258,6 +258,11 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 			Helper: opts.Helper,
 		})
 		if err != nil {
+			// An asset that cannot go into the images as it is (a link
+			// out of modules/) is the task's fault, not srb's.
+			if tfe := (*image.TaskFolderError)(nil); errors.As(err, &tfe) {
+				return badTask(fmt.Errorf("build %s: %w", t.ID, err))
+			}
 			return couldNotRun(fmt.Errorf("build %s: %w", t.ID, err))
 		}
 		b := &image.Builder{Client: bk, Progress: opts.IO.ErrOut, Mode: opts.Progress}

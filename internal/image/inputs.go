@@ -421,8 +421,19 @@ func prepareAssets(t *task.Task, root string) (*Input, error) {
 		}
 		for _, a := range AssetDirs {
 			src := filepath.Join(t.Dir, a)
-			if fi, err := os.Stat(src); err != nil || !fi.IsDir() {
+			fi, err := os.Lstat(src)
+			if err != nil {
 				continue
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				target, _ := os.Readlink(src)
+				return &TaskFolderError{Path: src, Msg: fmt.Sprintf("is a link (to %s): the images would hold the link, not a folder; make %s/ a folder of the task", target, a)}
+			}
+			if !fi.IsDir() {
+				continue
+			}
+			if err := checkAssetLinks(src, a); err != nil {
+				return err
 			}
 			if err := copyNormalised(src, filepath.Join(tree, a), nil); err != nil {
 				return err
@@ -438,6 +449,43 @@ func prepareAssets(t *task.Task, root string) (*Input, error) {
 		return nil, nil
 	}
 	return &Input{Name: "assets", Dir: dir, Digest: d, About: "the task's " + strings.Join(AssetDirs, ", ") + " folders"}, nil
+}
+
+// TaskFolderError is an asset of the task folder that cannot go into
+// its images as it is: the task's own configuration is wrong (srb build
+// exits 2). Path is the file in the task folder.
+type TaskFolderError struct {
+	Path string
+	Msg  string
+}
+
+func (e *TaskFolderError) Error() string { return e.Path + ": " + e.Msg }
+
+// checkAssetLinks refuses a symbolic link under the asset folder src (the
+// task's modules/, data/ or truth/, named name) that leads out of it,
+// absolute links included, resolved as the kernel would (through other
+// links, by [os.Root]): the images hold the folder alone, under
+// /tests/<stage>/<name>, so such a link would lead somewhere else there,
+// or nowhere, while it works on the host. A link to nothing inside the
+// folder, or a loop, is kept: it is the same in the images.
+func checkAssetLinks(src, name string) error {
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink == 0 {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		_, serr := root.Stat(rel)
+		if serr == nil || errors.Is(serr, fs.ErrNotExist) || errors.Is(serr, syscall.ELOOP) || !strings.Contains(serr.Error(), "escapes") {
+			return nil
+		}
+		target, _ := os.Readlink(p)
+		return &TaskFolderError{Path: p, Msg: fmt.Sprintf("is a link to %s, which leads out of %s/: the images hold %s/ alone, so it would not lead there; copy what it names into the task", target, name, name)}
+	})
 }
 
 // findRepoRoot walks up from dir ("" for the working directory) to
@@ -513,13 +561,28 @@ func sha256Hex(b []byte) string {
 //
 // Staged folders are not removed: each differs from the others in
 // content, and they are small (a task's files and assets, srb's helper).
+//
+// The temporary folder is locked (flock) while it is in use, so one that
+// a crashed srb left behind is found and removed by a later call: see
+// [sweepStaleTemps].
 func stageContent(parent string, fill func(tmp string) error) (string, string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", "", err
 	}
-	tmp, err := os.MkdirTemp(parent, ".tmp-")
+	sweepStaleTemps(parent, time.Now())
+	tmp, err := os.MkdirTemp(parent, tempPrefix)
 	if err != nil {
 		return "", "", err
+	}
+	lock, err := os.Open(tmp)
+	if err != nil {
+		os.RemoveAll(tmp)
+		return "", "", err
+	}
+	defer lock.Close() // after the removal below: closing releases the lock
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", fmt.Errorf("lock %s: %w", tmp, err)
 	}
 	defer os.RemoveAll(tmp)
 	if err := fill(tmp); err != nil {
@@ -546,6 +609,45 @@ func stageContent(parent string, fill func(tmp string) error) (string, string, e
 		return "", "", err
 	}
 	return dir, d, nil
+}
+
+// tempPrefix begins the names of [stageContent]'s temporary folders.
+const tempPrefix = ".tmp-"
+
+// staleAfter is how long a temporary folder of [stageContent] must have
+// been left unchanged before [sweepStaleTemps] may remove it. Its lock
+// alone says whether it is in use; the age only spares a folder made a
+// moment ago whose maker has not locked it yet.
+const staleAfter = time.Hour
+
+// sweepStaleTemps removes the temporary folders under parent that a
+// stageContent which ended without cleaning up (a crashed or killed srb)
+// left behind: those older than staleAfter at now whose lock can be
+// taken, so never one another process is filling. It is best effort: a
+// folder it cannot remove is left for the next call.
+func sweepStaleTemps(parent string, now time.Time) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), tempPrefix) {
+			continue
+		}
+		p := filepath.Join(parent, e.Name())
+		info, err := e.Info()
+		if err != nil || now.Sub(info.ModTime()) < staleAfter {
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			os.RemoveAll(p)
+		}
+		f.Close()
+	}
 }
 
 // normaliseModes sets the modes under dir as [copyNormalised] does:
