@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // Report is the outcome of validating one task folder: every problem at
@@ -545,6 +546,7 @@ func (v *validator) layout() {
 			v.problem(RuleLayout, fmt.Sprintf("behavioural.modules[%d].params.dir", i), "module %s lives in %s; module programs live under modules/ (e.g. modules/%s)", m.ID, dir, m.ID)
 		}
 	}
+	v.assetLinks()
 	_ = filepath.WalkDir(filepath.Join(v.t.Dir, "modules"), func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
 			return nil
@@ -557,6 +559,50 @@ func (v *validator) layout() {
 		}
 		return nil
 	})
+}
+
+// assetDirs are the task folders srb build copies into the behavioural
+// and verification images, each alone, under /tests/<stage>/ (as
+// internal/image.AssetDirs).
+var assetDirs = []string{"modules", "data", "truth"}
+
+// assetLinks refuses an asset folder that is a link, and a link inside
+// one that leads out of it (absolute, relative, or through another link,
+// resolved as the kernel would by [os.Root]): the images hold each folder
+// alone, so such a link leads elsewhere there, or nowhere, while it works
+// on the host. Links that stay inside, even to nothing, are the same in
+// the images and are kept.
+func (v *validator) assetLinks() {
+	for _, d := range assetDirs {
+		top := filepath.Join(v.t.Dir, d)
+		fi, err := os.Lstat(top)
+		if err != nil {
+			continue
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(top)
+			v.fileProblem(RuleLayout, top, 0, "%s/ is a link (to %s): the images would hold the link, not the folder; make it a folder of the task", d, target)
+			continue
+		}
+		root, err := os.OpenRoot(top)
+		if err != nil {
+			continue
+		}
+		_ = filepath.WalkDir(top, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.Type()&fs.ModeSymlink == 0 {
+				return nil
+			}
+			r, _ := filepath.Rel(top, p)
+			_, serr := root.Stat(r)
+			if serr == nil || errors.Is(serr, fs.ErrNotExist) || errors.Is(serr, syscall.ELOOP) || !strings.Contains(serr.Error(), "escapes") {
+				return nil
+			}
+			target, _ := os.Readlink(p)
+			v.fileProblem(RuleLayout, p, 0, "%s is a link to %s, which leads out of %s/: the images hold %s/ alone, so it would not lead there; copy what it names into the task", rel(v.t.Dir, p), target, d, d)
+			return nil
+		})
+		root.Close()
+	}
 }
 
 func rel(base, p string) string {
