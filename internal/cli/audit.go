@@ -231,7 +231,8 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		// pristine one of its own.
 		boxes, err := startAuditContainers(ctx, opts, t, original, workspace)
 		if err != nil {
-			return fail(ExitCouldNotRun, err.Error(), nil)
+			code, meta := stageImageFailure(err)
+			return fail(code, err.Error(), meta)
 		}
 		defer boxes.Close(ctx)
 		roots[0].Shown, roots[1].Shown = image.OriginalMount, image.AuditRepoMount

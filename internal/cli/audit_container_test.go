@@ -178,6 +178,23 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 	if want := "the audit image: building the audit image: build: buildkit unix:///nowhere: connection refused (srb audit --host runs the commands here)"; fmt.Sprint(st.Metadata["error"]) != want {
 		t.Errorf("result error\n%q, want\n%q", st.Metadata["error"], want)
 	}
+	if st.Metadata["config_error"] != nil {
+		t.Errorf("a build that could not run is marked config_error")
+	}
+
+	// srb build refusing the task's own configuration (exit 2) is the
+	// task's fault here too: exit 2, config_error.
+	opts, _ = auditOpts(t, taskDir, stateA, sub, script, func() (engine.Runner, error) { return &engine.Fake{}, nil })
+	opts.BuildImage = func(context.Context, *task.Task, string) error {
+		return badTask(errors.New("build lang90-tally-c-to-go: modules/x: is a link to /etc/passwd, which leads out of modules/"))
+	}
+	err = runAudit(context.Background(), opts)
+	if !errors.As(err, &ee) || ee.code != ExitBadTask {
+		t.Fatalf("task's fault in the build: err = %v", err)
+	}
+	if st, rerr = result.ReadStage(filepath.Join(opts.Results, "audit.json")); rerr != nil || st.Metadata["config_error"] != true {
+		t.Errorf("task's fault in the build: %v, metadata %v", rerr, st)
+	}
 }
 
 // needEngines skips (outside CI) or fails (SRB_REQUIRE_ENGINES=1) without

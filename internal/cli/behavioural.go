@@ -231,7 +231,8 @@ func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *tas
 	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
 	eng, img, err := readyStageImage(ctx, t, result.StageBehavioural, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut)
 	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
+		code, meta := stageImageFailure(err)
+		return fail(code, err.Error(), meta)
 	}
 	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
 	cs := &containerSuite{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,

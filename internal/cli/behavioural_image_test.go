@@ -19,6 +19,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
@@ -450,5 +451,57 @@ func TestBehaviouralFaultsInImage(t *testing.T) {
 	}
 	if st.Status != result.StatusOK {
 		t.Errorf("stage status %s, want ok (module faults are results)", st.Status)
+	}
+}
+
+// TestStageImageBuildExitCodes: when the stage image must be built first
+// and srb build refuses on the task's own configuration (exit 2: an
+// identity run that fails, a link out of modules/), srb behavioural and
+// srb verification exit 2 with metadata.config_error, not 1; a build that
+// could not run stays a harness fault (exit 1). No engine is needed: the
+// engine is a fake without the image.
+func TestStageImageBuildExitCodes(t *testing.T) {
+	taskDir := fixtureCopy(t)
+	sub, _ := filepath.Abs(filepath.Join("..", "..", "testdata", "submissions", "tally-go"))
+	original := filepath.Join(taskDir, "..", "..", "statea", "tally-1.0")
+	for _, c := range []struct {
+		name     string
+		buildErr error
+		code     int
+	}{
+		{"task's fault", silent(ExitBadTask, errors.New("1 task(s) failed the identity run: their truth does not reproduce on State A")), ExitBadTask},
+		{"harness fault", couldNotRun(errors.New("buildkitd: connection refused")), ExitCouldNotRun},
+	} {
+		build := func(context.Context, *task.Task, string) error { return c.buildErr }
+		newEngine := func() (engine.Runner, error) { return &engine.Fake{Images: map[string]engine.ImageInfo{}}, nil }
+		for stage, run := range map[string]func(results string) error{
+			result.StageBehavioural: func(results string) error {
+				return runBehavioural(t.Context(), &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Now: time.Now,
+					Task: taskDir, Submission: sub, Results: results, Original: original, Engine: newEngine, BuildImage: build})
+			},
+			result.StageVerification: func(results string) error {
+				dir := t.TempDir()
+				nothing := StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}}
+				return runVerification(t.Context(), &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Now: time.Now,
+					Lookup: func(string) (string, bool) { return "", false }, Task: taskDir, Submission: sub, Results: results, Original: original,
+					Force: true, Adversary: nothing, Adjudicator: nothing, Engine: newEngine, BuildImage: build})
+			},
+		} {
+			t.Run(c.name+"/"+stage, func(t *testing.T) {
+				results := t.TempDir()
+				err := run(results)
+				var ee *exitError
+				if !errors.As(err, &ee) || ee.code != c.code {
+					t.Fatalf("error %v, want exit %d", err, c.code)
+				}
+				st, rerr := result.ReadStage(filepath.Join(results, stage+".json"))
+				if rerr != nil {
+					t.Fatal(rerr)
+				}
+				if got := st.Metadata["config_error"] == true; got != (c.code == ExitBadTask) || st.Status != result.StatusError {
+					t.Errorf("status %s, metadata %v", st.Status, st.Metadata)
+				}
+			})
+		}
 	}
 }

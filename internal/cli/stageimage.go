@@ -156,7 +156,9 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 // and what srb ladder runs once per stage before the submissions start.
 // An engine that cannot be reached is an error starting "the container
 // engine: "; an image that cannot be found or built one starting "the
-// <stage> image". Either is a harness fault (exit 1) for the caller.
+// <stage> image". Either is a harness fault (exit 1) for the caller,
+// except a build srb build refused on the task's own configuration (see
+// [stageImageFailure]).
 func readyStageImage(ctx context.Context, t *task.Task, stage, ref string, newEngine func() (engine.Runner, error),
 	build imageBuilder, w io.Writer) (engine.Runner, *stageImage, error) {
 	if newEngine == nil {
@@ -182,4 +184,16 @@ func readyStageImage(ctx context.Context, t *task.Task, stage, ref string, newEn
 		return nil, nil, fmt.Errorf("the %s image: %w", stage, err)
 	}
 	return eng, img, nil
+}
+
+// stageImageFailure is how a stage command reports an error of
+// [readyStageImage]: exit 2 with metadata.config_error when building the
+// image failed on the task's own configuration (srb build exited 2: its
+// assets, capability probes or identity run), else exit 1 (a harness
+// fault: no engine, a build that could not run) with no metadata.
+func stageImageFailure(err error) (int, map[string]any) {
+	if ee := (*exitError)(nil); errors.As(err, &ee) && ee.code == ExitBadTask {
+		return ExitBadTask, map[string]any{"config_error": true}
+	}
+	return ExitCouldNotRun, nil
 }

@@ -61,7 +61,8 @@ image (srb/<task id>:verification, used when its id is the config digest
 images.lock records; built and loaded first when missing or stale, as srb
 behavioural and srb ladder do; --image REF names another), with both
 trees copied in. An engine that cannot be reached, or an image that
-cannot be found or built, is a harness fault (exit 1): no round runs.
+cannot be found or built, is a harness fault (exit 1), unless srb build
+refused the task's own configuration (exit 2): no round runs.
 --host runs the rounds on this machine instead (both toolchains must be
 here), in a scratch folder per round, the candidate command's paths
 under /tests/verification taken from the task folder. metadata.where
@@ -303,7 +304,8 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	var img *stageImage
 	if !opts.Host {
 		if eng, img, err = readyStageImage(ctx, t, result.StageVerification, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut); err != nil {
-			return fail(ExitCouldNotRun, err.Error()+" (srb verification --host runs the rounds here)", nil)
+			code, meta := stageImageFailure(err)
+			return fail(code, err.Error()+" (srb verification --host runs the rounds here)", meta)
 		}
 	}
 
