@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -208,6 +210,37 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 // folder's.
 const verificationAssets = "/tests/verification"
 
+// checkImageCommand is the part of the launch check (HARNESS.md §4.3) on
+// the candidate command cmd that can be made before the task's
+// verification image runs: there is a command, and every argument naming
+// a path under /tests/verification names a file or folder of the task's
+// modules/, data/ or truth/ in the task folder taskDir, which is all the
+// image holds there (image.AssetDirs). Without it a mistyped path there
+// would fail every round in turn, as rounds that could not start, instead
+// of the task's configuration once (exit 2). Other paths are checked in
+// each round's container (verification.NewContainer).
+func checkImageCommand(cmd []string, taskDir string) error {
+	if len(cmd) == 0 {
+		return errors.New("sandbox: no candidate command")
+	}
+	for _, a := range cmd {
+		rel, ok := strings.CutPrefix(a, verificationAssets+"/")
+		if !ok || strings.ContainsAny(a, " \t\n'\"$;|&<>()") {
+			continue
+		}
+		rel = path.Clean(rel)
+		top, _, _ := strings.Cut(rel, "/")
+		if !slices.Contains(image.AssetDirs, top) {
+			return fmt.Errorf("sandbox: candidate command argument %s is not in the verification image: only the task's %s folders are copied under %s",
+				a, strings.Join(image.AssetDirs, ", "), verificationAssets)
+		}
+		if _, err := os.Stat(filepath.Join(taskDir, filepath.FromSlash(rel))); err != nil {
+			return fmt.Errorf("sandbox: candidate command argument %s does not exist: the task folder has no %s", a, rel)
+		}
+	}
+	return nil
+}
+
 // runVerification runs stage 3 for opts (HARNESS.md §1.4 verification,
 // §4.3) and is what srb ladder calls in-process. It gates on the results
 // folder's audit.json and behavioural.json unless opts.Force; a stage that
@@ -267,6 +300,12 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	pathMap := map[string]string{verificationAssets: assets}
 	if opts.Host {
 		if _, err := verification.CheckCommand(t.Verification.CandidateCommand, pathMap); err != nil {
+			return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
+		}
+	} else {
+		// The rest of the launch check runs in each round's container
+		// (srb ladder's rounds too: it names the task's image by its id).
+		if err := checkImageCommand(t.Verification.CandidateCommand, assets); err != nil {
 			return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
 		}
 	}
