@@ -230,9 +230,11 @@ func viewName(role string) string {
 	return "original"
 }
 
-// chown gives paths (recursively) to the candidate user, as root.
+// chown gives paths (recursively) to the candidate user, as root; -h -P
+// change a symbolic link itself and never follow one (a submission tree is
+// the agent's: a link in it must not hand the candidate a file outside).
 func (c *Container) chown(ctx context.Context, paths ...string) error {
-	r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"chown", "-R", c.cfg.User}, paths...), User: "0", Timeout: 10 * time.Minute})
+	r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"chown", "-R", "-h", "-P", c.cfg.User}, paths...), User: "0", Timeout: 10 * time.Minute})
 	if err == nil && r.ExitCode != 0 {
 		err = fmt.Errorf("chown exited %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
 	}
