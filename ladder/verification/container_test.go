@@ -117,10 +117,10 @@ func TestContainerRounds(t *testing.T) {
 		chowned := map[string]bool{}
 		for i, es := range execs {
 			if es.Argv[0] == "chown" {
-				if es.User != "0" || es.Argv[1] != "-R" || es.Argv[2] != CandidateUser {
-					t.Errorf("chown %+v", es)
+				if es.User != "0" || strings.Join(es.Argv[1:5], " ") != "-R -h -P "+CandidateUser {
+					t.Errorf("chown %+v: want -R -h -P %s (never following a link) as root", es, CandidateUser)
 				}
-				for _, p := range es.Argv[3:] {
+				for _, p := range es.Argv[5:] {
 					chowned[p] = true
 				}
 			}
