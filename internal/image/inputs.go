@@ -469,21 +469,7 @@ func (e *TaskFolderError) Error() string { return e.Path + ": " + e.Msg }
 // or nowhere, while it works on the host. A link to nothing inside the
 // folder, or a loop, is kept: it is the same in the images.
 func checkAssetLinks(src, name string) error {
-	root, err := os.OpenRoot(src)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.Type()&fs.ModeSymlink == 0 {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		_, serr := root.Stat(rel)
-		if serr == nil || errors.Is(serr, fs.ErrNotExist) || errors.Is(serr, syscall.ELOOP) || !strings.Contains(serr.Error(), "escapes") {
-			return nil
-		}
-		target, _ := os.Readlink(p)
+	return task.LinksLeaving(src, func(p, target string) error {
 		return &TaskFolderError{Path: p, Msg: fmt.Sprintf("is a link to %s, which leads out of %s/: the images hold %s/ alone, so it would not lead there; copy what it names into the task", target, name, name)}
 	})
 }

@@ -584,25 +584,37 @@ func (v *validator) assetLinks() {
 			v.fileProblem(RuleLayout, top, 0, "%s/ is a link (to %s): the images would hold the link, not the folder; make it a folder of the task", d, target)
 			continue
 		}
-		root, err := os.OpenRoot(top)
-		if err != nil {
-			continue
-		}
-		_ = filepath.WalkDir(top, func(p string, e fs.DirEntry, err error) error {
-			if err != nil || e.Type()&fs.ModeSymlink == 0 {
-				return nil
-			}
-			r, _ := filepath.Rel(top, p)
-			_, serr := root.Stat(r)
-			if serr == nil || errors.Is(serr, fs.ErrNotExist) || errors.Is(serr, syscall.ELOOP) || !strings.Contains(serr.Error(), "escapes") {
-				return nil
-			}
-			target, _ := os.Readlink(p)
+		_ = LinksLeaving(top, func(p, target string) error {
 			v.fileProblem(RuleLayout, p, 0, "%s is a link to %s, which leads out of %s/: the images hold %s/ alone, so it would not lead there; copy what it names into the task", rel(v.t.Dir, p), target, d, d)
 			return nil
 		})
-		root.Close()
 	}
+}
+
+// LinksLeaving calls visit(path, target) for each symbolic link under dir
+// that leads out of it (absolute, relative, or through another link,
+// resolved as the kernel would by [os.Root]), in lexical order, and stops
+// at the first error visit returns. Links that stay inside, even to
+// nothing or in a loop, are not visited. A dir that cannot be opened is
+// its error.
+func LinksLeaving(dir string, visit func(path, target string) error) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.Type()&fs.ModeSymlink == 0 {
+			return err
+		}
+		r, _ := filepath.Rel(dir, p)
+		_, serr := root.Stat(r)
+		if serr == nil || errors.Is(serr, fs.ErrNotExist) || errors.Is(serr, syscall.ELOOP) || !strings.Contains(serr.Error(), "escapes") {
+			return nil
+		}
+		target, _ := os.Readlink(p)
+		return visit(p, target)
+	})
 }
 
 func rel(base, p string) string {
