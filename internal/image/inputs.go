@@ -459,6 +459,7 @@ type TaskFolderError struct {
 	Msg  string
 }
 
+// Error is "<path>: <message>".
 func (e *TaskFolderError) Error() string { return e.Path + ": " + e.Msg }
 
 // checkAssetLinks refuses a symbolic link under the asset folder src (the
