@@ -53,12 +53,29 @@ func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error), n
 	}
 }
 
+// mislabelled says how info's labels differ from t's stage image ("is
+// labelled for task …", "was built from State A …", "is labelled as the
+// … image"), or "" when they name t, t's State A and stage.
+func mislabelled(info *engine.ImageInfo, t *task.Task, stage string) string {
+	if id := info.Labels[labelTaskID]; id != t.ID {
+		return fmt.Sprintf("is labelled for task %q", id)
+	}
+	if sa := info.Labels[labelStateA]; sa != t.StateA.SHA256 {
+		return fmt.Sprintf("was built from State A %.12s, the task pins %.12s", sa, t.StateA.SHA256)
+	}
+	if st := info.Labels[labelStage]; st != stage {
+		return fmt.Sprintf("is labelled as the %q image", st)
+	}
+	return ""
+}
+
 // findStageImage returns t's stage image on eng: the image whose id is
 // the config digest t's images.lock records for the stage (looked up by
 // that id, so a tag another srb moved does not matter), when its labels
-// name t, t's State A and the stage. When there is none, or it is stale (or the lockfile cannot vouch for it), build
-// builds and loads it (nil build: the reason is returned as an error),
-// which rewrites the lockfile, and it is looked up again.
+// name t, t's State A and the stage. When there is none, or it is stale
+// (or the lockfile cannot vouch for it), build builds and loads it (nil
+// build: the reason is returned as an error), which rewrites the
+// lockfile, and it is looked up again.
 func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.Runner, build imageBuilder, logf func(string, ...any)) (*stageImage, error) {
 	tag := image.Tag(t, stage)
 	look := func() (*stageImage, string, error) {
@@ -80,8 +97,7 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 			}
 			// The labels are checked as well: a lockfile merged by hand may
 			// record another stage's (or another task's) image.
-			if err == nil && info.ID == li.Config && info.Labels[labelTaskID] == t.ID &&
-				info.Labels[labelStateA] == t.StateA.SHA256 && info.Labels[labelStage] == stage {
+			if err == nil && info.ID == li.Config && mislabelled(info, t, stage) == "" {
 				return &stageImage{Stage: stage, Ref: info.ID, Tag: tag, Digest: li.Digest}, "", nil
 			}
 		}
@@ -92,14 +108,8 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 		if err != nil {
 			return nil, "", err
 		}
-		if id := info.Labels[labelTaskID]; id != t.ID {
-			return nil, fmt.Sprintf("%s is labelled for task %q", tag, id), nil
-		}
-		if sa := info.Labels[labelStateA]; sa != t.StateA.SHA256 {
-			return nil, fmt.Sprintf("%s was built from State A %.12s, the task pins %.12s", tag, sa, t.StateA.SHA256), nil
-		}
-		if st := info.Labels[labelStage]; st != stage {
-			return nil, fmt.Sprintf("%s is labelled as the %q image", tag, st), nil
+		if why := mislabelled(info, t, stage); why != "" {
+			return nil, tag + " " + why, nil
 		}
 		if lock == nil {
 			return nil, fmt.Sprintf("the task has no %s to say which %s is current", image.LockName, tag), nil
