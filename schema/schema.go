@@ -160,11 +160,16 @@ func Validate(name string, doc any) error {
 }
 
 // ValidateBytes decodes data as JSON and validates it like [Validate]. A
-// document that is not JSON is a *[ValidationError] at the root.
+// document that is not JSON is a *[ValidationError] at the root, and one
+// with a repeated object key is one at the object holding it (see
+// [DuplicateKey]).
 func ValidateBytes(name string, data []byte) error {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return &ValidationError{Contract: name, Msg: "not JSON: " + err.Error()}
+	}
+	if err := DuplicateKey(name, data); err != nil {
+		return err
 	}
 	return Validate(name, doc)
 }

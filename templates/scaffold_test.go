@@ -33,7 +33,7 @@ func TestScaffoldValidates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []string{"data/README.md", "data/corpus/example.txt", "instruction.md", "modules/example/run.sh",
+			want := []string{"data/README.md", "data/corpus/example.txt", "instruction.md", "modules/candidate/run-candidate.sh", "modules/example/run.sh",
 				"prompts/audit.txt", "prompts/verification.txt", "task.cue"}
 			if d := cmp.Diff(want, written); d != "" {
 				t.Errorf("written (-want +got):\n%s", d)

@@ -101,17 +101,23 @@ type Defaults struct {
 	AgentImage        string // CUE: images.agent
 	BehaviouralImage  string // CUE: images.behavioural
 	VerificationImage string // CUE: images.verification
+	StacksExtra       string // CUE: more fields of images.stacks (", shared: []"), or ""
 	GateRetired       string
 	GateReal          string
 	SurfaceText       string
+	// ArtifactsPath is artifacts.path: where the agent works, State A
+	// committed there as a git repository (the agent image has no
+	// /opt/original: that is the grader's).
+	ArtifactsPath string
 }
 
 // DefaultsFor returns the scaffold's values for id of class.
 func DefaultsFor(id, class string) Defaults {
 	d := Defaults{ID: id, Class: class, Prefix: ClassPrefixes[class],
-		Exclude:     `["build", ".git"]`,
-		CorpusAbout: "the output for every input of the corpus on standard input",
-		SurfaceText: "the program's observable behaviour: its output, exit status and errors for every input and option",
+		Exclude:       `["build", ".git"]`,
+		ArtifactsPath: "/workspace/repo",
+		CorpusAbout:   "the output for every input of the corpus on standard input",
+		SurfaceText:   "the program's observable behaviour: its output, exit status and errors for every input and option",
 	}
 	switch class {
 	case "language":
@@ -146,7 +152,11 @@ func DefaultsFor(id, class string) Defaults {
 		d.Exclude = `["example", "vendor", ".git"]`
 		d.Original = `[["go", "build", "-trimpath", "-o", "example", "."]]`
 		d.Outputs = `["example"]`
-		d.Watch = `["go"]`
+		// cc and gcc are watched to see that no C is compiled (cgo); no
+		// stack of the task uses them, so stacks.shared is empty rather
+		// than the watched tools neither stack names.
+		d.Watch = `["go", "cc", "gcc"]`
+		d.StacksExtra = `, shared: []`
 		d.CorpusArgv = `["${BUILD}/example"]`
 		d.OldTools, d.NewTools = `["cc", "gcc"]`, `["go"]`
 		d.OldCaps, d.NewCaps = `[]`, `["go"]`

@@ -4,7 +4,9 @@
 // Issue #3 states both halves. Extraction ([ExtractFile], [Extract], [ExtractZip]) goes
 // through [os.Root] and refuses absolute paths, "..", links that point outside the root,
 // hard links to anything but an earlier regular file, device files and FIFOs, and it stops
-// at the [Limits] on bytes and entries. Every refusal is an *[EntryError] that names the
+// at the [Limits] on bytes (every hard link counted in full), expansion ratio and
+// entries, before writing past any of them; [CheckFile] applies the same rules without
+// writing. Every refusal is an *[EntryError] that names the
 // entry and matches one of the sentinels ([ErrUnsafePath], [ErrLink], [ErrSpecialFile],
 // [ErrTooLarge], [ErrTooManyFiles], [ErrDuplicate]) with [errors.Is]. Nothing is written
 // outside the destination, and a failed extraction removes what it wrote.

@@ -292,10 +292,10 @@ func TestSingleTop(t *testing.T) {
 }
 
 func TestDefaultLimits(t *testing.T) {
-	if got, want := DefaultLimits(), (Limits{MaxBytes: 4 << 30, MaxFiles: 500000}); got != want {
+	if got, want := DefaultLimits(), (Limits{MaxBytes: 4 << 30, MaxFiles: 500000, MaxRatio: 200}); got != want {
 		t.Errorf("DefaultLimits() = %+v, want %+v", got, want)
 	}
-	if got := (Limits{MaxFiles: 3}).withDefaults(); got.MaxBytes != 4<<30 || got.MaxFiles != 3 {
+	if got := (Limits{MaxFiles: 3}).WithDefaults(); got.MaxBytes != 4<<30 || got.MaxFiles != 3 || got.MaxRatio != 200 {
 		t.Errorf("zero MaxBytes not defaulted: %+v", got)
 	}
 }

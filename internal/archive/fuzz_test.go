@@ -13,11 +13,13 @@ import (
 )
 
 // fuzzLimits keep fuzzed archives small and fast.
-var fuzzLimits = Limits{MaxBytes: 1 << 20, MaxFiles: 200}
+var fuzzLimits = Limits{MaxBytes: 1 << 20, MaxFiles: 200, MaxRatio: 50}
 
 // FuzzExtract feeds arbitrary bytes to the extractor. It must never panic, never leave
-// anything beside the root, leave nothing at all when it fails, and produce only trees
-// that canonical form accepts (no escaping link, no special file).
+// anything beside the root, leave nothing at all when it fails, never write or count
+// past the limits (bytes with hard links in full, the expansion ratio of the archive's
+// size), produce only trees that canonical form accepts (no escaping link, no special
+// file), and CheckFile's dry run must accept whatever extraction accepted.
 func FuzzExtract(f *testing.F) {
 	for _, h := range hostileCorpus() {
 		f.Add(h.build(f, "/tmp/srb-fuzz-outside"))
@@ -26,6 +28,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add(gz(f, fixtureTar(f), gzip.BestSpeed))
 	f.Add(xzBytes(f, fixtureTar(f)))
 	f.Add(fixtureZip(f))
+	f.Add(linkBomb(f, 64<<10, 40))
+	f.Add(gz(f, tarBytes(f, file("a", zeros(256<<10)), hardlink("b", "a"), hardlink("c", "b")), gzip.BestSpeed))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		format, err := DetectBytes(data[:min(len(data), DetectLen)])
 		if err != nil {
@@ -33,10 +37,14 @@ func FuzzExtract(f *testing.F) {
 		}
 		parent := t.TempDir()
 		dest := filepath.Join(parent, "root")
+		var x *extractor
 		if format == FormatZip {
-			err = ExtractZip(bytes.NewReader(data), int64(len(data)), dest, fuzzLimits)
+			x, err = extractZip(bytes.NewReader(data), int64(len(data)), dest, fuzzLimits, false)
 		} else {
-			err = Extract(bytes.NewReader(data), format, dest, fuzzLimits)
+			x, err = extractStream(bytes.NewReader(data), format, dest, fuzzLimits, false)
+		}
+		if x != nil && (x.written > x.bytes || x.bytes > fuzzLimits.MaxBytes || x.bytes > fuzzLimits.WithDefaults().allowed(int64(len(data))) || x.entries > fuzzLimits.MaxFiles+1) {
+			t.Fatalf("past the limits: wrote %d, counted %d bytes, %d entries (%v)", x.written, x.bytes, x.entries, err)
 		}
 		left := listDir(t, parent)
 		if err != nil {
@@ -47,6 +55,13 @@ func FuzzExtract(f *testing.F) {
 		}
 		if !slices.Equal(left, []string{"root"}) {
 			t.Fatalf("extraction wrote %q beside the root", left)
+		}
+		arch := filepath.Join(t.TempDir(), "a")
+		if werr := os.WriteFile(arch, data, 0o644); werr != nil {
+			t.Fatal(werr)
+		}
+		if cerr := CheckFile(arch, fuzzLimits); cerr != nil {
+			t.Fatalf("extraction accepted what CheckFile refuses: %v", cerr)
 		}
 		if _, err := WriteCanonical(io.Discard, dest, "t"); errors.Is(err, ErrLink) || errors.Is(err, ErrSpecialFile) {
 			t.Fatalf("extracted a tree canonical form refuses: %v", err)

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,12 +17,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/archive"
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/audit"
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
@@ -39,7 +41,13 @@ is not pass or fail, and a tie all resolve to pass, recorded as such. A gate
 no review answered is error, which makes the run invalid, never zero.
 
 The result is written to DIR/audit.json, and each review's transcript to
-DIR/audit/review-<n>.jsonl (--logs moves them). State A is --original, or
+DIR/audit/review-<n>.jsonl (--logs moves them). A fail counts only on a
+quoted line of the submission's own tree (not a folder, a bare path, a note,
+a trivial quote or State A's line). audit.json is rewritten after every
+review (unfinished: status error), with the digests of its inputs; re-running
+on the same DIR keeps the finished reviews of a run with the same inputs and
+runs only the rest. Each review's start and end, and every retry of a model
+call, is a line on stderr as it happens. State A is --original, or
 the task's State A from the cache (srb fetch). Each review's budget is the
 task's audit timeout divided among the samples.
 
@@ -152,12 +160,21 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	}
 	sr := &stageRun{stage: result.StageAudit, taskID: filepath.Base(dirs[0]), out: out, now: now, errOut: opts.IO.ErrOut}
 	// fail publishes a failed result naming the reason, so an absent
-	// file never reads as "the ladder stopped below".
-	fail := sr.fail
+	// file never reads as "the ladder stopped below"; an unfinished
+	// result of an earlier run (itself status error) is left as it is,
+	// so the reviews it kept are not lost to a re-run that could not start.
+	fail := func(code int, reason string, meta map[string]any) error {
+		if prev, err := result.ReadStage(out); err == nil && prev.Stage == result.StageAudit && prev.Metadata["in_progress"] == true {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: audit: %s kept as it was: it holds an unfinished run's reviews\n", out)
+			return &exitError{code: code, err: fmt.Errorf("%s: %s", result.StageAudit, reason)}
+		}
+		return sr.fail(code, reason, meta)
+	}
 	t, err := sr.loadTask(dirs[0])
 	if err != nil {
 		return err
 	}
+	defer stampStage(out, time.Now(), stageProvenance(t, result.StageAudit, opts.Image, opts.Host), opts.IO.ErrOut)
 	if st, err := os.Stat(opts.Submission); err != nil || !st.IsDir() {
 		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
 	}
@@ -246,6 +263,17 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	defer tb.Close()
+	// Citations are re-checked against the trees as submitted, under the
+	// paths the reviews were shown: with --host the reviews' tools work on
+	// copies that their commands can change.
+	ground, err := agent.NewToolbox([]agent.RootSpec{
+		{Name: "original", Dir: original, Shown: tb.RootDir("original")},
+		{Name: "workspace", Dir: workspace, Shown: tb.RootDir("workspace")},
+	}, agent.ToolboxOptions{})
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	defer ground.Close()
 
 	logs := opts.Logs
 	if logs == "" {
@@ -255,17 +283,32 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	for i, g := range t.Audit.Gates {
 		gates[i] = audit.Gate{ID: g.ID, Title: g.Title, Question: g.Question, Required: g.Required}
 	}
+	samples := t.Audit.Samples
+	if samples <= 0 {
+		samples = audit.DefaultSamples
+	}
 	budget := 0.0
 	if t.Timeouts.Audit > 0 && t.Audit.Samples > 0 {
 		budget = float64(t.Timeouts.Audit) / float64(t.Audit.Samples)
 	}
+	tools, _ := json.Marshal(map[string]any{"allowed_commands": t.Audit.AllowedCommands, "run_timeout_sec": t.Audit.RunTimeoutSec})
+	inputs, inputsWhy := auditInputs(original, workspace, string(tmpl)+"\x00"+string(tools), gates, samples, budget, runIn, configFor)
+	if inputsWhy != "" {
+		fmt.Fprintf(opts.IO.ErrOut, "srb: audit: %s; an interrupted run cannot be resumed\n", inputsWhy)
+	}
 	st, err := audit.Run(ctx, audit.Config{
-		Task:      t.ID,
-		Gates:     gates,
-		Prompt:    string(tmpl),
-		Samples:   t.Audit.Samples,
-		Toolbox:   tb,
-		NewDriver: func(i int) (models.Driver, error) { return models.New(configFor(i), models.WithEnv(opts.Lookup)) },
+		Task:    t.ID,
+		Gates:   gates,
+		Prompt:  string(tmpl),
+		Samples: t.Audit.Samples,
+		Toolbox: tb,
+		Ground:  ground,
+		NewDriver: func(i int) (models.Driver, error) {
+			return models.New(configFor(i), models.WithEnv(opts.Lookup), models.WithLog(opts.IO.ErrOut, fmt.Sprintf("audit: review %d of %d", i, samples)))
+		},
+		Log:       opts.IO.ErrOut,
+		Out:       out,
+		Inputs:    inputs,
 		LogDir:    filepath.Join(logs, result.StageAudit),
 		BudgetSec: budget,
 		Now:       opts.Now,
@@ -273,6 +316,11 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		BeforeReview: beforeReview,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			// Interrupted: Run wrote what finished (status error), and
+			// a re-run on this folder keeps it.
+			return couldNotRun(err)
+		}
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	if runIn != "" {
@@ -289,6 +337,54 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		fmt.Fprintf(opts.IO.Out, "audit: %s\n", why)
 	}
 	return nil
+}
+
+// auditInputs returns the digests the reviews' answers depend on, for
+// audit.Config.Inputs: both trees (image.TreeDigest), the prompt and
+// gates, every review's model position (with a scripted driver's script
+// bytes), where commands run, the review budget, and srb's own
+// fingerprint; prompt carries the template and the run tool's settings. When one cannot be taken it returns nil and why, so no
+// earlier run is ever resumed on inputs that were not checked.
+func auditInputs(original, workspace, prompt string, gates []audit.Gate, samples int, budget float64, runIn string, configFor func(int) models.Config) (map[string]string, string) {
+	sum := func(parts ...[]byte) string {
+		h := sha256.New()
+		for _, p := range parts {
+			fmt.Fprintf(h, "%d:", len(p))
+			h.Write(p)
+		}
+		return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	}
+	in := map[string]string{"budget_sec": fmt.Sprintf("%g", budget), "commands_ran_in": runIn}
+	if in["srb"] = result.Fingerprint(); in["srb"] == "" {
+		return nil, "srb's own fingerprint cannot be taken"
+	}
+	for key, dir := range map[string]string{"submission": workspace, "state_a": original} {
+		d, err := image.TreeDigest(dir)
+		if err != nil {
+			return nil, fmt.Sprintf("the %s tree's digest cannot be taken (%v)", key, err)
+		}
+		in[key] = d
+	}
+	g, _ := json.Marshal(gates)
+	in["prompt"] = sum([]byte(prompt), g)
+	var parts [][]byte
+	for i := 1; i <= samples; i++ {
+		c := configFor(i)
+		b, err := json.Marshal(c)
+		if err != nil {
+			return nil, fmt.Sprintf("review %d's model position cannot be encoded (%v)", i, err)
+		}
+		parts = append(parts, b)
+		if p, ok := c.Options["script"].(string); ok && p != "" {
+			script, err := os.ReadFile(p)
+			if err != nil {
+				return nil, fmt.Sprintf("review %d's script cannot be read (%v)", i, err)
+			}
+			parts = append(parts, script)
+		}
+	}
+	in["models"] = sum(parts...)
+	return in, ""
 }
 
 // auditLine is "audit: P/R required gate(s) passed[; failed: …][; undecided: …]".
@@ -374,7 +470,7 @@ func stateATreeIn(ctx context.Context, t *task.Task, cacheFlag string) (string, 
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
 	dir := filepath.Join(tmp, "tree")
-	if err := archive.ExtractFile(e.Archive, dir, archive.DefaultLimits()); err != nil {
+	if err := archive.ExtractFile(e.Archive, dir, e.Limits); err != nil {
 		cleanup()
 		return "", nil, err
 	}
@@ -384,48 +480,11 @@ func stateATreeIn(ctx context.Context, t *task.Task, cacheFlag string) (string, 
 // copyReviewTree copies the tree at src to dst for reviews that may run
 // commands: directories, regular files (with their permission bits) and
 // symbolic links (as links, never followed); anything else (a FIFO, a
-// device) is left out.
+// device) is left out (copytree: modes and file times kept, folders open
+// to their owner).
 func copyReviewTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case d.Type().IsRegular():
-			in, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, info.Mode().Perm())
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			return out.Close()
-		}
-		return nil
-	})
+	_, err := copytree.Copy(src, dst, copytree.Options{DirBits: 0o700, Times: true})
+	return err
 }
 
 // auditContainers are the containers the reviews' run tool executes in,
@@ -460,8 +519,8 @@ func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task,
 			{HostPath: workspace, ContainerPath: image.AuditRepoMount},
 		},
 		ReadOnly: []string{image.OriginalMount},
-		Pids:     1024,
 	}}
+	stageLimits(t).Apply(&a.spec)
 	if err := a.start(ctx); err != nil {
 		return nil, err
 	}
@@ -502,7 +561,17 @@ func (a *auditContainers) Exec(ctx context.Context, es engine.ExecSpec) (*engine
 	if s == nil {
 		return nil, fmt.Errorf("no audit container is running (%s)", a.ref)
 	}
-	return s.Exec(ctx, es)
+	before, _ := s.LimitHits(ctx)
+	res, err := s.Exec(ctx, es)
+	// A command that reached the container's limits says so in its
+	// transcript (audit.json), so its failure is not read as the code's.
+	if after, herr := s.LimitHits(ctx); res != nil && herr == nil && after != before {
+		if n := (engine.LimitHits{OOMKilled: after.OOMKilled && !before.OOMKilled, OOMKills: after.OOMKills - before.OOMKills,
+			PidsMax: after.PidsMax - before.PidsMax}).Note(); n != "" {
+			res.Stderr = append(res.Stderr, []byte("\nsrb: "+n+"\n")...)
+		}
+	}
+	return res, err
 }
 
 // Close removes the current container.

@@ -5,18 +5,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
 )
@@ -41,7 +43,21 @@ images.lock records; built and loaded first when missing or stale;
 --image REF names another): the submission copied in at /srb/submission,
 State A read-only at /srb/original, no network, and the image's own
 /opt/srb/bin/srb-helper running the whole suite over the task's assets at
-/tests/behavioural. behavioural.json is copied out whatever happened, and
+/tests/behavioural.
+
+Every process the submission controls (its build, its programs, its
+server) runs as uid 65531 (with --host, a uid of its own per run, drawn
+from 3000000-3999999) with an environment built from an allow-list
+(PATH, LANG, LC_*, TZ, TERM; HOME and TMPDIR in its sandbox) plus what
+the task declares, in a sandbox folder of its own: truth, plans, the
+build ledger, module programs and the results are root's and closed to
+it, and a module's result counts only when srb's own helper wrote it and
+the module ended normally. With --host as root the same holds, and each
+of those processes also gets a mount namespace where the grader's
+folders (the task folder, the work and results folders) are empty and
+/proc lists only its own processes. --host as any other user cannot
+isolate the submission at all: it then runs as srb's user, can reach
+what that user can, and behavioural.json records isolation "none". behavioural.json is copied out whatever happened, and
 each module's result.json and stdout.log land in DIR/behavioural/<module>/.
 A container that did not finish the suite (killed, crashed, hung) leaves
 every finished module's result and "unreached" for the rest, with status
@@ -51,6 +67,14 @@ srb-helper).
 
 Truth whose cases fingerprint differs from the task's cases is refused
 before anything runs (exit 2): run srb freeze.
+
+An interrupt (SIGINT, SIGTERM), the stage's clock (timeouts.behavioural)
+running out, and a module that exceeds its budget while none of the
+submission's processes is running (it hangs on its own) are faults of
+the grader: the stage result has status error and harness_fault, the
+verdict is invalid and nothing is charged to the submission. A module
+that runs out of time while the submission's processes run is the
+submission's timeout.
 
 Exit status: 0 when the stage ran (whatever the checks decided), 1 when it
 could not, 2 when the task's own configuration is wrong. The result file
@@ -158,6 +182,7 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 	if err != nil {
 		return err
 	}
+	defer stampStage(out, time.Now(), stageProvenance(t, result.StageBehavioural, opts.Image, opts.Host), opts.IO.ErrOut)
 	sub, err := filepath.Abs(opts.Submission)
 	if st, serr := os.Stat(sub); err != nil || serr != nil || !st.IsDir() {
 		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
@@ -198,23 +223,29 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	defer done()
+	jail, closeJail, err := hostJail(decl, work, opts.Results, helper)
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	defer closeJail()
+	if jail == nil {
+		fmt.Fprintln(opts.IO.ErrOut, "srb: behavioural: --host as a user other than root cannot run the submission as another user: it can reach whatever srb's user can (recorded as isolation: none)")
+	}
+	decl.Jail = jail
 	suite, err := decl.Suite(behavioural.ModeCheck, work, filepath.Join(decl.TaskDir, behavioural.TruthDir), helper)
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(t.Timeouts.Behavioural)*time.Second)
 	defer cancel()
-	r := &behavioural.Runner{Repo: sub, Original: original, Work: work, ResultPath: out, Now: opts.Now,
+	r := &behavioural.Runner{Repo: sub, Original: original, Work: work, ResultPath: out, Now: opts.Now, Jail: jail,
 		Log: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }}
 	st, err := r.Run(ctx, suite)
 	printStage(opts.IO, st)
-	if errors.Is(err, context.DeadlineExceeded) {
-		// The stage's clock: what finished is published and the rest is
-		// unreached (charged), which is a result, not a fault.
-		fmt.Fprintf(opts.IO.ErrOut, "srb: behavioural: the stage reached its %d s budget; unfinished modules are recorded as such\n", t.Timeouts.Behavioural)
-		return nil
-	}
 	if err != nil {
+		// An interrupt, the stage's clock, a module that hangs on its own,
+		// a sandbox that could not be entered: the grader's fault, an
+		// invalid stage (status error), never the submission's zero.
 		return couldNotRun(err)
 	}
 	if st.Status != result.StatusOK {
@@ -236,7 +267,8 @@ func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *tas
 	}
 	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
 	cs := &containerSuite{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,
-		Budget: budget, Result: out, Modules: filepath.Join(opts.Results, result.StageBehavioural), Log: logf, Started: opts.Started}
+		Budget: budget, Result: out, Modules: filepath.Join(opts.Results, result.StageBehavioural), Log: logf, Started: opts.Started,
+		Limits: stageLimits(t)}
 	if opts.KeepWork != "" {
 		if cs.Work, err = filepath.Abs(opts.KeepWork); err != nil {
 			return fail(ExitCouldNotRun, err.Error(), nil)
@@ -311,34 +343,9 @@ func declaration(t *task.Task) (*behavioural.Declaration, error) {
 	return d, nil
 }
 
-// truthProblems lists, one line each, the declarative modules whose truth
-// file is missing, unreadable, of another module or kind, or recorded for
-// other cases.
-func truthProblems(d *behavioural.Declaration, mode string) []string {
-	var out []string
-	for _, m := range d.Modules {
-		if m.Kind == behavioural.KindProgram {
-			continue
-		}
-		p := behavioural.TruthPath(d.TaskDir, m.ID)
-		rel := filepath.Join(behavioural.TruthDir, m.ID+".json")
-		tr, err := behavioural.ReadTruth(p)
-		if err != nil {
-			out = append(out, fmt.Sprintf("%s: module %s has no usable truth: %v", rel, m.ID, errors.Unwrap(err)))
-			continue
-		}
-		fp, err := kinds.Fingerprint(m.Kind, m.Params, d.TaskDir)
-		switch {
-		case err != nil:
-			out = append(out, fmt.Sprintf("%s: %v", rel, err))
-		case tr.Module != m.ID || tr.Kind != m.Kind:
-			out = append(out, fmt.Sprintf("%s: recorded for module %s of kind %s, not %s of kind %s", rel, tr.Module, tr.Kind, m.ID, m.Kind))
-		case tr.CasesFingerprint != fp:
-			out = append(out, fmt.Sprintf("%s: module %s's cases changed since the truth was recorded (cases fingerprint %.12s, recorded %.12s)", rel, m.ID, fp, tr.CasesFingerprint))
-		}
-	}
-	return out
-}
+// truthProblems lists, one line each, what in the declarative modules'
+// truth does not fit d (checkTruth, identity.go); mode is unused.
+func truthProblems(d *behavioural.Declaration, mode string) []string { return checkTruth(d) }
 
 // helperArgv is the argv prefix that runs the helper: --helper, else srb
 // itself through its hidden "helper" command.
@@ -404,4 +411,56 @@ func NewCmdHelper(f *Factory, _ func([]string) error) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// The users a --host stage 2 runs the submission as: one drawn at random
+// from [hostUIDBase, hostUIDBase+hostUIDSpan) per run, with the group of
+// the same number (no account has them).
+const (
+	hostUIDBase = 3_000_000
+	hostUIDSpan = 1_000_000
+)
+
+// hostJail makes the sandbox of a --host run when srb is root: a fresh
+// folder under /tmp (searchable by every user, unlike a private TMPDIR)
+// holding the task's data and a copy of the helper, with the grader's
+// folders (the task folder, work, results, and TMPDIR when it is not
+// /tmp) hidden from the submission's processes. It returns nil, and a
+// no-op closer, when srb is not root.
+func hostJail(decl *behavioural.Declaration, work, results string, helper []string) (*behavioural.Jail, func(), error) {
+	if os.Geteuid() != 0 {
+		return nil, func() {}, nil
+	}
+	root, err := os.MkdirTemp("/tmp", "srb-sandbox-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	done := func() { os.RemoveAll(root) }
+	hide := []string{decl.TaskDir, work}
+	if res, err := filepath.Abs(results); err == nil {
+		hide = append(hide, res)
+	}
+	if tmp := os.TempDir(); filepath.Clean(tmp) != "/tmp" {
+		hide = append(hide, tmp)
+	}
+	// A grader folder that holds the sandbox (a results folder given as
+	// /) cannot be hidden without hiding the sandbox: it stays closed by
+	// permissions only.
+	hide = slices.DeleteFunc(hide, func(p string) bool {
+		rel, err := filepath.Rel(p, root)
+		return err == nil && !strings.HasPrefix(rel, "..")
+	})
+	// A user of its own per stage run: srb ladder --jobs grades several
+	// submissions at once on this machine, and no two may share a user
+	// (one could signal, trace or write into the other's sandbox).
+	id := hostUIDBase + rand.IntN(hostUIDSpan)
+	j, err := behavioural.NewJail(root, decl.TaskDir, id, id, true, hide)
+	if err == nil {
+		err = j.InstallHelper(helper)
+	}
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return j, done, nil
 }

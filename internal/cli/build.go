@@ -16,10 +16,10 @@ import (
 	_ "github.com/moby/buildkit/client/connhelper/kubepod"         // kube-pod:// addresses
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -108,6 +108,10 @@ type BuildOptions struct {
 	// NoIdentity skips the behavioural image's identity run
 	// (--no-identity); images.lock records the skip.
 	NoIdentity bool
+	// NoIdentityWhy says why NoIdentity is set when no --no-identity flag
+	// was given (srb freeze building the images it records the truth
+	// in); "" means the flag.
+	NoIdentityWhy string
 	// IdentityCache is the folder passed identity runs are remembered in
 	// (<key>.json each); "" is the cache folder's identity/.
 	IdentityCache string
@@ -294,6 +298,11 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 			r.Loaded = loads.names
 		}
 		lock := image.NewLock(t, info.BuildkitVersion.Version, in, built)
+		// Each image's packages list (Debian and the npm tree) is kept, so
+		// what moved since images.lock is named, not only its digest.
+		if err := image.RememberPackages(filepath.Join(cacheDir, "images"), built); err != nil {
+			return couldNotRun(fmt.Errorf("%s: %w", t.ID, err))
+		}
 		r.Seconds = map[string]float64{"total": time.Since(start).Seconds()}
 		for _, bt := range built {
 			r.Seconds[bt.Stage] = bt.Elapsed.Seconds()
@@ -304,7 +313,7 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 				want = onlyStages(want, opts.Stages)
 			}
 			for _, d := range image.Compare(want, lock) {
-				r.Drift = append(r.Drift, d.String())
+				r.Drift = append(r.Drift, packagesDrift(filepath.Join(cacheDir, "images"), want, lock, d).String())
 			}
 			r.Verified = len(r.Drift) == 0
 			if !r.Verified {
@@ -341,6 +350,9 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 				if old, err := image.ReadLock(t.Dir); err == nil {
 					lock = mergeLock(old, lock)
 				}
+			}
+			if prev, err := image.ReadLock(t.Dir); err == nil {
+				notePackagesMoved(filepath.Join(cacheDir, "images"), prev, lock, logf)
 			}
 			if err := image.WriteLock(t.Dir, lock); err != nil {
 				return couldNotRun(err)
@@ -391,7 +403,7 @@ func printBuild(w io.Writer, r buildReport, opts *BuildOptions) {
 		case id.Status == image.IdentityPassed:
 			fmt.Fprintf(w, "%s: identity run passed (%d checks)\n", r.Task, id.Checks)
 		case id.Status == image.IdentitySkipped:
-			fmt.Fprintf(w, "%s: identity run skipped (--no-identity)\n", r.Task)
+			fmt.Fprintf(w, "%s: identity run skipped (%s)\n", r.Task, identitySkipWhy(opts))
 		case id.Status == image.IdentityNotFrozen:
 			fmt.Fprintf(w, "%s: identity run not run: the task is not frozen yet (no truth/)\n", r.Task)
 		}

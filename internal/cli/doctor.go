@@ -12,8 +12,8 @@ import (
 	"github.com/moby/buildkit/client"
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 const doctorDoc = `Report every engine srb needs: reachable or not, its version, and the exact command that starts it.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/moby/buildkit/client"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // IOStreams are the streams a command reads and writes.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
@@ -31,6 +32,12 @@ Each State A also gets the agent's starting tree: State A as a git
 repository with one commit by a fixed author and committer at a fixed
 date, so its commit id depends on the content alone; srb prints that id
 and records it in the cache.
+
+What is fetched is unpacked within the source's limits (state_a.source.limits:
+bytes with every hard link in full, entries, expansion ratio; docs/SCHEMA.md),
+and a url download is bounded and checked against source.sha256 before
+anything is unpacked. A source srb refuses is a problem (exit 2), and
+nothing of it is cached or pinned.
 
 The cache is $SRB_CACHE, else the user cache dir's srb folder (--cache
 overrides both). A registry that cannot be reached is exit 1.
@@ -81,11 +88,12 @@ type fetchResult struct {
 	// StartCommit is the commit id of the agent's starting tree: State A
 	// as a git repository with one fixed commit.
 	StartCommit string `json:"start_commit,omitempty"`
-	Status      string `json:"status"` // verified, pinned, repinned, unpinned, mismatch, error
+	Status      string `json:"status"` // verified, pinned, repinned, unpinned, mismatch, refused, error
 	Error       string `json:"error,omitempty"`
 }
 
 func runFetch(ctx context.Context, opts *FetchOptions) error {
+	defer shortRunGC()()
 	dirs, err := resolveTasks(opts.Tasks)
 	if err != nil {
 		return couldNotRun(err)
@@ -122,7 +130,7 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 			r.Top, r.Digest, r.Archive, r.Cached = e.Top, e.Digest, e.Archive, e.FromCache
 		}
 		if e != nil && e.Digest != "" {
-			if id, cerr := cache.StartCommit(ctx, e.Digest, env.Git); cerr == nil {
+			if id, cerr := cache.StartCommit(ctx, e, env.Git); cerr == nil {
 				r.StartCommit = id
 			} else {
 				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: the starting tree could not be made: %v\n", t.ID, cerr)
@@ -130,7 +138,7 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 		}
 		var mm *source.MismatchError
 		switch {
-		case err != nil && errors.As(err, &mm) && opts.Pin && mm.Detail == "":
+		case err != nil && errors.As(err, &mm) && opts.Pin && !mm.Bytes && e != nil:
 			if _, perr := source.Pin(t.File, e.Digest); perr != nil {
 				r.Status, r.Error = "error", perr.Error()
 				faults++
@@ -139,6 +147,9 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 			}
 		case err != nil && errors.As(err, &mm):
 			r.Status, r.Error = "mismatch", err.Error()
+			bad++
+		case err != nil && refused(err):
+			r.Status, r.Error = "refused", err.Error()
 			bad++
 		case err != nil:
 			r.Status, r.Error = "error", err.Error()
@@ -190,4 +201,17 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 		return silent(ExitBadTask, fmt.Errorf("%d task(s) have State A problems", bad))
 	}
 	return nil
+}
+
+// refused reports whether err is srb refusing what the source gave (an
+// archive past its limits, an unsafe entry, not an archive at all): the
+// task's source is wrong (exit 2), where a registry that cannot be
+// reached is not (exit 1).
+func refused(err error) bool {
+	for _, s := range []error{archive.ErrTooLarge, archive.ErrTooManyFiles, archive.ErrUnsafePath, archive.ErrLink, archive.ErrSpecialFile, archive.ErrDuplicate, archive.ErrFormat} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
 }

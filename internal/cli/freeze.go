@@ -5,18 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -47,8 +45,15 @@ loaded first (srb build --load). --host freezes on this machine instead,
 with the host's toolchains and srb itself as the helper (or --helper).
 Rebuild the images after a freeze: truth/ is part of their assets.
 
-Exit status: 0 when the truth was written, 1 when freezing could not run,
-2 when it was refused (the task's modules do not reproduce on State A) or
+A fault is never ground truth: when the record run observes a case that
+timed out, was killed by a signal, could not start or got no response, a
+library that cannot be read, State A not building, or a module that did
+not finish, nothing is written and every such module and check is named.
+
+Exit status: 0 when the truth was written, 1 when freezing could not run
+(the harness faulted: a module killed by a signal or leaving a result
+that does not read, a case folder that could not be prepared), 2 when it
+was refused (the task's modules fault or do not reproduce on State A) or
 the task's configuration is wrong.
 
 Examples:
@@ -253,11 +258,7 @@ func importLedger(src, dst string) (string, error) {
 	return dst, nil
 }
 
-// taskCommit is the last commit touching the task folder, or "" outside git.
-func taskCommit(dir string) string {
-	out, err := exec.Command("git", "-C", dir, "log", "-1", "--format=%H", "--", ".").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
-}
+// taskCommit is the task folder's commit as truth's provenance records
+// it: image.TaskCommit (its truth/ and images.lock aside, "-dirty" with
+// uncommitted changes, "uncommitted" outside git; never "").
+func taskCommit(dir string) string { return image.TaskCommit(context.Background(), dir) }

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -230,7 +231,7 @@ type identityBuild struct {
 func (ib *identityBuild) run(ctx context.Context, r *buildReport) (*image.IdentityRun, error) {
 	t := ib.t
 	if ib.opts.NoIdentity {
-		ib.logf("%s: the identity run is skipped (--no-identity); %s records the skip", t.ID, image.LockName)
+		ib.logf("%s: the identity run is skipped (%s); %s records the skip", t.ID, identitySkipWhy(ib.opts), image.LockName)
 		return &image.IdentityRun{Status: image.IdentitySkipped}, nil
 	}
 	if !frozen(t.Dir) {
@@ -356,4 +357,28 @@ func (ib *identityBuild) run(ctx context.Context, r *buildReport) (*image.Identi
 		ib.logf("%s: the identity run passed, but it could not be remembered: %v", t.ID, err)
 	}
 	return &image.IdentityRun{Status: image.IdentityPassed, Checks: passed, Verification: ver}, nil
+}
+
+// checkTruth lists, one line each ("truth/<module>.json:LINE: FIELD:
+// message"), what in d's truth files does not fit the task as it is now
+// (kinds.CheckTruth: missing or unreadable truth, another task, module or
+// kind, provenance missing, empty or of another State A, cases changed,
+// an observation a module checks not recorded).
+func checkTruth(d *behavioural.Declaration) []string {
+	var out []string
+	for _, p := range kinds.CheckTruth(d, "") {
+		rel, err := filepath.Rel(d.TaskDir, p.File)
+		if err != nil {
+			rel = p.File
+		}
+		loc := filepath.ToSlash(rel)
+		if p.Line > 0 {
+			loc += fmt.Sprintf(":%d", p.Line)
+		}
+		if p.Field != "" {
+			loc += ": " + p.Field
+		}
+		out = append(out, loc+": "+p.Msg)
+	}
+	return out
 }

@@ -6,25 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/collect"
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
-	"github.com/swe-refactor-bench/srb/ladder/scoring"
 )
 
 const ladderDoc = `Grade submissions with the whole ladder: collect, stage 1, stage 2, stage
@@ -49,7 +46,11 @@ container of the task's behavioural image, each stage-3 round in a
 container of its own of the task's verification image (both found once
 before the submissions start, and built and loaded when missing or
 stale), and the audit's run tool in the audit image; --host runs all
-three on this machine instead, with the host's toolchains. Progress and each stage's lines go to
+three on this machine instead, with the host's toolchains (stage 2 then
+runs the submission as a uid of its own in a mount namespace when srb
+is root; as any other user --host cannot isolate the submission from
+srb's own files and behavioural.json records isolation "none": see srb
+behavioural --help). Progress and each stage's lines go to
 stderr, prefixed with the submission's name when there are several; each
 submission's score table goes to stdout at the end, in the order given.
 
@@ -78,7 +79,7 @@ expect.json was not met; 2 when the task's own configuration is wrong.
 Examples:
   srb ladder lang90-tally-c-to-go --submission run/repo --results run/verifier
   srb ladder lang90-tally-c-to-go --submission a --submission b --results out --jobs 2
-  srb ladder lang90-tally-c-to-go --submission-fixture testdata/submissions/lang90-tally-c-to-go/untouched --results out`
+  srb ladder testdata/tasks/lang90-tally-c-to-go --submission-fixture testdata/submissions/lang90-tally-c-to-go/untouched --results out`
 
 // LadderOptions are the inputs of srb ladder.
 type LadderOptions struct {
@@ -92,8 +93,14 @@ type LadderOptions struct {
 	Results     string
 	Jobs        int
 	KeepWork    string // keep each submission's work under KEEP/<name>/
-	Cache       string // the State A cache (--cache; "" is $SRB_CACHE, else the user cache dir's srb)
-	Helper      string // stage 2's helper (srb behavioural --helper)
+	// Resume keeps the audit's and the verification's results from an
+	// earlier run on the same results folder, so stage 1 re-runs only the
+	// reviews and stage 3 only the rounds that did not finish (each checks
+	// its inputs by digest first and plays everything again when one
+	// differs); stage 2 and the score are always made anew.
+	Resume bool
+	Cache  string // the State A cache (--cache; "" is $SRB_CACHE, else the user cache dir's srb)
+	Helper string // stage 2's helper (srb behavioural --helper)
 	// Host runs the stages on this machine instead of in the task's stage
 	// images: stage 2's suite (srb behavioural --host), the audit's run
 	// tool (srb audit --host) and stage 3's rounds (srb verification
@@ -115,6 +122,9 @@ type LadderOptions struct {
 	AdjudicatorDriver string
 	AdjudicatorModel  string
 	AdjudicatorScript string
+
+	// Run says who made the submissions (--run-* flags, see runmeta.go).
+	Run RunMetaFlags
 }
 
 // NewCmdLadder builds `srb ladder`.
@@ -150,6 +160,9 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 					return &usageError{err: fmt.Errorf("--adversary-script %s: write ID=FILE", s)}
 				}
 			}
+			if err := opts.Run.check(); err != nil {
+				return &usageError{err: err}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -162,6 +175,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Results, "results", "", "the results folder (required); DIR/<name>/ per submission when there are several")
 	fl.IntVar(&opts.Jobs, "jobs", 1, "how many submissions are graded at once")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each submission's collected tree and work under this folder")
+	fl.BoolVar(&opts.Resume, "resume", false, "keep an earlier run's finished reviews and rounds in the results folder (when their inputs' digests match) and redo only what did not finish")
 	addCacheFlag(cmd, &opts.Cache)
 	fl.BoolVar(&opts.Host, "host", false, "run stage 2, the audit's commands and stage 3's rounds on this machine instead of in the task's stage images")
 	fl.StringVar(&opts.Helper, "helper", "", "with --host: a static srb-helper for stage 2's declarative modules (default: srb itself)")
@@ -175,34 +189,14 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.StringVar(&opts.AdjudicatorDriver, "adjudicator-driver", "", "stage 3's adjudicator driver")
 	fl.StringVar(&opts.AdjudicatorModel, "adjudicator-model", "", "stage 3's adjudicator model")
 	fl.StringVar(&opts.AdjudicatorScript, "adjudicator-script", "", "the adjudicator's scripted turns")
+	addRunMetaFlags(fl, &opts.Run)
 	return cmd
 }
 
-// StageDriver is one model position's override in a ladder run: the
-// driver, the model and, for the scripted driver, the scripts (review n
-// of stage 1 replays Scripts[(n-1) % len]). Zero fields keep the task's.
-type StageDriver struct {
-	Driver  string
-	Model   string
-	Scripts []string
-}
-
-// apply returns cfg with d's overrides: a new driver drops the task's
-// options (they belong to its own driver); a script sets options.script.
-func (d StageDriver) apply(cfg models.Config, index int) models.Config {
-	if d.Driver != "" && d.Driver != cfg.Driver {
-		cfg.Driver = d.Driver
-		cfg.Options = map[string]any{}
-	}
-	if d.Model != "" {
-		cfg.Model = d.Model
-	}
-	if len(d.Scripts) > 0 {
-		cfg.Options = copyOptions(cfg.Options)
-		cfg.Options["script"] = d.Scripts[(max(index, 1)-1)%len(d.Scripts)]
-	}
-	return cfg
-}
+// StageDriver is one model position's override in a ladder run
+// ([pipeline.Driver]): the driver, the model and, for the scripted
+// driver, the scripts. Zero fields keep the task's.
+type StageDriver = pipeline.Driver
 
 // ladderRun is one submission's grading.
 type ladderRun struct {
@@ -210,18 +204,15 @@ type ladderRun struct {
 	src     string // a submitted tree ("" for a fixture until applied)
 	fixture *submission.Fixture
 	results string
-	// verImage is the verification image stage 3's rounds run in ("": on
-	// this machine, srb ladder --host).
-	verImage string
-	audit    StageDriver
-	adjud    StageDriver
-	advs     map[string]StageDriver
-	advAll   StageDriver
-	out      io.Writer // its stage lines (prefixed when there are several)
-	verdict  *result.Verdict
-	code     int
-	err      error
-	unmet    []string
+	audit   StageDriver
+	adjud   StageDriver
+	advs    map[string]StageDriver
+	advAll  StageDriver
+	out     io.Writer // its stage lines (prefixed when there are several)
+	verdict *result.Verdict
+	code    int
+	err     error
+	unmet   []string
 }
 
 func runLadder(ctx context.Context, opts *LadderOptions) error {
@@ -239,12 +230,7 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	}
 	publishAll := func(taskID, msg string) {
 		for _, r := range runs {
-			if err := os.MkdirAll(r.results, 0o755); err == nil {
-				clearResults(r.results)
-				v := result.ErrorVerdict(taskID, msg)
-				err = result.Publish(r.results, v, report.Render(v, taskID))
-			}
-			if err != nil {
+			if _, err := pipeline.PublishError(r.results, taskID, msg, opts.Resume); err != nil {
 				fmt.Fprintf(errOut, "srb: ladder: %v\n", err)
 			}
 		}
@@ -297,30 +283,32 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	defer cleanup()
 	fmt.Fprintf(errOut, "srb: ladder: State A of %s ready (%s)\n", t.ID, since(step))
 
-	verImage := ""
+	g := &pipeline.Grader{
+		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: TaskPolicy(t), AuditDriver: t.Audit.Driver},
+		Original: original,
+		Stages:   LadderStages(opts, t),
+		Now:      opts.Now,
+		Resume:   opts.Resume,
+		KeepWork: opts.KeepWork,
+		StopNote: onceSaid,
+	}
 	if !opts.Host {
 		// The behavioural and verification images are found (built and
 		// loaded when missing or stale) once, before the submissions
 		// start, so concurrent runs never build them twice.
-		for _, stage := range []string{result.StageBehavioural, result.StageVerification} {
-			step = time.Now()
-			ref, err := ensureStageImage(ctx, opts, t, stage, errOut)
-			if err != nil {
-				msg := err.Error()
-				publishAll(t.ID, msg)
-				return couldNotRun(fmt.Errorf("ladder: %s", msg))
-			}
-			if stage == result.StageVerification {
-				verImage = ref
-			}
-			fmt.Fprintf(errOut, "srb: ladder: the %s image of %s is ready (%s)\n", stage, t.ID, since(step))
+		err := g.Prepare(ctx, &stageImages{t: t, engine: opts.Engine, w: errOut}, func(stage, _ string, took time.Duration) {
+			fmt.Fprintf(errOut, "srb: ladder: the %s image of %s is ready (%s)\n", stage, t.ID, roundDuration(took))
+		})
+		if err != nil {
+			msg := err.Error()
+			publishAll(t.ID, msg)
+			return couldNotRun(fmt.Errorf("ladder: %s", msg))
 		}
 	}
 
 	sem := make(chan struct{}, opts.Jobs)
 	var wg sync.WaitGroup
 	for _, r := range runs {
-		r.verImage = verImage
 		if len(runs) > 1 {
 			r.out = &prefixWriter{w: errOut, prefix: r.name + ": "}
 		} else {
@@ -331,7 +319,7 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			gradeOne(ctx, opts, t, original, r)
+			gradeOne(ctx, opts, t, g, r)
 			if r.fixture != nil && r.fixture.Expect != nil {
 				// Whatever was published is what the expectation is
 				// checked against, an error verdict included.
@@ -488,7 +476,7 @@ func resolveDrivers(opts *LadderOptions, r *ladderRun) {
 func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
 	var out []models.Position
 	for _, p := range taskPositions(t, result.StageAudit) {
-		p.Config = r.audit.apply(p.Config, 1)
+		p.Config = r.audit.Apply(p.Config, 1)
 		out = append(out, p)
 	}
 	if r.fixture != nil && r.fixture.Expect != nil && r.fixture.Expect.Stage3 == "not-run" {
@@ -496,246 +484,61 @@ func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
 	}
 	for i, p := range taskPositions(t, result.StageVerification) {
 		if i == 0 {
-			p.Config = r.adjud.apply(p.Config, 1)
+			p.Config = r.adjud.Apply(p.Config, 1)
 		} else {
 			d, ok := r.advs[t.Verification.Adversaries[i-1].ID]
 			if !ok {
 				d = r.advAll
 			}
-			p.Config = d.apply(p.Config, 1)
+			p.Config = d.Apply(p.Config, 1)
 		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// ladderResultFiles are the files a ladder run writes into its results
-// folder; a re-run removes them first, so nothing stale is graded.
-var ladderResultFiles = []string{"audit.json", "behavioural.json", "verification.json", "score.json", "summary.txt", "reward.json"}
-
-func clearResults(dir string) []string {
-	var removed []string
-	for _, name := range ladderResultFiles {
-		if err := os.Remove(filepath.Join(dir, name)); err == nil {
-			removed = append(removed, name)
-		}
-	}
-	return removed
-}
-
-// gradeOne runs the ladder for one submission and records its verdict,
-// exit code on r, and prints each step's duration. Every path publishes a
-// verdict.
-func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, original string, r *ladderRun) {
-	logf := func(format string, args ...any) { fmt.Fprintf(r.out, "srb: ladder: "+format+"\n", args...) }
-	fail := func(code int, msg string) {
-		r.code, r.err = code, errors.New(msg)
-		v := result.ErrorVerdict(t.ID, msg)
+// gradeOne grades r with g and records its verdict and exit code on r.
+// Every path publishes a verdict.
+func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, g *pipeline.Grader, r *ladderRun) {
+	recordRun, metaErr := ladderRunMeta(opts, t, r)
+	if metaErr != nil {
+		// Who made the submission cannot be told: nothing is graded, and
+		// the published verdict is invalid.
+		r.code, r.err = ExitCouldNotRun, metaErr
+		v, err := pipeline.PublishError(r.results, t.ID, metaErr.Error(), opts.Resume)
 		r.verdict = v
-		if err := result.Publish(r.results, v, report.Render(v, t.ID)); err != nil {
-			logf("%v", err)
-		}
-	}
-	if err := os.MkdirAll(r.results, 0o755); err != nil {
-		r.code, r.err = ExitCouldNotRun, err
-		return
-	}
-	if removed := clearResults(r.results); len(removed) > 0 {
-		logf("removed the previous run's %s", strings.Join(removed, ", "))
-	}
-	var work string
-	if opts.KeepWork != "" {
-		work = filepath.Join(opts.KeepWork, r.name)
-		if err := os.RemoveAll(work); err != nil {
-			fail(ExitCouldNotRun, err.Error())
-			return
-		}
-		if err := os.MkdirAll(work, 0o755); err != nil {
-			fail(ExitCouldNotRun, err.Error())
-			return
-		}
-	} else {
-		dir, err := os.MkdirTemp("", "srb-ladder-")
 		if err != nil {
-			fail(ExitCouldNotRun, err.Error())
-			return
+			fmt.Fprintf(r.out, "srb: ladder: %v\n", err)
 		}
-		defer os.RemoveAll(dir)
-		work = dir
-	}
-	timed := func(what string, step time.Time) {
-		logf("%s (%s)", what, since(step))
-	}
-
-	// The submission: a fixture is applied on top of State A first.
-	src := r.src
-	if r.fixture != nil {
-		step := time.Now()
-		src = filepath.Join(work, "submitted")
-		a, err := r.fixture.Apply(original, src)
-		if err != nil {
-			fail(ExitCouldNotRun, err.Error())
-			return
-		}
-		timed(fmt.Sprintf("applied fixture %s: %d path(s) deleted, %d file(s) written", r.fixture.Name, len(a.Deleted), len(a.Written)), step)
-	}
-	step := time.Now()
-	set, err := collect.CompileAll(t.Artifacts.Exclude)
-	if err != nil {
-		r.code, r.err = ExitBadTask, err
-		v := result.ErrorVerdict(t.ID, "artifacts.exclude: "+err.Error())
-		r.verdict = v
-		_ = result.Publish(r.results, v, report.Render(v, t.ID))
 		return
 	}
-	repo := filepath.Join(work, "repo")
-	sum, err := collect.Collect(src, repo, set)
-	if err != nil {
-		fail(ExitCouldNotRun, err.Error())
-		return
+	sub := pipeline.Submission{Name: r.name, Tree: r.src, Results: r.results, Log: r.out, Annotate: recordRun,
+		Drivers: pipeline.Drivers{Audit: r.audit, Adjudicator: r.adjud, Adversary: r.advAll, Adversaries: r.advs}}
+	if fx := r.fixture; fx != nil {
+		sub.Apply = func(original, dst string) (string, error) {
+			a, err := fx.Apply(original, dst)
+			if err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("applied fixture %s: %d path(s) deleted, %d file(s) written", fx.Name, len(a.Deleted), len(a.Written)), nil
+		}
 	}
-	timed(fmt.Sprintf("collected %d file(s), %d link(s)%s", sum.Files, sum.Links, excludedText(sum)), step)
-
-	sio := IOStreams{In: strings.NewReader(""), Out: r.out, ErrOut: r.out}
-	stageErr := func(stage string, err error) {
-		code := exitCode(err)
-		if code == ExitBadTask {
+	o := g.Grade(ctx, sub)
+	r.verdict = o.Verdict
+	for _, stage := range pipeline.StageFiles {
+		if exitCode(o.StageErrors[stage]) == ExitBadTask {
 			r.code = max(r.code, ExitBadTask)
 		}
-		if err != nil {
-			logf("%s: %v", stage, err)
-		}
-		p := filepath.Join(r.results, stage+".json")
-		if _, serr := os.Stat(p); errors.Is(serr, fs.ErrNotExist) {
-			// A stage that left no result is recorded as an error by the
-			// ladder (HARNESS.md §7 bug 13), never read as "not run".
-			note := "the stage exited without a result"
-			if err != nil {
-				note = err.Error()
-			}
-			st := result.Failed(stage, t.ID, "the "+stage+" stage left no result: "+note, opts.Now())
-			st.Metadata["recorded_by"] = "ladder"
-			if werr := st.Write(p); werr != nil {
-				logf("%v", werr)
-			}
-		}
 	}
-
-	// Stage 1.
-	step = time.Now()
-	err = runAudit(ctx, &AuditOptions{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
-		Results: r.results, Original: original, Driver: r.audit.Driver, Model: r.audit.Model, Scripts: r.audit.Scripts,
-		Host: opts.Host, Engine: opts.Engine})
-	stageErr(result.StageAudit, err)
-	timed("stage 1 (audit) with the "+driverName(r.audit.Driver, t.Audit.Driver)+" driver", step)
-
-	// Stage 2, always.
-	step = time.Now()
-	bo := &BehaviouralOptions{IO: sio, Now: opts.Now, Task: t.Dir, Submission: repo, Results: r.results, Original: original,
-		Host: opts.Host, Engine: opts.Engine}
-	if opts.Host {
-		bo.Helper = opts.Helper
-	}
-	err = runBehavioural(ctx, bo)
-	stageErr(result.StageBehavioural, err)
-	timed("stage 2 (behavioural)", step)
-
-	// Stage 3, when earned.
-	policy := Policy(t.Scoring)
-	now := opts.Now()
-	auditSt, _ := readStageFile(r.results, result.StageAudit, t.ID, true, now)
-	behSt, _ := readStageFile(r.results, result.StageBehavioural, t.ID, true, now)
-	earned, why := true, ""
-	if ok, w := scoring.AuditPassesGate(auditSt, policy, t.ID); !ok {
-		earned, why = false, w
-	} else if ok, _, w := scoring.BehaviouralReachesGate(behSt, policy, t.ID); !ok {
-		earned, why = false, w
-	}
-	if !earned {
-		logf("verification: not run -- %s", why)
-	} else {
-		step = time.Now()
-		err = runVerification(ctx, &VerificationOptions{IO: sio, Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: repo,
-			Original: original, Results: r.results, KeepWork: filepath.Join(work, "verification"),
-			Adjudicator: r.adjud, Adversaries: r.advs, Adversary: r.advAll, Host: opts.Host, Image: r.verImage, Engine: opts.Engine})
-		stageErr(result.StageVerification, err)
-		timed("stage 3 (verification)", step)
-	}
-
-	// Score.
-	step = time.Now()
-	v, err := gradeResults(t.ID, policy, r.results, true, opts.Now(), "", r.out)
-	if err != nil {
-		r.code, r.err = ExitCouldNotRun, err
-		return
-	}
-	r.verdict = v
-	timed("scored", step)
-	if !v.Valid() {
+	switch {
+	case o.BadTask:
+		r.code, r.err = ExitBadTask, o.Err
+	case o.Err != nil:
+		r.code, r.err = ExitCouldNotRun, o.Err
+	case !o.Verdict.Valid():
 		r.code = max(r.code, ExitCouldNotRun)
-		r.err = fmt.Errorf("the grader could not complete: %s", v.HarnessError)
+		r.err = fmt.Errorf("the grader could not complete: %s", o.Verdict.HarnessError)
 	}
-}
-
-// ensureStageImage finds t's stage image on the engine, building and
-// loading it when it is missing or images.lock does not vouch for it, and
-// returns the ref containers are started from (the image id).
-func ensureStageImage(ctx context.Context, opts *LadderOptions, t *task.Task, stage string, w io.Writer) (string, error) {
-	_, img, err := readyStageImage(ctx, t, stage, "", opts.Engine, nil, w)
-	if err != nil {
-		return "", fmt.Errorf("%w (srb ladder --host runs the stages here)", err)
-	}
-	return img.Ref, nil
-}
-
-// gradeResults reads the three stage files of dir, grades them with
-// policy and publishes score.json, summary.txt (the report under title,
-// the task id when "") and reward.json (last).
-// Reading problems are printed to errOut; they make the verdict invalid.
-func gradeResults(taskID string, policy scoring.Policy, dir string, checkTask bool, now time.Time, title string, errOut io.Writer) (*result.Verdict, error) {
-	var stages scoring.Stages
-	stages.Declared = append([]string(nil), stageFiles...)
-	for _, name := range stageFiles {
-		s, err := readStageFile(dir, name, taskID, checkTask, now)
-		if err != nil {
-			fmt.Fprintf(errOut, "srb: %v\n", err)
-		}
-		switch name {
-		case result.StageAudit:
-			stages.Audit = s
-		case result.StageBehavioural:
-			stages.Behavioural = s
-		case result.StageVerification:
-			stages.Verification = s
-		}
-	}
-	v := scoring.Grade(taskID, stages, policy)
-	if title == "" {
-		title = v.Task
-	}
-	if err := result.Publish(dir, v, report.Render(v, title)); err != nil {
-		return nil, err
-	}
-	return v, nil
-}
-
-func excludedText(s *collect.Summary) string {
-	if len(s.Excluded) == 0 {
-		return ""
-	}
-	var parts []string
-	for pat, paths := range s.Excluded {
-		parts = append(parts, fmt.Sprintf("%s: %d", pat, len(paths)))
-	}
-	sort.Strings(parts)
-	return "; excluded " + strings.Join(parts, ", ")
-}
-
-func driverName(override, task string) string {
-	if override != "" {
-		return override
-	}
-	return task
 }
 
 // exitCode is the exit code err maps to (0 for nil).
@@ -750,8 +553,11 @@ func exitCode(err error) int {
 	return ExitCouldNotRun
 }
 
-func since(t time.Time) string {
-	d := time.Since(t)
+func since(t time.Time) string { return roundDuration(time.Since(t)) }
+
+// roundDuration is d to the millisecond under a second, else to the tenth
+// of a second.
+func roundDuration(d time.Duration) string {
 	if d < time.Second {
 		return d.Round(time.Millisecond).String()
 	}

@@ -76,6 +76,7 @@ func NewCmdNotice(f *Factory, runF func(*NoticeOptions) error) *cobra.Command {
 }
 
 func runNotice(ctx context.Context, opts *NoticeOptions) error {
+	defer shortRunGC()()
 	matches, err := filepath.Glob(filepath.Join("tasks", "*", task.FileName))
 	if err != nil {
 		return couldNotRun(err)

@@ -7,13 +7,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/report"
-	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
 )
 
@@ -24,13 +26,20 @@ folder, grades them with formula (4) of the paper and the status rules, and
 writes score.json, summary.txt and reward.json (last, atomically) there. The
 text report is printed (the verdict as JSON with --json).
 
-With TASK, the task's scoring policy is used. Without TASK, srb grades with
-the published policy (100 / 40 / 60 / 6 / 10) and all three stages
-declared: this is how results the earlier harness wrote are re-graded.
+With TASK, the task's scoring policy is used, and the task's declaration
+wins over the files: behavioural.json must hold every declared module and
+no other (each weighted as the task declares, whatever the file says), and
+verification.json exactly one round per declared adversary. Without TASK,
+srb grades with the published policy (100 / 40 / 60 / 6 / 10) and all
+three stages declared, and verification.json must hold exactly the
+policy's 6 rounds: this is how results the earlier harness wrote are
+re-graded. A missing module or round, or an extra one, makes the verdict
+invalid.
 
 A stage file that is absent means the stage did not run; one that cannot be
-read (or holds another stage's or, with TASK, another task's result) is a
-harness fault and makes the verdict invalid, never a zero. A TASK that
+read (not JSON, a key written twice, a repeated check id, counts that
+contradict its checks, or another stage's or, with TASK, another task's
+result) is a harness fault and makes the verdict invalid, never a zero. A TASK that
 cannot be loaded writes nothing (exit 2): the folder's verdict stays. The
 exit status is 0 when the verdict is valid and 1 when it is not (the run
 must be re-graded or re-run); the files are written either way.
@@ -76,44 +85,48 @@ func NewCmdScore(f *Factory, runF func(*ScoreOptions) error) *cobra.Command {
 	return cmd
 }
 
-// stageFiles are the stage result files in ladder order.
-var stageFiles = []string{"audit", "behavioural", "verification"}
-
-// readStageFile reads results/<stage>.json: nil when absent; a failed
-// stage result naming the file when it cannot be read, is not a regular
-// file, breaks its contract, holds another stage's result or (checkTask)
-// another task's (HARNESS.md §1.4 "score": a reading failure is a harness
-// fault, never a zero).
-func readStageFile(dir, stage, taskID string, checkTask bool, now time.Time) (*result.Stage, error) {
-	p := filepath.Join(dir, stage+".json")
-	st, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+// runsInside lists (at most three, then "…") the folders up to three
+// levels below dir that hold a run's stage files or score.json, when dir
+// itself holds none: dir is then a parent of runs, not a run. nil when
+// dir holds a stage file or score.json, or no folder below it does.
+func runsInside(dir string) []string {
+	isRun := func(d string) bool {
+		for _, f := range append(append([]string(nil), pipeline.StageFiles...), "score") {
+			if _, err := os.Lstat(filepath.Join(d, f+".json")); err == nil {
+				return true
+			}
+		}
+		return false
 	}
-	fail := func(err error) (*result.Stage, error) {
-		return result.Failed(stage, taskID, fmt.Sprintf("result at %s is unreadable: %v", p, err), now), err
+	if isRun(dir) {
+		return nil
 	}
-	if err == nil && !st.Mode().IsRegular() {
-		// A FIFO or a device would block or never end.
-		return fail(fmt.Errorf("%s is not a regular file", p))
+	var runs []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if strings.Count(rel, string(filepath.Separator)) >= 3 {
+			return filepath.SkipDir
+		}
+		if isRun(p) {
+			runs = append(runs, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	sort.Strings(runs)
+	if len(runs) > 3 {
+		runs = append(runs[:3], "…")
 	}
-	s, err := result.ReadStage(p)
-	if err != nil {
-		return fail(err)
-	}
-	if s.Stage != stage {
-		return fail(fmt.Errorf("%s holds a %s result, not the %s stage's", p, s.Stage, stage))
-	}
-	if checkTask && s.Task != taskID {
-		return fail(fmt.Errorf("%s is a result of task %s, not %s", p, s.Task, taskID))
-	}
-	return s, nil
+	return runs
 }
 
 // taskFromResults guesses the task id from the stage files' task fields,
 // else the folder's name.
 func taskFromResults(dir string) string {
-	for _, s := range stageFiles {
+	for _, s := range pipeline.StageFiles {
 		p := filepath.Join(dir, s+".json")
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 			continue
@@ -144,6 +157,23 @@ func Policy(s task.Scoring) scoring.Policy {
 	}
 }
 
+// TaskPolicy is t's scoring policy with t's declaration of what its stage
+// results must hold: every behavioural module with its weight, and every
+// adversary (see [scoring.Declaration]). srb score TASK and srb ladder
+// grade with it, so the task's declaration wins over the files.
+func TaskPolicy(t *task.Task) scoring.Policy {
+	p := Policy(t.Scoring)
+	d := &scoring.Declaration{Modules: []scoring.DeclaredModule{}, Adversaries: []string{}}
+	for _, m := range t.Behavioural.Modules {
+		d.Modules = append(d.Modules, scoring.DeclaredModule{ID: m.ID, Weight: m.Weight})
+	}
+	for _, a := range t.Verification.Adversaries {
+		d.Adversaries = append(d.Adversaries, a.ID)
+	}
+	p.Task = d
+	return p
+}
+
 func runScore(opts *ScoreOptions) error {
 	policy := scoring.Published()
 	taskID := ""
@@ -162,18 +192,24 @@ func runScore(opts *ScoreOptions) error {
 			return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
 		}
 		taskID = t.ID
-		policy = Policy(t.Scoring)
+		policy = TaskPolicy(t)
 	} else {
 		taskID = taskFromResults(opts.Results)
 	}
 	if st, err := os.Stat(opts.Results); err != nil || !st.IsDir() {
 		return couldNotRun(fmt.Errorf("score: no results folder at %s", opts.Results))
 	}
+	if runs := runsInside(opts.Results); len(runs) > 0 {
+		// A folder of runs is not a run: grading it would write an
+		// invalid verdict (no stage ran) into the runs' parent.
+		return couldNotRun(fmt.Errorf("score: %s holds no stage files but holds runs (%s): give one run's folder to --results",
+			opts.Results, strings.Join(runs, ", ")))
+	}
 	title := opts.Title
 	if title == "" {
 		title = taskID
 	}
-	v, err := gradeResults(taskID, policy, opts.Results, opts.Task != "", opts.Now(), title, opts.IO.ErrOut)
+	v, err := pipeline.Score(taskID, policy, opts.Results, opts.Task != "", opts.Now(), title, opts.IO.ErrOut)
 	if err != nil {
 		return couldNotRun(err)
 	}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -54,10 +56,18 @@ func TestScript(t *testing.T) {
 					}
 					return nil
 				},
+				Condition: func(cond string) (bool, error) {
+					if cond == "root" {
+						return os.Geteuid() == 0, nil
+					}
+					return false, fmt.Errorf("unknown condition %q", cond)
+				},
 				Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-					"fixture":    cmdFixture(repo),
-					"replace":    cmdReplace,
-					"fake-model": cmdFakeModel,
+					"tree-digest": cmdTreeDigest,
+					"fixture":     cmdFixture(repo),
+					"replace":     cmdReplace,
+					"fake-model":  cmdFakeModel,
+					"todo":        cmdTodo,
 				},
 			})
 		})
@@ -122,4 +132,42 @@ func cmdReplace(ts *testscript.TestScript, neg bool, args []string) {
 	info, err := os.Stat(p)
 	ts.Check(err)
 	ts.Check(os.WriteFile(p, []byte(strings.ReplaceAll(string(b), old, repl)), info.Mode().Perm()))
+}
+
+// cmdTreeDigest writes the digest of a folder (every path, its mode and
+// content, links unfollowed) to a file: "tree-digest DIR FILE", so a
+// script can show a folder is byte-identical after a run (cmp).
+func cmdTreeDigest(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tree-digest DIR FILE")
+	}
+	root := ts.MkAbs(args[0])
+	h := sha256.New()
+	ts.Check(filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		fmt.Fprintf(h, "%s %v\n", rel, info.Mode())
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "-> %s\n", t)
+		case info.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "%x\n", sha256.Sum256(b))
+		}
+		return nil
+	}))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(fmt.Sprintf("%x\n", h.Sum(nil))), 0o644))
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -49,7 +49,7 @@ func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error), n
 			stages = []string{result.StageVerification, result.StageBehavioural}
 		}
 		return runBuild(ctx, &BuildOptions{IO: IOStreams{Out: w, ErrOut: w}, Tasks: []string{t.Dir}, Stages: stages,
-			Load: true, Progress: "quiet", Engine: newEngine, NoIdentity: noIdentity})
+			Load: true, Progress: "quiet", Engine: newEngine, NoIdentity: noIdentity, NoIdentityWhy: noIdentityWhy(noIdentity)})
 	}
 }
 

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -71,6 +71,8 @@ type containerSuite struct {
 	Work string
 	// Labels label the container.
 	Labels map[string]string
+	// Limits bound the container; zero is engine.DefaultLimits.
+	Limits engine.Limits
 	// Log reports progress; nil is silent.
 	Log func(format string, args ...any)
 	// Started, when set, is called with the session once the container
@@ -145,7 +147,13 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 		labels[k] = v
 	}
 	c.logf("%s: starting a container of %s (%.19s), no network", c.Mode, c.Image.Tag, c.Image.Ref)
-	s, err := c.Engine.Start(ctx, engine.Spec{Image: c.Image.Ref, Copies: copies, ReadOnly: ro, Labels: labels, WorkDir: ctrWork})
+	limits := c.Limits
+	if limits == (engine.Limits{}) {
+		limits = engine.DefaultLimits
+	}
+	es := engine.Spec{Image: c.Image.Ref, Copies: copies, ReadOnly: ro, Labels: labels, WorkDir: ctrWork}
+	limits.Apply(&es)
+	s, err := c.Engine.Start(ctx, es)
 	if err != nil {
 		return nil, fmt.Errorf("%s image: %w", stage, err)
 	}
@@ -153,8 +161,8 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 	if c.Started != nil {
 		c.Started(s)
 	}
-	res, xerr := s.Exec(ctx, engine.ExecSpec{Argv: []string{image.HelperPath, "suite", ctrSpec}, Timeout: c.Budget + time.Minute,
-		MaxOutput: 1 << 20})
+	res, xerr := s.Exec(ctx, engine.ExecSpec{Argv: []string{image.HelperPath, "suite"}, Env: []string{kinds.EnvSuiteSpec + "=" + ctrSpec},
+		Timeout: c.Budget + time.Minute, MaxOutput: 1 << 20})
 	// Whatever happened, what the suite wrote comes out before Close.
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
 	defer cancel()
@@ -194,6 +202,7 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 		return nil, fmt.Errorf("%w: %s, and no stage result could be read from it: %v", errContainerFault, why, rerr)
 	}
 	st.Metadata["where"] = "container"
+	recordLimits(octx, st, s, limits)
 	st.Metadata["image"] = map[string]any{"stage": stage, "tag": c.Image.Tag, "id": c.Image.Ref, "digest": c.Image.Digest}
 	st.Metadata["repo"] = c.Repo
 	if c.Modules != "" {

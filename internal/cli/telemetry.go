@@ -11,7 +11,9 @@ import (
 
 const telemetryDoc = `Write what a run's grading models cost into telemetry.json.
 
-RUN_DIR is a <task>/<model>/<run> folder holding score.json. srb projects the
+RUN_DIR is a run's folder holding score.json; telemetry.json's model is the
+one the run records (metadata.run.model), else RUN_DIR's parent folder's
+name. srb projects the
 stage-1 reviews (metadata.audit.samples) and stage-3 rounds
 (metadata.verification.rounds) into telemetry.json (swerefactor.telemetry/1):
 per review and per round the driver, model, elapsed seconds, calls, input

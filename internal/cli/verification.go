@@ -2,12 +2,13 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
-	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,12 +16,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
-	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
-	"github.com/swe-refactor-bench/srb/ladder/scoring"
 	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
@@ -53,7 +53,17 @@ error: re-run the stage. The task's timeouts.verification is the stage's
 clock: when it runs out, the round it cuts short and every round not yet
 started end as errors; the finished rounds are kept.
 
-The result is DIR/verification.json; each round's transcript is
+The result is DIR/verification.json, written (atomically) after every
+round, so a stage that is killed keeps the rounds it finished (the file
+says partial, status error, until the last round). Running srb
+verification again on the same results folder plays only the rounds that
+did not finish (error rounds included), when the inputs are the same:
+metadata.inputs records the digests of the submission's tree, State A's
+tree, the task folder, each adversary's and the adjudicator's driver
+configuration (a script by its content), the image (or the host's
+isolation) and srb's fingerprint; a round whose inputs differ is played
+again, and --fresh plays every round. Transcripts of rounds played again
+are removed first; a kept round keeps its own. Each round's transcript is
 DIR/verification/round-<adversary>.jsonl and each adjudication's
 DIR/verification/adjudication-<adversary>-<candidate>.jsonl (--logs moves
 them). State A is --original, or the task's State A from the cache.
@@ -65,11 +75,22 @@ behavioural and srb ladder do; --image REF names another), with both
 trees copied in. An engine that cannot be reached, or an image that
 cannot be found or built, is a harness fault (exit 1), unless srb build
 refused the task's own configuration (exit 2): no round runs.
+The two trees of a round never share anything a candidate can change:
+each tree has a container of its own (the run tool, when the task allows
+commands, a third one).
 --host runs the rounds on this machine instead (both toolchains must be
 here), in a scratch folder per round, the candidate command's paths
-under /tests/verification taken from the task folder. metadata.where
-records which, and metadata.image the image. --keep-work DIR keeps each
-round's folder there.
+under /tests/verification taken from a copy of the task folder. As root,
+each tree's candidates run as an unused uid of their own, drawn at random
+per round, in folders only that uid may enter (its tree, SRB_WORK, HOME,
+TMPDIR), and after each run every process of that uid is killed and what
+it left in /tmp, /var/tmp, /dev/shm and /run/lock removed. When srb is
+not root, --host cannot separate users: both trees' candidates run as
+srb's own user, which can reach the other tree's folders and srb's
+files; metadata.isolation then says "folder-per-tree" (a note says so),
+where the image gives "container-per-tree" and root "user-per-tree".
+metadata.where records where the rounds ran, and metadata.image the
+image. --keep-work DIR keeps each round's folder there.
 
 Drivers: the task's, unless --driver (every position), --adversary-driver
 or --adjudicator-driver (and --model, --adjudicator-model) say otherwise.
@@ -77,9 +98,16 @@ With the scripted driver, --script F (repeat: adversary n replays the n-th,
 cycling), --adversary-script ID=F and --adjudicator-script F give the
 turns. Credentials are checked before any round starts.
 
+A candidate run killed at candidate_timeout_sec, on either tree, or one srb
+could not carry out (the engine failed), is undecided: never a break. A
+round whose candidates never tested both trees (every pair had a fault
+code, a timeout or an uncarried run) established nothing: an error, not a
+survival.
+
 Exit status: 0 when the stage ran (whatever the rounds found) or correctly
 declined to run; 1 when it could not (no submission, a missing credential,
-no round completed); 2 when the task's own configuration is wrong.
+a round that did not complete: re-run it, the finished rounds are kept);
+2 when the task's own configuration is wrong.
 
 Examples:
   srb verification tasks/lang90-tally-c-to-go --submission run/repo --results run/verifier
@@ -126,6 +154,9 @@ type VerificationOptions struct {
 	// BuildImage builds and loads a stage image of t when the engine lacks
 	// it; nil is srb build --load --stage STAGE.
 	BuildImage func(ctx context.Context, t *task.Task, stage string) error
+	// Fresh plays every round, even those an earlier run on the same
+	// results folder finished on the same inputs.
+	Fresh bool
 }
 
 // NewCmdVerification builds `srb verification`.
@@ -193,6 +224,7 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each round's scratch folder under this folder")
 	fl.BoolVar(&opts.Host, "host", false, "run the rounds on this machine with its toolchains instead of in containers of the verification image")
 	fl.StringVar(&opts.Image, "image", "", "run each round in a container of this image instead of the task's verification image")
+	fl.BoolVar(&opts.Fresh, "fresh", false, "play every round again, even those an earlier run on this results folder finished on the same inputs")
 	fl.BoolVar(&opts.Force, "force", false, "run even when stage 1 failed or stage 2 is incomplete (the scorer still pays nothing)")
 	fl.StringVar(&driver, "driver", "", "the driver of every position: "+strings.Join(models.DriverNames(), ", "))
 	fl.StringVar(&advDriver, "adversary-driver", "", "the adversaries' driver")
@@ -208,7 +240,7 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 // verificationAssets is where the verification image holds the task's
 // assets (modules/, data/, truth/); on this machine they are the task
 // folder's.
-const verificationAssets = "/tests/verification"
+const verificationAssets = task.VerificationAssets
 
 // checkImageCommand is the part of the launch check (HARNESS.md §4.3) on
 // the candidate command cmd that can be made before the task's
@@ -224,18 +256,9 @@ func checkImageCommand(cmd []string, taskDir string) error {
 		return errors.New("sandbox: no candidate command")
 	}
 	for _, a := range cmd {
-		rel, ok := strings.CutPrefix(a, verificationAssets+"/")
-		if !ok || strings.ContainsAny(a, " \t\n'\"$;|&<>()") {
-			continue
-		}
-		rel = path.Clean(rel)
-		top, _, _ := strings.Cut(rel, "/")
-		if !slices.Contains(image.AssetDirs, top) {
-			return fmt.Errorf("sandbox: candidate command argument %s is not in the verification image: only the task's %s folders are copied under %s",
-				a, strings.Join(image.AssetDirs, ", "), verificationAssets)
-		}
-		if _, err := os.Stat(filepath.Join(taskDir, filepath.FromSlash(rel))); err != nil {
-			return fmt.Errorf("sandbox: candidate command argument %s does not exist: the task folder has no %s", a, rel)
+		// The same rule validate runs (candidate-command), so they cannot drift.
+		if msg := task.CandidateAssetProblem(a, taskDir); msg != "" {
+			return errors.New("sandbox: " + msg)
 		}
 	}
 	return nil
@@ -271,6 +294,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	if err != nil {
 		return err
 	}
+	defer stampStage(out, time.Now(), stageProvenance(t, result.StageVerification, opts.Image, opts.Host), opts.IO.ErrOut)
 
 	// The gates (HARNESS.md §7 bugs 5 and 6): not earned means no file.
 	if earned, why := verificationEarned(t, opts.Results, now); !earned {
@@ -312,7 +336,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 
 	// Every position, with the overrides, checked before a round starts.
 	positions := taskPositions(t, result.StageVerification)
-	adjCfg := opts.Adjudicator.apply(positions[0].Config, 1)
+	adjCfg := opts.Adjudicator.Apply(positions[0].Config, 1)
 	taskScript(t, &adjCfg)
 	positions[0].Config = adjCfg
 	advCfg := map[string]models.Config{}
@@ -321,7 +345,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		if !ok {
 			d = opts.Adversary
 		}
-		c := d.apply(positions[i+1].Config, i+1)
+		c := d.Apply(positions[i+1].Config, i+1)
 		taskScript(t, &c)
 		positions[i+1].Config = c
 		advCfg[a.ID] = c
@@ -378,7 +402,34 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		advs[i] = verification.Adversary{ID: a.ID, Direction: a.Direction, Focus: a.Focus, Unrestricted: a.Unrestricted, BudgetSec: float64(a.BudgetSec)}
 	}
 	logs := cmpOr(opts.Logs, opts.Results)
+	meta := map[string]any{}
+	if !opts.Host {
+		meta["isolation"] = verification.IsolationContainer
+		meta["where"] = "container"
+		im := map[string]any{"stage": result.StageVerification, "ref": img.Tag, "id": img.Ref}
+		if img.Digest != "" {
+			im["digest"] = img.Digest
+		}
+		meta["image"] = im
+	} else {
+		meta["where"] = "host"
+		meta["isolation"] = verification.HostIsolation()
+	}
+	inputs, err := verificationInputs(t, opts, original, img, adjCfg, advCfg)
+	if err != nil {
+		return fail(ExitCouldNotRun, err.Error(), nil)
+	}
+	meta["inputs"] = inputs
+	var kept map[string]verification.Kept
+	if !opts.Fresh {
+		kept = keptRounds(out, inputs)
+		if len(kept) > 0 {
+			ids := slices.Sorted(maps.Keys(kept))
+			fmt.Fprintf(opts.IO.ErrOut, "srb: verification: %d round(s) finished earlier on the same inputs are kept (%s); the others are played\n", len(kept), strings.Join(ids, ", "))
+		}
+	}
 	st, err := verification.Run(ctx, verification.Config{
+		Progress:             opts.IO.ErrOut,
 		Task:                 t.ID,
 		Prompt:               string(tmpl),
 		Scope:                scope,
@@ -399,6 +450,9 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 					Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
 					FaultCodes: v.FaultExitCodes,
 					Network:    v.NetworkAllowed,
+					Pids:       stageLimits(t).Pids,
+					Memory:     stageLimits(t).Memory,
+					Disk:       stageLimits(t).Disk,
 					Work:       opts.KeepWork,
 					Keep:       opts.KeepWork != "",
 				})
@@ -417,25 +471,27 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 			})
 		},
 		NewDriver: func(a verification.Adversary) (models.Driver, error) {
-			return models.New(advCfg[a.ID], models.WithEnv(opts.Lookup))
+			return models.New(advCfg[a.ID], models.WithEnv(opts.Lookup), models.WithLog(opts.IO.ErrOut, "verification: round "+a.ID))
 		},
-		NewAdjudicator: func() (models.Driver, error) { return models.New(adjCfg, models.WithEnv(opts.Lookup)) },
-		LogDir:         filepath.Join(logs, result.StageVerification),
-		Budget:         time.Duration(t.Timeouts.Verification) * time.Second,
-		Now:            opts.Now,
+		NewAdjudicator: func() (models.Driver, error) {
+			return models.New(adjCfg, models.WithEnv(opts.Lookup), models.WithLog(opts.IO.ErrOut, "verification: adjudicator"))
+		},
+		LogDir:   filepath.Join(logs, result.StageVerification),
+		Kept:     kept,
+		Metadata: meta,
+		// Each finished round is on disk at once (atomically), so a
+		// stage that is killed keeps what it finished.
+		Checkpoint: func(partial *result.Stage) error { return partial.Write(out) },
+		Budget:     time.Duration(t.Timeouts.Verification) * time.Second,
+		Now:        opts.Now,
 	})
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
-	if !opts.Host {
-		st.Metadata["where"] = "container"
-		im := map[string]any{"stage": result.StageVerification, "ref": img.Tag, "id": img.Ref}
-		if img.Digest != "" {
-			im["digest"] = img.Digest
+	if opts.Host {
+		if verification.HostIsolation() != verification.IsolationUser {
+			st.Note("srb is not root, so --host ran both trees' candidates as srb's own user: a candidate on one tree could reach the other tree's folders and srb's files (run as root, or in the verification image, to keep the trees apart)")
 		}
-		st.Metadata["image"] = im
-	} else {
-		st.Metadata["where"] = "host"
 	}
 	if err := st.Write(out); err != nil {
 		return couldNotRun(err)
@@ -446,29 +502,20 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	if st.Status != result.StatusOK {
 		return couldNotRun(errors.New("verification: no round completed; re-run the stage (see the transcripts)"))
 	}
+	if n, _ := st.Metadata["errored"].(int); n > 0 {
+		// A round that did not finish (the stage's clock, an engine that
+		// failed, an adjudicator out of reach) is a fault of the grader:
+		// the verdict is invalid, never a survival or a break.
+		return couldNotRun(fmt.Errorf("verification: %d of %d round(s) did not complete; re-run the stage", n, len(st.Checks)))
+	}
 	return nil
 }
 
 // verificationEarned reports whether the results folder's stage 1 and
-// stage 2 results let stage 3 run, with [scoring.AuditPassesGate] and
-// [scoring.BehaviouralReachesGate] (the scorer's own code), and why not.
+// stage 2 results let stage 3 run, and why not: [pipeline.Earned], the
+// rule srb ladder applies, so the two never disagree.
 func verificationEarned(t *task.Task, dir string, now time.Time) (bool, string) {
-	policy := Policy(t.Scoring)
-	aud, err := readStageFile(dir, result.StageAudit, t.ID, true, now)
-	if err != nil {
-		return false, err.Error()
-	}
-	if ok, why := scoring.AuditPassesGate(aud, policy, t.ID); !ok {
-		return false, why
-	}
-	beh, err := readStageFile(dir, result.StageBehavioural, t.ID, true, now)
-	if err != nil {
-		return false, err.Error()
-	}
-	if ok, _, why := scoring.BehaviouralReachesGate(beh, policy, t.ID); !ok {
-		return false, why
-	}
-	return true, ""
+	return pipeline.Earned(dir, t.ID, TaskPolicy(t), now)
 }
 
 // verificationLines is "verification: S survived, B broke through, E did
@@ -510,23 +557,16 @@ func taskScript(t *task.Task, c *models.Config) {
 }
 
 // hostCandidateEnv is a candidate's base environment on this machine:
-// PATH, LANG, and GOCACHE set to the go command's own build cache when go
-// is here, so each round's build of a Go tree does not recompile the
-// standard library (the cache is content-addressed and safe to share).
-// Nothing else of srb's environment (credentials above all) reaches a
-// candidate.
+// PATH and LANG. No build cache of srb's is handed over (a cache both
+// trees, or srb and a tree, could write is a channel between them): each
+// tree's HOME is its own. Nothing else of srb's environment (credentials
+// above all) reaches a candidate.
 func hostCandidateEnv() []string {
 	path := os.Getenv("PATH")
 	if path == "" {
 		path = "/usr/local/bin:/usr/bin:/bin"
 	}
-	env := []string{"PATH=" + path, "LANG=C.UTF-8"}
-	if out, err := exec.Command("go", "env", "GOCACHE").Output(); err == nil {
-		if c := strings.TrimSpace(string(out)); c != "" && c != "off" {
-			env = append(env, "GOCACHE="+c)
-		}
-	}
-	return env
+	return []string{"PATH=" + path, "LANG=C.UTF-8"}
 }
 
 func cmpOr(a, b string) string {
@@ -534,4 +574,105 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// verificationInputs returns what stage 3's rounds depend on, by digest
+// (metadata.inputs): the submission's and State A's trees, the task
+// folder, the image the rounds run in (its id, or "host" and the host's
+// isolation), srb's fingerprint, and each position's driver configuration
+// (a scripted driver's script by its content): the adjudicator's and,
+// under "adversaries", each adversary's.
+func verificationInputs(t *task.Task, opts *VerificationOptions, original string, img *stageImage, adj models.Config, advs map[string]models.Config) (map[string]any, error) {
+	in := map[string]any{"srb": result.Fingerprint()}
+	for k, dir := range map[string]string{"submission": opts.Submission, "original": original, "task": t.Dir} {
+		d, err := verification.TreeDigest(dir)
+		if err != nil {
+			return nil, fmt.Errorf("verification: inputs: %w", err)
+		}
+		in[k] = d
+	}
+	if img != nil {
+		in["image"] = img.Ref
+	} else {
+		in["image"] = "host:" + verification.HostIsolation()
+	}
+	var err error
+	if in["adjudicator"], err = positionDigest(adj); err != nil {
+		return nil, err
+	}
+	a := map[string]any{}
+	for id, c := range advs {
+		if a[id], err = positionDigest(c); err != nil {
+			return nil, err
+		}
+	}
+	in["adversaries"] = a
+	return in, nil
+}
+
+// positionDigest is "sha256:<hex>" of a model position's configuration,
+// a script option standing for its file's content.
+func positionDigest(c models.Config) (string, error) {
+	opts := copyOptions(c.Options)
+	if p, ok := opts["script"].(string); ok && p != "" {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", fmt.Errorf("verification: inputs: %w", err)
+		}
+		opts["script"] = fmt.Sprintf("sha256:%x", sha256.Sum256(b))
+	}
+	b, err := json.Marshal(map[string]any{"driver": c.Driver, "model": c.Model, "effort": c.Effort, "options": opts})
+	if err != nil {
+		return "", fmt.Errorf("verification: inputs: %w", err)
+	}
+	return fmt.Sprintf("sha256:%x", sha256.Sum256(b)), nil
+}
+
+// keptRounds reads an earlier verification.json at out and returns its
+// finished rounds (survived or broken) that may stand: every input but
+// the adversaries' is the same as now, and so is the round's adversary's.
+// A file that is missing, unreadable or made from other inputs keeps
+// nothing.
+func keptRounds(out string, inputs map[string]any) map[string]verification.Kept {
+	old, err := result.ReadStage(out)
+	if err != nil {
+		return nil
+	}
+	was, _ := old.Metadata["inputs"].(map[string]any)
+	if was == nil {
+		return nil
+	}
+	for k, v := range inputs {
+		if k != "adversaries" && fmt.Sprint(was[k]) != fmt.Sprint(v) {
+			return nil
+		}
+	}
+	wasAdv, _ := was["adversaries"].(map[string]any)
+	nowAdv, _ := inputs["adversaries"].(map[string]any)
+	records, _ := old.Metadata["rounds"].([]any)
+	kept := map[string]verification.Kept{}
+	for _, r := range records {
+		rec, _ := r.(map[string]any)
+		id, _ := rec["adversary"].(string)
+		outcome, _ := rec["outcome"].(string)
+		if id == "" || (outcome != verification.OutcomeSurvived && outcome != verification.OutcomeBroken) {
+			continue
+		}
+		if d, ok := nowAdv[id]; !ok || fmt.Sprint(wasAdv[id]) != fmt.Sprint(d) {
+			continue
+		}
+		var check *result.Check
+		for i := range old.Checks {
+			if old.Checks[i].ID == id {
+				check = &old.Checks[i]
+			}
+		}
+		unit := old.Unit(id)
+		want := map[string]string{verification.OutcomeSurvived: result.VerdictPass, verification.OutcomeBroken: result.VerdictFail}[outcome]
+		if check == nil || unit == nil || check.Verdict != want {
+			continue
+		}
+		kept[id] = verification.Kept{Record: rec, Check: *check, Unit: *unit}
+	}
+	return kept
 }

@@ -245,6 +245,7 @@ cat /proc/1/environ >/dev/null 2>&1 && echo "init-environ=readable" || echo "ini
 ls /srb/view >/dev/null 2>&1 && echo "views=readable" || echo "views=unreadable"
 [ -w /tests/verification/modules/candidate/run-candidate.sh ] && echo "runner=writable" || echo "runner=read-only"
 echo "nonewprivs=$(awk '$1 == "NoNewPrivs:" {print $2}' /proc/self/status)"
+echo "trees=$(ls /srb/trees 2>/dev/null | wc -l)"
 exit 0`
 
 // TestVerificationHidesTheRole runs srb verification in the fixture's real
@@ -254,7 +255,8 @@ exit 0`
 // decoy is found, yet no process's argument list or readable environment
 // names a role (the runner exec'd the candidate's runner before it
 // started); root's environment, the views and the runner's file are out of
-// its reach, and no_new_privs is set. Both runs pass: the round survives.
+// its reach, no_new_privs is set, and its container holds its own tree
+// only. Both runs pass: the round survives.
 // The same probe run by a runner that forks the candidate instead finds
 // the role in its parent's argument list: the probe can fail.
 func TestVerificationHidesTheRole(t *testing.T) {
@@ -313,8 +315,9 @@ func TestVerificationHidesTheRole(t *testing.T) {
 				lines[k] = v
 			}
 		}
+		// trees=1: the tree's container holds its own tree only.
 		for k, want := range map[string]string{"uid": "65532", "found": "[]", "init-environ": "unreadable",
-			"views": "unreadable", "runner": "read-only", "nonewprivs": "1"} {
+			"views": "unreadable", "runner": "read-only", "nonewprivs": "1", "trees": "1"} {
 			if lines[k] != want {
 				t.Errorf("%s run: %s=%q, want %q\n%s", target, k, lines[k], want, out)
 			}

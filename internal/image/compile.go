@@ -130,6 +130,9 @@ func Compile(t *task.Task, stage string, in *Inputs) (*Compiled, error) {
 	}
 	checks := Checks(t, stage)
 	probe := probeState(field, st, checks, env)
+	if len(decl.NPM) > 0 {
+		probe = npmTreeState(field, st, probe)
+	}
 	cfg := ocispecs.Image{
 		Created:  ptrTime(time.Unix(t.Images.SourceDateEpoch, 0).UTC()),
 		Platform: ocispecs.Platform{OS: "linux", Architecture: runtime.GOARCH},

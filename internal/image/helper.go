@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/swe-refactor-bench/srb"
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
 // HelperPackage is the package of srb's in-image helper, relative to
@@ -90,7 +91,10 @@ func prepareHelper(ctx context.Context, src HelperSource, root string, logf func
 			if err := CheckStatic(src.File); err != nil {
 				return fmt.Errorf("helper: %w", err)
 			}
-			if err := copyFile(src.File, out, 0o755); err != nil {
+			if _, err := copytree.Copy(src.File, out, copytree.Options{Modes: copytree.Normalise}); err != nil {
+				return fmt.Errorf("helper: %w", err)
+			}
+			if err := os.Chmod(out, 0o755); err != nil { // a program, whatever its bits were
 				return fmt.Errorf("helper: %w", err)
 			}
 			about = "srb's helper, given as " + src.File
@@ -99,7 +103,13 @@ func prepareHelper(ctx context.Context, src HelperSource, root string, logf func
 			if err != nil {
 				return err
 			}
-			if err := buildHelper(ctx, src.Repo, v, root, out, logf); err != nil {
+			sum, err := repoDigest(src.Repo)
+			if err != nil {
+				return err
+			}
+			if err := cachedBuild(base, helperBuildKey(sum, v), out, logf, func() error {
+				return buildHelper(ctx, src.Repo, v, root, out, logf)
+			}); err != nil {
 				return err
 			}
 			about = fmt.Sprintf("srb's helper, %s built with go%s from srb's source tree", HelperPackage, v)
@@ -112,11 +122,13 @@ func prepareHelper(ctx context.Context, src HelperSource, root string, logf func
 			if err != nil {
 				return err
 			}
-			dir := filepath.Join(base, "src", shortDigest(sum))
-			if err := extractSource(src.FS, dir); err != nil {
-				return err
-			}
-			if err := buildHelper(ctx, dir, v, root, out, logf); err != nil {
+			if err := cachedBuild(base, helperBuildKey(sum, v), out, logf, func() error {
+				dir := filepath.Join(base, "src", shortDigest(sum))
+				if err := extractSource(src.FS, dir); err != nil {
+					return err
+				}
+				return buildHelper(ctx, dir, v, root, out, logf)
+			}); err != nil {
 				return err
 			}
 			about = fmt.Sprintf("srb's helper, %s built with go%s from the source embedded in srb", HelperPackage, v)
@@ -171,8 +183,8 @@ func buildHelper(ctx context.Context, dir, v, root, out string, logf func(string
 	}
 	goroot := filepath.Join(g.Dir, "go")
 	logf("building srb's helper (%s) with go%s", HelperPackage, v)
-	cmd := exec.CommandContext(ctx, filepath.Join(goroot, "bin", "go"), "build", "-trimpath", "-buildvcs=false", "-mod=readonly",
-		"-ldflags=-s -w -buildid=", "-o", out, HelperPackage)
+	args := append([]string{"build"}, helperBuildFlags...)
+	cmd := exec.CommandContext(ctx, filepath.Join(goroot, "bin", "go"), append(args, "-o", out, HelperPackage)...)
 	cmd.Dir = dir
 	env := []string{}
 	for _, kv := range os.Environ() {
@@ -183,12 +195,93 @@ func buildHelper(ctx context.Context, dir, v, root, out string, logf func(string
 		}
 		env = append(env, kv)
 	}
-	cmd.Env = append(env, "GOROOT="+goroot, "GOFLAGS=", "GOOS=linux", "GOARCH="+runtime.GOARCH, "GOAMD64=v1", "GOARM64=v8.0",
-		"GOEXPERIMENT=", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOWORK=off", "GOFIPS140=off")
+	cmd.Env = append(append(env, "GOROOT="+goroot), helperBuildEnv()...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("helper: go%s build %s in %s: %w\n%s", v, HelperPackage, dir, err, b)
 	}
 	return nil
+}
+
+// helperBuildFlags are the go build flags of the helper (before -o).
+var helperBuildFlags = []string{"-trimpath", "-buildvcs=false", "-mod=readonly", "-ldflags=-s -w -buildid="}
+
+// helperBuildEnv is the pinned part of the helper build's environment.
+func helperBuildEnv() []string {
+	return []string{"GOFLAGS=", "GOOS=linux", "GOARCH=" + runtime.GOARCH, "GOAMD64=v1", "GOARM64=v8.0",
+		"GOEXPERIMENT=", "CGO_ENABLED=0", "GOTOOLCHAIN=local", "GOWORK=off", "GOFIPS140=off"}
+}
+
+// helperBuildKey names one helper build: the hex sha256 of the source
+// digest, the Go release, the build flags and the pinned environment.
+// Two builds with the same key give the same bytes ([HelperSource]), so
+// a binary built under a key is reused instead of building it again.
+func helperBuildKey(sourceDigest, goVersion string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "srb-helper build 1\nsource %s\ngo %s\nflags %q\nenv %q\n", sourceDigest, goVersion, helperBuildFlags, helperBuildEnv())
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// cachedBuild puts the helper built under key at out: a copy of
+// base/built/<key>/srb-helper when an earlier build left it there (and it
+// is still a static executable for this machine), else build's output,
+// which is then kept there (through a temporary file and a rename) for
+// the next no-op srb build. Errors are build's, or the copy's.
+func cachedBuild(base, key, out string, logf func(string, ...any), build func() error) error {
+	kept := filepath.Join(base, "built", key, "srb-helper")
+	if CheckStatic(kept) == nil {
+		if _, err := copytree.Copy(kept, out, copytree.Options{Modes: copytree.Normalise}); err == nil {
+			logf("srb's helper: reusing the build %.12s (same source, Go release and flags)", key)
+			return nil
+		}
+		os.Remove(out)
+	}
+	if err := build(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+		return nil // not kept: the next build builds again
+	}
+	tmp := kept + ".tmp"
+	os.Remove(tmp)
+	if _, err := copytree.Copy(out, tmp, copytree.Options{Modes: copytree.Normalise}); err != nil {
+		os.Remove(tmp)
+		return nil
+	}
+	if os.Chmod(tmp, 0o755) != nil || os.Rename(tmp, kept) != nil {
+		os.Remove(tmp)
+	}
+	return nil
+}
+
+// repoDigest is the digest of a checkout's possible helper inputs, as
+// [sourceDigest] computes it over every file [repoHelperFile] keeps: more
+// than the helper reads (any Go package of srb, not only the ones it
+// imports), so that no change to what it does read is missed.
+func repoDigest(repo string) (string, error) {
+	return sourceDigest(repoFS{os.DirFS(repo)})
+}
+
+// repoFS is a checkout seen as the files that can be helper inputs:
+// everything but version control, tests, test data, tasks, docs and runs.
+type repoFS struct{ fs.FS }
+
+// ReadDir hides what repoFS leaves out.
+func (r repoFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	ents, err := fs.ReadDir(r.FS, name)
+	if err != nil {
+		return nil, err
+	}
+	out := ents[:0]
+	for _, e := range ents {
+		if e.IsDir() {
+			switch e.Name() {
+			case ".git", "testdata", "tasks", "runs", "docs", "node_modules":
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
 // helperFile reports whether name (slash-separated, relative to the

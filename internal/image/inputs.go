@@ -21,6 +21,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/notice"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
 // Input is one host-side input of the image builds: a folder BuildKit
@@ -318,7 +319,7 @@ func prepareStateA(ctx context.Context, e *source.Entry, root string) (Input, st
 	os.RemoveAll(tmp)
 	defer os.RemoveAll(tmp)
 	repo := filepath.Join(tmp, "repo")
-	id, err := source.StartingTree(ctx, e.Archive, repo, "")
+	id, err := source.StartingTree(ctx, e.Archive, repo, "", e.Limits)
 	if err != nil {
 		return Input{}, "", err
 	}
@@ -407,7 +408,7 @@ func prepareFiles(t *task.Task, noticeText []byte, root string) (map[string]Inpu
 
 // AssetDirs are the task folders copied into the behavioural and
 // verification images, under /tests/<stage>/.
-var AssetDirs = []string{"modules", "data", "truth"}
+var AssetDirs = task.AssetDirs
 
 // prepareAssets stages the task's asset folders, normalised, as a
 // content-addressed folder under root/staged/assets-<task id> (see
@@ -502,6 +503,13 @@ func findRepoRoot(dir string) string {
 // and reproduces the lock. Truth still reaches the images as an asset, so
 // a re-frozen truth moves the digests of the images that carry it.
 var generatedPaths = []string{":(exclude)" + LockName, ":(exclude)truth"}
+
+// TaskCommit is the last commit touching the task folder dir (its
+// generated images.lock and truth/ aside), with "-dirty" when dir has
+// uncommitted changes outside them, or "uncommitted" when dir is not in
+// a git checkout: the commit images are labelled with, and the one truth
+// and stage results record in their provenance.
+func TaskCommit(ctx context.Context, dir string) string { return taskCommit(ctx, dir) }
 
 // taskCommit is the last commit touching dir (its generated files aside),
 // "-dirty" when dir has uncommitted changes outside them, or "uncommitted"
@@ -637,9 +645,9 @@ func sweepStaleTemps(parent string, now time.Time) {
 	}
 }
 
-// normaliseModes sets the modes under dir as [copyNormalised] does:
-// folders 0755, regular files 0755 when any execute bit is set and 0644
-// otherwise; times are left as they are.
+// normaliseModes sets the modes under dir as [copyNormalised] does
+// (copytree.NormalMode): folders 0755, regular files 0755 when any execute
+// bit is set and 0644 otherwise; times are left as they are.
 func normaliseModes(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -649,15 +657,8 @@ func normaliseModes(dir string) error {
 		if err != nil {
 			return err
 		}
-		switch {
-		case d.IsDir():
-			return os.Chmod(p, 0o755)
-		case info.Mode().IsRegular():
-			mode := fs.FileMode(0o644)
-			if info.Mode()&0o111 != 0 {
-				mode = 0o755
-			}
-			return os.Chmod(p, mode)
+		if d.IsDir() || info.Mode().IsRegular() {
+			return os.Chmod(p, copytree.NormalMode(info.Mode()))
 		}
 		return nil
 	})

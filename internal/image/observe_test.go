@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // TestObserveOnlyWhereTheHelperIs: a recording wrapper runs srb's helper,

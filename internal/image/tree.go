@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
 // TreeDigest returns "sha256:<hex>" over the tree at dir: for every entry
@@ -113,67 +115,12 @@ func setTimes(dir string, t time.Time) error {
 }
 
 // copyNormalised copies the tree src into dst (which must not exist) the
-// way srb puts local sources into images: regular files 0755 when any
-// execute bit is set and 0644 otherwise, folders 0755, symbolic links
-// kept, special files skipped, entries whose base name skip reports true
+// way srb puts local sources into images (copytree.Normalise): regular
+// files 0755 when any execute bit is set and 0644 otherwise, folders 0755,
+// symbolic links kept, special files skipped, entries skip reports true
 // left out; owners are whoever runs srb (the LLB copy sets them), times
 // are set by the caller.
 func copyNormalised(src, dst string, skip func(rel string, d fs.DirEntry) bool) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if rel != "." && skip != nil && skip(filepath.ToSlash(rel), d) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		out := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return err
-			}
-			return os.Chmod(out, 0o755)
-		case info.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, out)
-		case info.Mode().IsRegular():
-			mode := fs.FileMode(0o644)
-			if info.Mode()&0o111 != 0 {
-				mode = 0o755
-			}
-			return copyFile(p, out, mode)
-		}
-		return nil
-	})
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Chmod(dst, mode)
+	_, err := copytree.Copy(src, dst, copytree.Options{Modes: copytree.Normalise, Exclude: skip})
+	return err
 }

@@ -6,77 +6,161 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
 )
 
-// doc is the instruction prepared for matching: norm is its text in lower
-// case with every run of white space folded to one space, and a newline
-// wherever a block ends (a blank line, a heading, a list item, a table
-// row, a code fence), so a phrase never matches across blocks; lineAt
-// maps each byte of norm to its 1-based source line.
+// doc is the instruction prepared for matching: norm is the text content
+// of its Markdown (goldmark, with GitHub tables), in lower case with every
+// run of white space folded to one space and a newline wherever a block
+// ends (a paragraph, a heading, a list item, a table cell, a code block),
+// so a phrase never matches across blocks and emphasis, code spans, links
+// and table syntax do not matter; lineAt maps each byte of norm to its
+// 1-based source line.
 type doc struct {
 	lines  []string
 	norm   string
 	lineAt []int
+	code   []bool // code[i]: byte i of norm is inside a code span or block
 }
 
-var reBlockStart = regexp.MustCompile(`^(#|[-*+] |[0-9]+[.)] |\||>|` + "```" + `)`)
+var markdown = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+
+// textBuilder folds text into norm as newDoc describes.
+type textBuilder struct {
+	sb     strings.Builder
+	lineAt []int
+	code   []bool
+	inCode bool
+	space  bool
+}
+
+func (b *textBuilder) brk(line int) {
+	if b.sb.Len() > 0 && !strings.HasSuffix(b.sb.String(), "\n") {
+		b.sb.WriteByte('\n')
+		b.lineAt = append(b.lineAt, line)
+		b.code = append(b.code, false)
+	}
+	b.space = false
+}
+
+// write appends text whose first byte is at offset off of src.
+func (b *textBuilder) write(text []byte, off int, lineOf func(int) int) {
+	for i, r := range string(text) {
+		if unicode.IsSpace(r) {
+			b.space = true
+			continue
+		}
+		n := lineOf(off + i)
+		if b.space && b.sb.Len() > 0 && !strings.HasSuffix(b.sb.String(), "\n") {
+			b.sb.WriteByte(' ')
+			b.lineAt = append(b.lineAt, n)
+			b.code = append(b.code, false)
+		}
+		b.space = false
+		var buf [utf8.UTFMax]byte
+		k := utf8.EncodeRune(buf[:], unicode.ToLower(r))
+		b.sb.Write(buf[:k])
+		for range k {
+			b.lineAt = append(b.lineAt, n)
+			b.code = append(b.code, b.inCode)
+		}
+	}
+}
+
+// markdownText walks the Markdown of src and feeds its text content to b.
+func markdownText(src []byte, b *textBuilder) {
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	lineOf := func(off int) int {
+		i, _ := slices.BinarySearch(starts, off+1)
+		return i
+	}
+	root := markdown.Parser().Parse(text.NewReader(src))
+	last := 1
+	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch x := n.(type) {
+		case *ast.Text:
+			if entering {
+				seg := x.Segment
+				b.write(seg.Value(src), seg.Start, lineOf)
+				last = lineOf(seg.Start)
+				if x.SoftLineBreak() || x.HardLineBreak() {
+					b.space = true
+				}
+			}
+			return ast.WalkContinue, nil
+		case *ast.String:
+			if entering {
+				b.space = true
+				b.write(x.Value, 0, func(int) int { return last })
+			}
+		case *ast.AutoLink:
+			if entering {
+				b.write(x.Label(src), 0, func(int) int { return last })
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			b.inCode = entering
+			return ast.WalkContinue, nil
+		case *ast.RawHTML, *ast.HTMLBlock:
+			return ast.WalkSkipChildren, nil
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			if entering {
+				b.inCode = true
+				defer func() { b.inCode = false }()
+				ls := n.Lines()
+				for i := 0; i < ls.Len(); i++ {
+					seg := ls.At(i)
+					b.space = true
+					b.write(seg.Value(src), seg.Start, lineOf)
+					last = lineOf(seg.Start)
+				}
+				b.brk(last)
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		if n.Type() == ast.TypeBlock || n.Kind() == east.KindTableCell {
+			if ls := n.Lines(); entering && ls != nil && ls.Len() > 0 {
+				last = lineOf(ls.At(0).Start)
+			}
+			b.brk(last)
+		}
+		return ast.WalkContinue, nil
+	})
+}
 
 func newDoc(src []byte) *doc {
 	d := &doc{lines: strings.Split(string(src), "\n")}
-	var sb strings.Builder
-	space := false
-	brk := func(line int) {
-		if sb.Len() > 0 && !strings.HasSuffix(sb.String(), "\n") {
-			sb.WriteByte('\n')
-			d.lineAt = append(d.lineAt, line)
-		}
-		space = false
-	}
-	for i, l := range d.lines {
-		n := i + 1
-		tr := strings.TrimSpace(l)
-		if tr == "" {
-			brk(n)
-			continue
-		}
-		single := strings.HasPrefix(tr, "#") || strings.HasPrefix(tr, "|") || strings.HasPrefix(tr, "```")
-		if reBlockStart.MatchString(tr) {
-			brk(n)
-		} else {
-			space = true
-		}
-		for _, r := range tr {
-			if unicode.IsSpace(r) {
-				space = true
-				continue
-			}
-			if space && sb.Len() > 0 && !strings.HasSuffix(sb.String(), "\n") {
-				sb.WriteByte(' ')
-				d.lineAt = append(d.lineAt, n)
-			}
-			space = false
-			var buf [utf8.UTFMax]byte
-			k := utf8.EncodeRune(buf[:], unicode.ToLower(r))
-			sb.Write(buf[:k])
-			for range k {
-				d.lineAt = append(d.lineAt, n)
-			}
-		}
-		space = true
-		if single {
-			brk(n)
-		}
-	}
-	d.norm = sb.String()
+	var b textBuilder
+	markdownText(src, &b)
+	d.norm, d.lineAt, d.code = b.sb.String(), b.lineAt, b.code
 	return d
 }
 
-// fold normalises a phrase the way newDoc normalises the text.
+// fold normalises a phrase the way newDoc normalises the text: its
+// Markdown's text content ("`cmark.h`" is "cmark.h"), in lower case, white
+// space folded.
 func fold(s string) string {
+	var b textBuilder
+	markdownText([]byte(s), &b)
+	if f := strings.TrimSpace(b.sb.String()); f != "" && !strings.Contains(f, "\n") {
+		return f
+	}
 	return strings.ToLower(strings.Join(strings.Fields(s), " "))
 }
 
@@ -118,10 +202,35 @@ func (c *checker) surfaceMentions() {
 // check: a path or file name from the verifiers' side of the task, or a
 // line of ground truth.
 type needle struct {
-	text string
-	word bool   // match as a whole token only
+	text  string
+	word  bool         // match as a whole token only
+	line  int          // a truth value's line in its truth file
+	about *needleAbout // shared by the lines of one truth file
+}
+
+// needleAbout says what a needle is and where it comes from.
+type needleAbout struct {
 	what string // "module internals", "a case id", "a truth value"
 	from Location
+	// truth is the task-relative truth file a truth-value needle is a
+	// line of: its what and from.Quote are made only when the instruction
+	// quotes it, so a large truth costs one small needle per line.
+	truth string
+}
+
+// describe is what n is and where it comes from (from.File "" when it
+// comes from no file).
+func (n needle) describe() (string, Location) {
+	a := n.about
+	switch {
+	case a == nil:
+		return "", Location{}
+	case a.truth != "":
+		from := a.from
+		from.Line, from.Quote = n.line, trimQuote(n.text)
+		return fmt.Sprintf("a truth value (%s:%d)", a.truth, n.line), from
+	}
+	return a.what, a.from
 }
 
 const maxTruthBytes = 1 << 20
@@ -132,10 +241,10 @@ const maxTruthBytes = 1 << 20
 // code, and the verifiers' image path /tests/.
 func (c *checker) needles() []needle {
 	dir := c.t.Dir
-	ns := []needle{{text: "/tests/", what: "a path in the verifiers' image, which does not exist for the agent"}}
+	ns := []needle{{text: "/tests/", about: &needleAbout{what: "a path in the verifiers' image, which does not exist for the agent"}}}
 	for _, m := range c.t.Behavioural.Modules {
-		ns = append(ns, needle{text: "`" + m.ID + "`", what: "the id of behavioural module " + m.ID,
-			from: Location{File: c.t.File, Field: "behavioural.modules"}})
+		ns = append(ns, needle{text: "`" + m.ID + "`", about: &needleAbout{what: "the id of behavioural module " + m.ID,
+			from: Location{File: c.t.File, Field: "behavioural.modules"}}})
 	}
 	// Words a surface requires the instruction to mention (surface
 	// "mentions") are the task's vocabulary, not a leaked check, even when a
@@ -161,16 +270,16 @@ func (c *checker) needles() []needle {
 				what = "a verifier's prompt file"
 			}
 			from := Location{File: p}
-			ns = append(ns, needle{text: rel, what: what, from: from})
+			ns = append(ns, needle{text: rel, about: &needleAbout{what: what, from: from}})
 			base := e.Name()
 			if strings.Contains(base, ".") && len(base) >= 5 && !generic(base) {
-				ns = append(ns, needle{text: base, word: true, what: what + " (" + rel + ")", from: from})
+				ns = append(ns, needle{text: base, word: true, about: &needleAbout{what: what + " (" + rel + ")", from: from}})
 			}
 			if sub != "truth" {
 				return nil
 			}
 			if stem := strings.TrimSuffix(base, filepath.Ext(base)); len(stem) >= 4 && strings.ContainsAny(stem, "-_0123456789") && !vocabulary[fold(stem)] {
-				ns = append(ns, needle{text: stem, word: true, what: "a case id (the name of " + rel + ")", from: from})
+				ns = append(ns, needle{text: stem, word: true, about: &needleAbout{what: "a case id (the name of " + rel + ")", from: from}})
 			}
 			if info, err := e.Info(); err != nil || info.Size() > maxTruthBytes {
 				return nil
@@ -179,10 +288,14 @@ func (c *checker) needles() []needle {
 			if err != nil {
 				return nil
 			}
-			for i, l := range strings.Split(string(b), "\n") {
+			values := &needleAbout{truth: rel, from: Location{File: p}}
+			text := string(b)
+			ns = slices.Grow(ns, strings.Count(text, "\n")+1)
+			for i := 1; text != ""; i++ {
+				l, rest, _ := strings.Cut(text, "\n")
+				text = rest
 				if v := strings.TrimSpace(l); len(v) >= 16 {
-					ns = append(ns, needle{text: v, what: fmt.Sprintf("a truth value (%s:%d)", rel, i+1),
-						from: Location{File: p, Line: i + 1, Quote: trimQuote(v)}})
+					ns = append(ns, needle{text: v, line: i, about: values})
 				}
 			}
 			return nil
@@ -212,22 +325,10 @@ func containsWord(s, tok string) bool {
 		if i < 0 {
 			return false
 		}
-		i += off
-		j := i + len(tok)
-		before, after := rune(' '), rune(' ')
-		if i > 0 {
-			before, _ = utf8.DecodeLastRuneInString(s[:i])
-		}
-		if j < len(s) {
-			after, _ = utf8.DecodeRuneInString(s[j:])
-			if after == '.' && (j+1 == len(s) || !tokenRune(rune(s[j+1]))) {
-				after = ' ' // a full stop ends the token
-			}
-		}
-		if !tokenRune(before) && !tokenRune(after) {
+		if wordAt(s, off+i, len(tok)) {
 			return true
 		}
-		off = i + 1
+		off += i + 1
 	}
 }
 
@@ -235,33 +336,119 @@ func tokenRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./", r)
 }
 
-func (c *checker) instructionChecks() {
-	ns := c.needles()
-	for i, l := range c.doc.lines {
-		for _, n := range ns {
-			hit := false
-			if n.word {
-				hit = containsWord(l, n.text)
-			} else {
-				hit = strings.Contains(l, n.text)
+// needleIndex finds needles in a line in time linear in the line's length
+// (and the matches), whatever the number of needles: a needle of keyLen
+// bytes or more is filed under its first keyLen bytes, a shorter one under
+// its whole text by length, and a line is scanned once, looking up each
+// position's key and each short length's text.
+type needleIndex struct {
+	long  map[string][]int         // first keyLen bytes → needle indexes, in needle order
+	short map[int]map[string][]int // length → text → needle indexes
+	lens  []int                    // the lengths in short, ascending
+}
+
+const keyLen = 16 // truth values are at least this long
+
+func newNeedleIndex(ns []needle) *needleIndex {
+	x := &needleIndex{long: map[string][]int{}, short: map[int]map[string][]int{}}
+	seen := map[string]bool{}
+	for i, n := range ns {
+		k := n.text
+		if k == "" || seen[k+"\x00"+strconv.FormatBool(n.word)] {
+			continue // a later duplicate can never be the first hit
+		}
+		seen[k+"\x00"+strconv.FormatBool(n.word)] = true
+		if len(k) >= keyLen {
+			x.long[k[:keyLen]] = append(x.long[k[:keyLen]], i)
+		} else {
+			if x.short[len(k)] == nil {
+				x.short[len(k)] = map[string][]int{}
+				x.lens = append(x.lens, len(k))
 			}
-			if !hit {
+			x.short[len(k)][k] = append(x.short[len(k)][k], i)
+		}
+	}
+	sort.Ints(x.lens)
+	return x
+}
+
+// first is the index of the first needle (in ns order) that occurs in l,
+// as a whole token when the needle says so, or -1.
+func (x *needleIndex) first(l string, ns []needle) int {
+	best := -1
+	try := func(cands []int, i int) {
+		for _, c := range cands {
+			if best >= 0 && c >= best {
+				return // cands are in needle order
+			}
+			n := ns[c]
+			if !strings.HasPrefix(l[i:], n.text) || (n.word && !wordAt(l, i, len(n.text))) {
 				continue
 			}
-			locs := []Location{c.atLine(i+1, "")}
-			if n.from.File != "" {
-				from := n.from
-				if from.Field != "" {
-					from = c.at(from.Field)
-				}
-				from.Note = "quoted from here"
-				locs = append(locs, from)
-			}
-			c.add(RuleInstructionChecks, locs,
-				"the instruction quotes %q, %s: an instruction that lists the checks is an instruction to satisfy them; state the requirement and leave the check to stages 2 and 3",
-				n.text, n.what)
-			break // one finding per line
+			best = c
+			return
 		}
+	}
+	for i := range len(l) {
+		if i+keyLen <= len(l) {
+			if cands, ok := x.long[l[i:i+keyLen]]; ok {
+				try(cands, i)
+			}
+		}
+		for _, n := range x.lens {
+			if i+n > len(l) {
+				break
+			}
+			if cands, ok := x.short[n][l[i:i+n]]; ok {
+				try(cands, i)
+			}
+		}
+	}
+	return best
+}
+
+// wordAt reports whether the token of n bytes at s[i:] has no letter,
+// digit, '_', '-', '.' or '/' on either side (a '.' that ends a sentence
+// does not count), as containsWord does.
+func wordAt(s string, i, n int) bool {
+	j := i + n
+	before, after := rune(' '), rune(' ')
+	if i > 0 {
+		before, _ = utf8.DecodeLastRuneInString(s[:i])
+	}
+	if j < len(s) {
+		after, _ = utf8.DecodeRuneInString(s[j:])
+		if after == '.' && (j+1 == len(s) || !tokenRune(rune(s[j+1]))) {
+			after = ' '
+		}
+	}
+	return !tokenRune(before) && !tokenRune(after)
+}
+
+// instructionChecks reports each instruction line that quotes a needle
+// (the first needle, in needles order); its cost is linear in the
+// instruction's and the needles' sizes (issue 17).
+func (c *checker) instructionChecks() {
+	ns := c.needles()
+	x := newNeedleIndex(ns)
+	for i, l := range c.doc.lines {
+		k := x.first(l, ns)
+		if k < 0 {
+			continue
+		}
+		n := ns[k]
+		what, from := n.describe()
+		locs := []Location{c.atLine(i+1, "")}
+		if from.File != "" {
+			if from.Field != "" {
+				from = c.at(from.Field)
+			}
+			from.Note = "quoted from here"
+			locs = append(locs, from)
+		}
+		c.add(RuleInstructionChecks, locs,
+			"the instruction quotes %q, %s: an instruction that lists the checks is an instruction to satisfy them; state the requirement and leave the check to stages 2 and 3",
+			n.text, what)
 	}
 }
 
@@ -269,7 +456,7 @@ func (c *checker) instructionChecks() {
 var rePromise = regexp.MustCompile(`\b(must|will|shall|unchanged|identical|identically|byte-for-byte|exactly|preserved?|guaranteed?|the same)\b`)
 
 // sentences splits norm at block ends and at '.', '!' or '?' followed by
-// a space, returning [start, end) byte ranges.
+// a space outside code, returning [start, end) byte ranges.
 func (d *doc) sentences() [][2]int {
 	var out [][2]int
 	start := 0
@@ -279,7 +466,7 @@ func (d *doc) sentences() [][2]int {
 		switch {
 		case ch == '\n':
 			end = i
-		case (ch == '.' || ch == '!' || ch == '?') && (i+1 == len(d.norm) || d.norm[i+1] == ' ' || d.norm[i+1] == '\n'):
+		case (ch == '.' || ch == '!' || ch == '?') && !d.code[i] && (i+1 == len(d.norm) || d.norm[i+1] == ' ' || d.norm[i+1] == '\n'):
 			end = i + 1
 		}
 		if end < 0 {

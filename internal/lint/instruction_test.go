@@ -27,13 +27,40 @@ func TestDocFind(t *testing.T) {
 	}
 }
 
+// TestDocMarkdown: the instruction is matched on its Markdown's text
+// content, so emphasis, code spans, links and tables do not break a
+// phrase (issue 16: "three **counts**" hid the surface "three counts").
+func TestDocMarkdown(t *testing.T) {
+	src := "# Port\n\nThe same three **counts** on standard output,\nthe same _usage_ [message](https://x.test)\nand `exit status`.\n\n| col | what |\n|---|---|\n| a | the *exit* code |\n\n```\nliteral **kept**\n```\n"
+	d := newDoc([]byte(src))
+	for _, c := range []struct {
+		phrase string
+		line   int
+		ok     bool
+	}{
+		{"three counts", 3, true},
+		{"three **counts**", 3, true}, // a phrase is folded the same way
+		{"usage message", 4, true},
+		{"exit status", 5, true},
+		{"the exit code", 9, true},
+		{"a the exit", 0, false}, // table cells are blocks
+		{"literal", 12, true},    // code blocks keep their text
+		{"https", 0, false},
+	} {
+		line, ok := d.find(c.phrase)
+		if line != c.line || ok != c.ok {
+			t.Errorf("find(%q) = %d, %v; want %d, %v", c.phrase, line, ok, c.line, c.ok)
+		}
+	}
+}
+
 func TestDocSentences(t *testing.T) {
 	d := newDoc([]byte("# Port it\n\nOne. Two is\nlonger! Three?\n\n- four\n"))
 	var got []string
 	for _, s := range d.sentences() {
 		got = append(got, d.norm[s[0]:s[1]])
 	}
-	want := []string{"# port it", "one.", "two is longer!", "three?", "- four"}
+	want := []string{"port it", "one.", "two is longer!", "three?", "four"}
 	if len(got) != len(want) {
 		t.Fatalf("sentences = %q, want %q", got, want)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"cuelang.org/go/cue/token"
 
+	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
@@ -289,8 +290,13 @@ func quoteLine(file string, n int) string {
 	return trimQuote(lines[n-1])
 }
 
+// trimQuote is one line of a file as a finding quotes it: trimmed, escaped
+// (archive.EscapeText) and cut to 120 runes.
 func trimQuote(s string) string {
-	s = strings.TrimSpace(s)
+	// Quoted lines include truth values, State A's own output: no control
+	// character, bidi override or line separator of theirs reaches a
+	// report as itself (archive.EscapeText; a quote holds no newline).
+	s = archive.EscapeText(strings.TrimSpace(s))
 	if r := []rune(s); len(r) > 120 {
 		s = string(r[:119]) + "…"
 	}

@@ -4,21 +4,26 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path"
+	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/swe-refactor-bench/srb/internal/archive"
 )
 
 // Finding is what one State A archive says about its own licensing.
 type Finding struct {
 	// Top is the archive's one top-level folder ("cmark-0.30.2"); every
-	// path below is relative to it.
+	// path below is relative to it. Every name is as archive.QuoteName
+	// writes it: a name holding a control character is Go-quoted.
 	Top string `json:"top"`
 	// Expression is the SPDX expression found: Main first, then the other
 	// ids of the top-level licence files in byte order, joined by " AND "
@@ -48,7 +53,32 @@ type Finding struct {
 	// Notices are the upstream NOTICE files, anywhere in the tree, sorted
 	// by path.
 	Notices []NoticeFile `json:"notices,omitempty"`
+	// Review lists the licence files whose text known licences match for
+	// less than [MinCoverage] percent of its words, sorted by path. Their
+	// ids are not published: a top-level one leaves Expression "" (the
+	// terms need review by hand), a nested one adds no other terms.
+	Review []Review `json:"review,omitempty"`
+	// Declared is the SPDX expression the release's own package metadata
+	// states (Cargo.toml, package.json, pyproject.toml, setup.cfg,
+	// *.gemspec at the top), "" when none does. When it holds an OR and
+	// names exactly the ids of the top-level licence files, Expression is
+	// it: a choice of licences stays a choice.
+	Declared string `json:"declared,omitempty"`
 }
+
+// Review is a licence file whose terms need review by hand.
+type Review struct {
+	Path     string `json:"path"`     // relative to the archive's top folder
+	Coverage int    `json:"coverage"` // percent of its words known licences match
+}
+
+// MinCoverage is the percentage of a licence file's words that known
+// licence texts (and SPDX-License-Identifier lines) must match for srb
+// to publish the ids found in it. Real licence files with a copyright
+// line and a few lines of prose around one or more licence texts score
+// 90 and more; proprietary terms holding one permissive paragraph score
+// far less.
+const MinCoverage = 80
 
 // OtherTerm is one file or folder under terms other than the release's.
 type OtherTerm struct {
@@ -67,7 +97,7 @@ type OtherTerm struct {
 // (Apache-2.0 §4(d)).
 type NoticeFile struct {
 	Path string `json:"path"` // relative to the archive's top folder
-	Text string `json:"text"` // the whole file (at most 1 MiB of it)
+	Text string `json:"text"` // the whole file (at most 1 MiB of it), control characters escaped (archive.EscapeText)
 }
 
 const (
@@ -103,6 +133,16 @@ func Analyse(archivePath string) (*Finding, error) {
 		return nil, fmt.Errorf("analyse licences of %s: %w", archivePath, err)
 	}
 	return fd, nil
+}
+
+// AnalyseCached is [Analyse] of the archive at archivePath, kept beside
+// it by [archive.Derived] ("original.tar.gz.licences.json") and read from
+// there while the archive file and srb's build are the same ones.
+func AnalyseCached(archivePath string) (*Finding, error) {
+	if _, err := os.Stat(archivePath); err != nil {
+		return Analyse(archivePath) // its error names what it could not open
+	}
+	return archive.Derived(archivePath, "licences", func() (*Finding, error) { return Analyse(archivePath) })
 }
 
 // headResult is what the scan of one file's head found.
@@ -175,7 +215,7 @@ func analyse(r io.Reader) (*Finding, error) {
 	pool := newScanPool()
 	fd := &Finding{}
 	var files []string
-	var licences, nested, notices, heads []textFile
+	var licences, nested, notices, heads, metadata []textFile
 	buf := make([]byte, headSize)
 	lower := make([]byte, headSize)
 	err = func() error {
@@ -194,11 +234,22 @@ func analyse(r io.Reader) (*Finding, error) {
 			if !ok || rel == "" {
 				continue
 			}
+			// Names reach NOTICE and validate's messages: no control
+			// character in one may make a line there.
+			top, rel = archive.QuoteName(top), archive.QuoteName(rel)
 			if fd.Top == "" {
 				fd.Top = top
 			}
 			files = append(files, rel)
 			base := path.Base(rel)
+			if !strings.Contains(rel, "/") && isMetadataName(base) {
+				b, err := io.ReadAll(io.LimitReader(tr, maxLicenceSize))
+				if err != nil {
+					return fmt.Errorf("read %s: %w", rel, err)
+				}
+				metadata = append(metadata, textFile{path: rel, text: b})
+				continue
+			}
 			switch {
 			case isLicenceName(base), isNoticeName(base):
 				b, err := io.ReadAll(io.LimitReader(tr, maxLicenceSize))
@@ -246,7 +297,7 @@ func analyse(r io.Reader) (*Finding, error) {
 		return nil, errors.New("no top-level folder holding files")
 	}
 	sort.Strings(files)
-	for _, l := range [][]textFile{licences, nested, notices, heads} {
+	for _, l := range [][]textFile{licences, nested, notices, heads, metadata} {
 		sort.Slice(l, func(i, j int) bool { return l[i].path < l[j].path })
 	}
 	var hr []headResult
@@ -255,6 +306,7 @@ func analyse(r io.Reader) (*Finding, error) {
 			hr = append(hr, headResult{path: h.path, ids: ids, text: h.text})
 		}
 	}
+	fd.Declared = declared(metadata)
 	fd.fill(files, licences, nested, notices, hr, hits)
 	return fd, nil
 }
@@ -290,8 +342,17 @@ func (fd *Finding) fill(files []string, licences, nested, notices []textFile, he
 	var found []string
 	type named struct{ path, id, from string }
 	var stated []named
+	reviewTop := false
 	for _, l := range licences {
 		hits := hitsOf[l.path]
+		if c := coverage(l.text, hits); c < MinCoverage {
+			// Not a licence text srb knows, or one inside other terms:
+			// publish nothing from it.
+			fd.Review = append(fd.Review, Review{Path: l.path, Coverage: c})
+			reviewTop = true
+			fd.Copyright = appendNew(fd.Copyright, copyrights(l.text)...)
+			continue
+		}
 		prev := 0
 		for _, h := range hits {
 			found = append(found, h.ID)
@@ -332,7 +393,7 @@ func (fd *Finding) fill(files []string, licences, nested, notices []textFile, he
 	}
 	for _, n := range notices {
 		fd.Copyright = appendNew(fd.Copyright, copyrights(n.text)...)
-		fd.Notices = append(fd.Notices, NoticeFile{Path: n.path, Text: string(n.text)})
+		fd.Notices = append(fd.Notices, NoticeFile{Path: n.path, Text: archive.EscapeText(string(n.text))})
 	}
 	if fd.Main != "" {
 		rest := appendNew(nil, found...)
@@ -340,9 +401,40 @@ func (fd *Finding) fill(files []string, licences, nested, notices []textFile, he
 		sort.Strings(rest)
 		fd.Expression = strings.Join(append([]string{fd.Main}, rest...), " AND ")
 	}
+	// A choice the package itself declares between exactly the licences
+	// its licence files hold stays a choice.
+	if d, err := ParseExpr(fd.Declared); err == nil && d.hasOr() && len(licences) > 0 && sameSet(d.IDs(), appendNew(nil, found...)) {
+		fd.Main = d.String()
+		fd.Expression = d.String()
+	}
+	if reviewTop {
+		fd.Expression = ""
+	}
 
+	mainIDs := map[string]bool{}
+	if m, err := ParseExpr(fd.Main); err == nil && m.hasOr() {
+		for _, id := range m.IDs() {
+			mainIDs[id] = true
+		}
+	}
+	// underMain: the release's own terms, or (under a declared choice)
+	// only licences of that choice.
+	underMain := func(idList []string) bool {
+		if strings.Join(idList, " AND ") == fd.Main {
+			return true
+		}
+		if len(mainIDs) == 0 {
+			return false
+		}
+		for _, id := range idList {
+			if !mainIDs[id] {
+				return false
+			}
+		}
+		return true
+	}
 	for _, s := range stated {
-		if s.id != fd.Main {
+		if !underMain([]string{s.id}) {
 			addTerm(s.path, s.id, s.from)
 		}
 	}
@@ -350,15 +442,21 @@ func (fd *Finding) fill(files []string, licences, nested, notices []textFile, he
 		if licenceSet[h.path] {
 			continue
 		}
-		if id := strings.Join(h.ids, " AND "); id != fd.Main {
-			addTerm(h.path, id, "header")
+		if !underMain(h.ids) {
+			addTerm(h.path, strings.Join(h.ids, " AND "), "header")
 		}
 	}
 	for _, l := range nested {
-		if id := strings.Join(ids(hitsOf[l.path]), " AND "); id != "" && id != fd.Main {
-			addTerm(path.Dir(l.path)+"/", id, l.path)
+		hits := hitsOf[l.path]
+		if c := coverage(l.text, hits); len(hits) > 0 && c < MinCoverage {
+			fd.Review = append(fd.Review, Review{Path: l.path, Coverage: c})
+			continue
+		}
+		if idList := ids(hits); len(idList) > 0 && !underMain(idList) {
+			addTerm(path.Dir(l.path)+"/", strings.Join(idList, " AND "), l.path)
 		}
 	}
+	sort.Slice(fd.Review, func(i, j int) bool { return fd.Review[i].Path < fd.Review[j].Path })
 	for _, t := range terms {
 		fd.OtherTerms = append(fd.OtherTerms, *t)
 	}
@@ -478,4 +576,97 @@ func slicesDelete(xs []string, x string) []string {
 		}
 	}
 	return out
+}
+
+// coverage returns the percentage (0 to 100, rounded down) of text's
+// words that lie inside hits: how much of a licence file known licence
+// texts account for. A text with no words has coverage 100.
+func coverage(text []byte, hits []hit) int {
+	words, in := 0, 0
+	inWord := false
+	for i, c := range text {
+		space := c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+		if !space && !inWord {
+			words++
+			for _, h := range hits {
+				if i >= h.Start && i < h.End {
+					in++
+					break
+				}
+			}
+		}
+		inWord = !space
+	}
+	if words == 0 {
+		return 100
+	}
+	return in * 100 / words
+}
+
+// isMetadataName reports whether a top-level file's base name is package
+// metadata that may declare the release's licence.
+func isMetadataName(base string) bool {
+	switch base {
+	case "Cargo.toml", "package.json", "pyproject.toml", "setup.cfg", "composer.json":
+		return true
+	}
+	return strings.HasSuffix(base, ".gemspec")
+}
+
+var (
+	tomlLicence    = regexp.MustCompile(`(?m)^\s*license\s*=\s*(?:\{\s*text\s*=\s*)?"([^"\n]+)"`)
+	cfgLicence     = regexp.MustCompile(`(?m)^\s*license\s*=\s*([^\n#;]+?)\s*$`)
+	gemspecLicence = regexp.MustCompile(`(?m)\.license\s*=\s*['"]([^'"\n]+)['"]`)
+)
+
+// declared returns the licence expression the release's package metadata
+// states (the first of metadata, in path order, that states one parseable
+// as SPDX), or "".
+func declared(metadata []textFile) string {
+	for _, m := range metadata {
+		var v string
+		switch base := path.Base(m.path); {
+		case base == "package.json" || base == "composer.json":
+			var pj struct {
+				License any `json:"license"`
+			}
+			if json.Unmarshal(m.text, &pj) == nil {
+				v, _ = pj.License.(string)
+			}
+		case base == "Cargo.toml" || base == "pyproject.toml":
+			if sm := tomlLicence.FindSubmatch(m.text); sm != nil {
+				v = string(sm[1])
+			}
+		case base == "setup.cfg":
+			if sm := cfgLicence.FindSubmatch(m.text); sm != nil {
+				v = string(sm[1])
+			}
+		default:
+			if sm := gemspecLicence.FindSubmatch(m.text); sm != nil {
+				v = string(sm[1])
+			}
+		}
+		// Cargo's old "MIT/Apache-2.0" form means OR.
+		v = strings.ReplaceAll(v, "/", " OR ")
+		if e, err := ParseExpr(v); err == nil {
+			return e.String()
+		}
+	}
+	return ""
+}
+
+// sameSet reports whether a and b hold the same strings.
+func sameSet(a, b []string) bool {
+	set := map[string]bool{}
+	for _, x := range a {
+		set[x] = true
+	}
+	bset := map[string]bool{}
+	for _, x := range b {
+		if !set[x] {
+			return false
+		}
+		bset[x] = true
+	}
+	return len(bset) == len(set)
 }

@@ -18,7 +18,8 @@ const RuleLicenseFound = "license-found"
 // state_a.license, else one problem at state_a.license saying what the
 // archive states and where. A declaration that is not an SPDX expression,
 // an archive that cannot be read and an archive with no recognisable
-// licence are problems of the same rule.
+// licence are problems of the same rule, and so is a licence file known
+// licence texts cover less than [MinCoverage] percent of (naming it).
 func Check(t *task.Task, archivePath string) []task.Problem {
 	const field = "state_a.license"
 	problem := func(format string, args ...any) []task.Problem {
@@ -28,9 +29,16 @@ func Check(t *task.Task, archivePath string) []task.Problem {
 	if err != nil {
 		return problem("%v: write an SPDX expression such as \"MIT\" or \"Apache-2.0 AND MIT\"", err)
 	}
-	f, err := Analyse(archivePath)
+	f, err := AnalyseCached(archivePath)
 	if err != nil {
 		return problem("cannot check the declared licence against State A: %v", err)
+	}
+	if len(f.Review) > 0 {
+		var rs []string
+		for _, r := range f.Review {
+			rs = append(rs, fmt.Sprintf("%s (%d%%)", r.Path, r.Coverage))
+		}
+		return problem("State A's licence file(s) %s: known licence texts match less than %d%% of the words, so srb publishes no SPDX id from them and %q cannot be confirmed: review the terms by hand (they may not allow redistribution)", strings.Join(rs, ", "), MinCoverage, t.StateA.License)
 	}
 	if f.Expression == "" {
 		return problem("State A (%s) has no licence file and no file header srb recognises, so %q cannot be confirmed: check the release's terms by hand", f.Top, t.StateA.License)

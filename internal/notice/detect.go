@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/google/licensecheck"
+
+	"github.com/swe-refactor-bench/srb/internal/archive"
 )
 
 // knownIDs are the licences srb asks licensecheck to recognise: the ones
@@ -212,7 +214,12 @@ var (
 	copyrightSign = regexp.MustCompile(`(?i)(?:\(c\)|©)\s*\d{4}`)
 	yearsOnly     = regexp.MustCompile(`^[\d\s,\-–]+$`)
 	commentLead   = regexp.MustCompile(`^[\s*#/;!-]*`)
-	placeholder   = regexp.MustCompile(`(?i)<year>|\[yyyy\]|\[year\]|\{yyyy\}|<copyright holders?>|\[name of copyright owner\]`)
+	placeholder   = regexp.MustCompile(`(?i)<year>|\[yyyy\]|\[year\]|\{yyyy\}|<copyright holders?>|\[name of copyright owner\]|\byear\s+name of author\b|\byear your name\b`)
+	// licenceDocument is the sentence that follows the copyright line of a
+	// licence's own text (the GPL, LGPL, AGPL and FDL: the FSF's; the
+	// Artistic License: the Perl Foundation's): that line is the
+	// licence's, not the release's.
+	licenceDocument = regexp.MustCompile(`(?i)everyone is permitted to copy and distribute verbatim copies of this licen[cs]e document`)
 )
 
 // copyrights returns the copyright statements in text, one per line, in
@@ -228,7 +235,7 @@ func copyrights(text []byte) []string {
 		if low := strings.ToLower(line); !strings.Contains(low, "copyright") && !strings.Contains(low, "(c)") && !strings.Contains(line, "©") {
 			continue // cheap test first: most lines hold no statement
 		}
-		if placeholder.MatchString(line) {
+		if placeholder.MatchString(line) || ofLicenceText(lines, i) {
 			continue
 		}
 		var stmt string
@@ -244,7 +251,7 @@ func copyrights(text []byte) []string {
 		} else {
 			continue
 		}
-		stmt = clean(stmt)
+		stmt = clean(archive.EscapeText(stmt))
 		body := strings.TrimSpace(copyrightWord.ReplaceAllString(stmt, ""))
 		if yearsOnly.MatchString(body) && i+1 < len(lines) {
 			if next := clean(commentLead.ReplaceAllString(lines[i+1], "")); next != "" {
@@ -254,6 +261,15 @@ func copyrights(text []byte) []string {
 		out = append(out, stmt)
 	}
 	return out
+}
+
+// ofLicenceText reports whether the copyright statement on lines[i] is
+// the licence document's own: it or the next four lines (its address may
+// take two) say "Everyone is permitted to copy and distribute verbatim
+// copies of this license document".
+func ofLicenceText(lines []string, i int) bool {
+	window := strings.Join(strings.Fields(strings.Join(lines[i:min(i+5, len(lines))], " ")), " ")
+	return licenceDocument.MatchString(window)
 }
 
 // clean collapses white space and trims trailing ':' and ','.

@@ -3,9 +3,11 @@ package notice
 import "github.com/swe-refactor-bench/srb/internal/task"
 
 // EntryFor analyses t's State A archive at archivePath and returns t's
-// NOTICE entry; SHA256 is the task's pin. Errors are Analyse's.
+// NOTICE entry; SHA256 is the task's pin. The findings are read from
+// beside the archive when this build wrote them ([AnalyseCached]).
+// Errors are Analyse's.
 func EntryFor(t *task.Task, archivePath string) (Entry, error) {
-	f, err := Analyse(archivePath)
+	f, err := AnalyseCached(archivePath)
 	if err != nil {
 		return Entry{}, err
 	}

@@ -418,7 +418,7 @@ func TestDiff(t *testing.T) {
 	if Diff("a", "b", []byte(old), []byte(old)) != nil {
 		t.Error("equal inputs must give nil")
 	}
-	if got, want := string(Diff("a", "b", nil, []byte("x"))), "--- a\n+++ b\n@@ -0,0 +1 @@\n+x\n\\ No newline at end of file\n"; got != want {
+	if got, want := string(Diff("a", "b", nil, []byte("x"))), "--- a\n+++ b\n@@ -0,0 +1,1 @@\n+x\n\\ No newline at end of file\n"; got != want {
 		t.Errorf("from empty: got %q, want %q", got, want)
 	}
 	// Random inputs: applying the diff to old gives new.
@@ -437,6 +437,18 @@ func randomLines(r *rand.Rand) string {
 		sb.WriteString(string(rune('a'+r.IntN(4))) + "\n")
 	}
 	return sb.String()
+}
+
+// splitLines splits b after each newline; a last line without one is kept.
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
 }
 
 // applyDiff applies a unified diff of whole lines to old.

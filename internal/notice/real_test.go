@@ -115,6 +115,7 @@ var realFindings = []struct {
 			Top: "acorn-8.14.0", Expression: "MIT", Main: "MIT",
 			Copyright:    []string{"Copyright (C) 2012-2022 by various contributors (see AUTHORS)"},
 			LicenceFiles: []string{"LICENSE"},
+			Declared:     "MIT", // package.json
 		}},
 	{"debian-libsodium", task.StateA{Project: "libsodium", Version: "1.0.18", Source: task.Source{Kind: "debian", Package: "libsodium", Version: "1.0.18-1+deb12u1"}},
 		"7e6c4f1dac9d1f2ee17b18e00767598ad8fc794d23880793aeb8ec4962024f92",

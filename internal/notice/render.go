@@ -6,6 +6,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/swe-refactor-bench/srb/internal/archive"
 )
 
 // Entry is one task's line of the NOTICE: the State A it pins and what
@@ -62,10 +64,18 @@ task's entry (a specification's examples under CC-BY-SA-4.0 stay under it).
 
 // Render returns the NOTICE text for entries: a header naming srb's own
 // licence (Apache-2.0, in LICENSE), one entry per task sorted by task id,
-// then every upstream NOTICE file reproduced in full. The same entries in
-// any order give the same bytes; entries is not modified.
+// then every upstream NOTICE file reproduced in full, each line indented
+// four spaces. The same entries in
+// any order give the same bytes; entries is not modified. Every field is
+// written on its own line(s) only: a control character in a name, a
+// copyright line or a task field is escaped (oneLine), and a reproduced
+// NOTICE file keeps its lines with anything else escaped, so nothing from
+// an archive can forge a line or an entry.
 func Render(entries []Entry) []byte {
-	es := append([]Entry(nil), entries...)
+	es := make([]Entry, len(entries))
+	for i, e := range entries {
+		es[i] = safeEntry(e)
+	}
 	sort.SliceStable(es, func(i, j int) bool { return es[i].Task < es[j].Task })
 	var b bytes.Buffer
 	b.WriteString(header)
@@ -86,8 +96,12 @@ func Render(entries []Entry) []byte {
 		for _, n := range e.Finding.Notices {
 			var nb strings.Builder
 			fmt.Fprintf(&nb, "%s: %s, from %s %s\n\n", e.Task, n.Path, e.Project, e.Version)
-			nb.WriteString(n.Text)
-			if !strings.HasSuffix(n.Text, "\n") {
+			// Indented, so no line of an upstream file can pass for a
+			// rule, a heading or an entry of srb's own.
+			for _, line := range strings.Split(strings.TrimSuffix(n.Text, "\n"), "\n") {
+				if line != "" {
+					nb.WriteString("    " + line)
+				}
 				nb.WriteString("\n")
 			}
 			notices = append(notices, nb.String())
@@ -105,6 +119,58 @@ func Render(entries []Entry) []byte {
 	return b.Bytes()
 }
 
+// oneLine returns s with every control character, tab and newline escaped
+// (archive.EscapeText, then \n and \t), so a field is one line of NOTICE
+// whatever an archive or a task file put in it.
+func oneLine(s string) string {
+	s = archive.EscapeText(s)
+	if !strings.ContainsAny(s, "\n\t") {
+		return s
+	}
+	return strings.NewReplacer("\n", `\n`, "\t", `\t`).Replace(s)
+}
+
+// oneLines applies oneLine to each of xs, in a new slice.
+func oneLines(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = oneLine(x)
+	}
+	return out
+}
+
+// safeFinding returns a copy of f with every field Render writes on one line
+// passed through oneLine (notice texts through archive.EscapeText).
+func safeFinding(f *Finding) *Finding {
+	g := *f
+	g.Top, g.Expression, g.Main = oneLine(f.Top), oneLine(f.Expression), oneLine(f.Main)
+	g.Copyright = oneLines(f.Copyright)
+	g.LicenceFiles = oneLines(f.LicenceFiles)
+	g.NestedLicenceFiles = oneLines(f.NestedLicenceFiles)
+	g.Review = make([]Review, len(f.Review))
+	for i, r := range f.Review {
+		g.Review[i] = Review{Path: oneLine(r.Path), Coverage: r.Coverage}
+	}
+	g.OtherTerms = make([]OtherTerm, len(f.OtherTerms))
+	for i, t := range f.OtherTerms {
+		g.OtherTerms[i] = OtherTerm{Path: oneLine(t.Path), ID: oneLine(t.ID), From: oneLine(t.From)}
+	}
+	g.Notices = make([]NoticeFile, len(f.Notices))
+	for i, n := range f.Notices {
+		g.Notices[i] = NoticeFile{Path: oneLine(n.Path), Text: archive.EscapeText(n.Text)}
+	}
+	return &g
+}
+
+// safeEntry returns e with its one-line fields escaped (oneLine, safeFinding).
+func safeEntry(e Entry) Entry {
+	e.Task, e.Project, e.Version, e.Upstream, e.SHA256 = oneLine(e.Task), oneLine(e.Project), oneLine(e.Version), oneLine(e.Upstream), oneLine(e.SHA256)
+	if e.Finding != nil {
+		e.Finding = safeFinding(e.Finding)
+	}
+	return e
+}
+
 func renderEntry(b *bytes.Buffer, e Entry) {
 	const in, in2 = "    ", "        "
 	b.WriteString(e.Task + "\n")
@@ -115,7 +181,10 @@ func renderEntry(b *bytes.Buffer, e Entry) {
 		f = &Finding{}
 	}
 	expr := f.Expression
-	if expr == "" {
+	switch {
+	case expr == "" && hasTopReview(f):
+		expr = "Terms need review by hand: no SPDX expression is published"
+	case expr == "":
 		expr = "No licence recognised"
 	}
 	first := expr + "."
@@ -133,6 +202,13 @@ func renderEntry(b *bytes.Buffer, e Entry) {
 		wrap(b, in, in2, "Licence text: none; the expression comes from file headers.")
 	default:
 		wrap(b, in, in2, "Licence text: none found.")
+	}
+	if len(f.Review) > 0 {
+		var rs []string
+		for _, r := range f.Review {
+			rs = append(rs, fmt.Sprintf("%s (%d%% of its words)", r.Path, r.Coverage))
+		}
+		wrap(b, in, in2, fmt.Sprintf("Needs review: known licence texts match less than %d%% of %s.", MinCoverage, strings.Join(rs, ", ")))
 	}
 	if len(f.NestedLicenceFiles) > 0 {
 		wrap(b, in, in2, "Licence files deeper in the tree: "+strings.Join(f.NestedLicenceFiles, ", "))
@@ -230,4 +306,14 @@ func wrap(b *bytes.Buffer, first, rest, s string) {
 		}
 	}
 	b.WriteString(strings.ReplaceAll(strings.TrimRight(line, " "), nbsp, " ") + "\n")
+}
+
+// hasTopReview reports whether a top-level licence file of f needs review.
+func hasTopReview(f *Finding) bool {
+	for _, r := range f.Review {
+		if !strings.Contains(r.Path, "/") {
+			return true
+		}
+	}
+	return false
 }

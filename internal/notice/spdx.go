@@ -220,3 +220,16 @@ func validID(s string) bool {
 	}
 	return true
 }
+
+// hasOr reports whether e holds an OR anywhere.
+func (e Expr) hasOr() bool {
+	if e.Op == "OR" {
+		return true
+	}
+	for _, a := range e.Args {
+		if a.hasOr() {
+			return true
+		}
+	}
+	return false
+}

@@ -2,16 +2,15 @@ package source
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
 	"fmt"
-	"io"
 	"math/rand"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,9 +19,13 @@ import (
 )
 
 // BenchmarkFetchFromCache measures srb fetch's verify path: a State A
-// already in the cache is checked by digesting its archive, offline. It
-// reports the cost as a ratio to the I/O limit measured in the same run:
-// gzip-decoding the same archive and hashing it with sha256 (target ≤ 1.5).
+// already in the cache is checked offline. "verify" digests the archive
+// every time (what is kept beside it removed before each run); "warm"
+// reads the digest kept beside it by an earlier run of this build
+// (archive.Derived). Each reports the CPU time of Materialise (this
+// process) over that of the I/O limit measured in the same loop: the
+// system's `gzip -dc ARCHIVE | sha256sum` (not Go's gzip), and
+// target-met (issue 17: ≤ 1.5).
 func BenchmarkFetchFromCache(b *testing.B) {
 	// A ~24 MB source tree of text-like files.
 	src := filepath.Join(b.TempDir(), "rel-1.0")
@@ -51,28 +54,51 @@ func BenchmarkFetchFromCache(b *testing.B) {
 		b.Fatal(err)
 	}
 	a.SHA256 = e.Digest
-
-	limit := func() {
-		f, _ := os.Open(e.Archive)
-		defer f.Close()
-		zr, _ := gzip.NewReader(f)
-		h := sha256.New()
-		io.Copy(h, zr)
-	}
-	limit() // warm the page cache
-	var base, ours time.Duration
-	b.ResetTimer()
-	for b.Loop() {
-		t0 := time.Now()
-		limit()
-		t1 := time.Now()
-		got, err := c.Materialise(context.Background(), a, ".", nil)
-		if err != nil || !got.FromCache {
-			b.Fatalf("%+v %v", got, err)
+	for _, gunzip := range []string{"gzip", "sha256sum"} {
+		if _, err := exec.LookPath(gunzip); err != nil {
+			b.Skipf("the baseline needs %s", gunzip)
 		}
-		base += t1.Sub(t0)
-		ours += time.Since(t1)
 	}
-	b.SetBytes(int64(len(body)))
-	b.ReportMetric(float64(ours)/float64(base), "x-baseline")
+	limit := func() time.Duration {
+		cmd := exec.Command("sh", "-c", fmt.Sprintf("gzip -dc %q | sha256sum >/dev/null", e.Archive))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("baseline: %v\n%s", err, out)
+		}
+		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	for _, mode := range []string{"verify", "warm"} {
+		b.Run(mode, func(b *testing.B) {
+			limit() // warm the page cache
+			var base, ours time.Duration
+			for b.Loop() {
+				base += limit()
+				if mode == "verify" {
+					os.Remove(archive.DerivedPath(e.Archive, "digest"))
+				}
+				t1 := selfCPU()
+				got, err := c.Materialise(context.Background(), a, ".", nil)
+				if err != nil || !got.FromCache {
+					b.Fatalf("%+v %v", got, err)
+				}
+				ours += selfCPU() - t1
+			}
+			b.SetBytes(int64(len(body)))
+			r := float64(ours) / float64(base)
+			b.ReportMetric(r, "x-baseline")
+			met := 0.0
+			if r <= 1.5 {
+				met = 1
+			}
+			b.ReportMetric(met, "target-met")
+		})
+	}
+}
+
+// selfCPU is the CPU time (user and system) this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

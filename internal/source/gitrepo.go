@@ -26,7 +26,8 @@ const (
 // repository with exactly one commit on branch main by a fixed author and
 // committer at a fixed date, so the commit id is reproducible. It returns
 // the commit id (40 hex). git is the git executable ("" for git on PATH).
-func StartingTree(ctx context.Context, archivePath, dir, git string) (string, error) {
+// lim bounds the extraction: pass the [Entry]'s Limits.
+func StartingTree(ctx context.Context, archivePath, dir, git string, lim archive.Limits) (string, error) {
 	if git == "" {
 		git = "git"
 	}
@@ -35,7 +36,7 @@ func StartingTree(ctx context.Context, archivePath, dir, git string) (string, er
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	if err := archive.ExtractFile(archivePath, tmp, archive.Limits{}); err != nil {
+	if err := archive.ExtractFile(archivePath, tmp, lim); err != nil {
 		return "", fmt.Errorf("starting tree: %w", err)
 	}
 	top := archive.SingleTop(tmp)
@@ -75,9 +76,10 @@ func StartingTree(ctx context.Context, archivePath, dir, git string) (string, er
 }
 
 // StartCommit returns the commit id of the starting tree of the State A
-// with digest d (see [StartingTree]), computed once and then recorded in
-// the cache beside the archive (state-a/<digest>/start-commit).
-func (c *Cache) StartCommit(ctx context.Context, d, git string) (string, error) {
+// e (see [StartingTree]), computed once and then recorded in the cache
+// beside the archive (state-a/<digest>/start-commit).
+func (c *Cache) StartCommit(ctx context.Context, e *Entry, git string) (string, error) {
+	d := e.Digest
 	rec := filepath.Join(c.Dir, "state-a", d, "start-commit")
 	if b, err := os.ReadFile(rec); err == nil {
 		if id := strings.TrimSpace(string(b)); len(id) == 40 {
@@ -92,7 +94,7 @@ func (c *Cache) StartCommit(ctx context.Context, d, git string) (string, error) 
 		return "", err
 	}
 	defer os.RemoveAll(work)
-	id, err := StartingTree(ctx, c.Path(d), filepath.Join(work, "repo"), git)
+	id, err := StartingTree(ctx, c.Path(d), filepath.Join(work, "repo"), git, e.Limits)
 	if err != nil {
 		return "", err
 	}

@@ -25,7 +25,7 @@ func TestStartingTreeIsReproducible(t *testing.T) {
 	var ids []string
 	for i := range 2 {
 		dir := filepath.Join(t.TempDir(), "repo")
-		id, err := StartingTree(context.Background(), e.Archive, dir, "")
+		id, err := StartingTree(context.Background(), e.Archive, dir, "", e.Limits)
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
@@ -56,12 +56,12 @@ func TestStartCommitIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := c.StartCommit(context.Background(), e.Digest, "")
+	id, err := c.StartCommit(context.Background(), e, "")
 	if err != nil || id != tallyCommit {
 		t.Fatalf("%s %v", id, err)
 	}
 	// Recorded: a second call needs no git.
-	again, err := c.StartCommit(context.Background(), e.Digest, "/nonexistent/git")
+	again, err := c.StartCommit(context.Background(), e, "/nonexistent/git")
 	if err != nil || again != tallyCommit {
 		t.Fatalf("from the record: %s %v", again, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
 // run executes a client program in dir and returns its stdout; a failure
@@ -62,7 +64,7 @@ func fetchGoMod(ctx context.Context, s task.Source, _, dir string, env *Env) err
 	// A module zip holds every file under "<module>@<version>/", a path of
 	// several folders (gopkg.in/yaml.v3@v3.0.1/): keep only that folder.
 	unz := filepath.Join(work, "unzip")
-	if err := archive.ExtractFile(info.Zip, unz, archive.Limits{}); err != nil {
+	if err := archive.ExtractFile(info.Zip, unz, LimitsOf(s)); err != nil {
 		return err
 	}
 	inner := filepath.Join(unz, filepath.FromSlash(s.Module+"@"+s.Version))
@@ -89,7 +91,7 @@ func fetchNPM(ctx context.Context, s task.Source, _, dir string, env *Env) error
 		return fmt.Errorf("npm pack %s@%s: unexpected output %q", s.Package, s.Version, truncate(out, 200))
 	}
 	// npm names scoped packages' tarballs scope-name-version.tgz.
-	return archive.ExtractFile(filepath.Join(work, filepath.Base(packs[0].Filename)), dir, archive.Limits{})
+	return archive.ExtractFile(filepath.Join(work, filepath.Base(packs[0].Filename)), dir, LimitsOf(s))
 }
 
 func truncate(b []byte, n int) string {
@@ -166,11 +168,11 @@ func fetchDebian(ctx context.Context, s task.Source, _, dir string, env *Env) er
 	if orig == "" {
 		var names []string
 		for _, e := range ents {
-			names = append(names, e.Name())
+			names = append(names, archive.QuoteName(e.Name()))
 		}
 		return fmt.Errorf("apt-get source left no %s_%s.orig.tar.* (got %s)", s.Package, upstream, strings.Join(names, ", "))
 	}
-	return archive.ExtractFile(filepath.Join(dl, orig), dir, archive.Limits{})
+	return archive.ExtractFile(filepath.Join(dl, orig), dir, LimitsOf(s))
 }
 
 // writeDebSrc turns every deb entry of the apt configuration under etc
@@ -241,19 +243,12 @@ func writeDebSrc(etc, out string) (int, error) {
 	return n, nil
 }
 
-// bytesMismatch says a url source's downloaded bytes differ from the
-// pinned sha256; the content was still unpacked so its canonical digest
-// can say whether the release itself changed.
-type bytesMismatch struct{ want, got string }
-
-// Error implements error.
-func (b *bytesMismatch) Error() string {
-	return fmt.Sprintf("downloaded bytes have sha256 %s, the task pins %s", b.got, b.want)
-}
-
-// fetchURL downloads an https archive (proxies from the environment),
-// checks its bytes against source.sha256 and unpacks it.
+// fetchURL downloads an https archive (proxies from the environment) into a
+// temporary file in env.Work, at most the source's MaxBytes of it, checks
+// its bytes against source.sha256, and only then unpacks it. A mismatch
+// is a *MismatchError and nothing is unpacked: the caller caches nothing.
 func fetchURL(ctx context.Context, s task.Source, _, dir string, env *Env) error {
+	lim := LimitsOf(s)
 	env.logf("GET %s", s.URL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
 	if err != nil {
@@ -271,26 +266,34 @@ func fetchURL(ctx context.Context, s task.Source, _, dir string, env *Env) error
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("GET %s: %s", s.URL, resp.Status)
 	}
+	tooBig := func() error {
+		return fmt.Errorf("GET %s: %w: the download is larger than %d bytes (state_a.source.limits.max_bytes)", s.URL, archive.ErrTooLarge, lim.MaxBytes)
+	}
+	if resp.ContentLength > lim.MaxBytes {
+		return tooBig()
+	}
 	f, err := os.CreateTemp(env.Work, "download-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
 	h := sha256.New()
-	if _, err := io.Copy(io.MultiWriter(f, h), resp.Body); err != nil {
+	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(resp.Body, lim.MaxBytes+1))
+	if err != nil {
 		f.Close()
 		return fmt.Errorf("GET %s: %w", s.URL, err)
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := archive.ExtractFile(f.Name(), dir, archive.Limits{}); err != nil {
-		return err
+	if n > lim.MaxBytes {
+		return tooBig()
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != s.SHA256 {
-		return &bytesMismatch{want: s.SHA256, got: got}
+		return &MismatchError{Source: Describe(s), Want: s.SHA256, Got: got, Bytes: true,
+			Detail: "nothing was unpacked or cached; if the release was re-published knowingly, check its content and pin the new bytes in state_a.source.sha256"}
 	}
-	return nil
+	return archive.ExtractFile(f.Name(), dir, lim)
 }
 
 // fetchGit fetches one commit with the git client and exports its tree.
@@ -311,7 +314,7 @@ func fetchGit(ctx context.Context, s task.Source, _, dir string, env *Env) error
 	if _, err := run(ctx, repo, nil, git, "archive", "--format=tar", "-o", tarPath, s.Commit); err != nil {
 		return err
 	}
-	return archive.ExtractFile(tarPath, dir, archive.Limits{})
+	return archive.ExtractFile(tarPath, dir, LimitsOf(s))
 }
 
 // fetchLocal reads a local folder (its .git excluded) or archive.
@@ -322,57 +325,28 @@ func fetchLocal(_ context.Context, s task.Source, taskDir, dir string, env *Env)
 		return fmt.Errorf("local source: %w", err)
 	}
 	if !st.IsDir() {
-		return archive.ExtractFile(p, dir, archive.Limits{})
+		return archive.ExtractFile(p, dir, LimitsOf(s))
 	}
-	return copyTree(p, filepath.Join(dir, filepath.Base(p)))
+	return copyTree(p, filepath.Join(dir, filepath.Base(p)), LimitsOf(s))
 }
 
-// copyTree copies regular files, folders and symbolic links; other file
-// types are refused.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() && d.Name() == ".git" && rel != "." {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch m := info.Mode(); {
-		case m.IsDir():
-			return os.MkdirAll(target, 0o755)
-		case m&os.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case m.IsRegular():
-			in, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			perm := os.FileMode(0o644)
-			if m.Perm()&0o111 != 0 {
-				perm = 0o755
-			}
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			return out.Close()
-		default:
-			return fmt.Errorf("local source: %s is a %s, not a file, folder or link", rel, m.Type())
-		}
-	})
+// copyTree copies regular files, folders and symbolic links
+// (copytree.Normalise, .git left out) within lim's bytes (each hard link
+// counted in full: it is copied in full) and entries; other file types are
+// refused.
+func copyTree(src, dst string, lim archive.Limits) error {
+	_, err := copytree.Copy(src, dst, copytree.Options{Modes: copytree.Normalise, Git: copytree.GitSkip, Special: copytree.RefuseSpecial,
+		MaxBytes: lim.MaxBytes, MaxEntries: lim.MaxFiles})
+	var se *copytree.SpecialError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("local source: %s is a %s, not a file, folder or link", archive.QuoteName(se.Rel), se.Type)
+	case errors.Is(err, copytree.ErrTooManyEntries):
+		return fmt.Errorf("local source: %w: more than %d entries (state_a.source.limits.max_files)", archive.ErrTooManyFiles, lim.MaxFiles)
+	case errors.Is(err, copytree.ErrTooLarge):
+		return fmt.Errorf("local source: %w: more than %d bytes of files (state_a.source.limits.max_bytes)", archive.ErrTooLarge, lim.MaxBytes)
+	case errors.Is(err, copytree.ErrChanged):
+		return fmt.Errorf("local source: %w", err)
+	}
+	return err
 }

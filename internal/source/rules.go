@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 
-	"github.com/swe-refactor-bench/srb/internal/collect"
+	"github.com/swe-refactor-bench/srb/internal/archive"
+	"github.com/swe-refactor-bench/srb/internal/buildcmd"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/collect"
 )
 
 // Rule ids of the State A rules (docs/SCHEMA.md "Rules").
@@ -30,10 +33,15 @@ const (
 	RuleExcludeBuild = "exclude-build-input"
 	// RuleExcludePattern: an exclusion pattern does not compile.
 	RuleExcludePattern = "exclude-pattern"
+	// RuleReadable: a local State A can no longer be read within its
+	// limits (not an archive, a hostile or oversized one, an unsafe entry).
+	RuleReadable = "state-a-readable"
 )
 
-// Files lists the regular files of the canonical archive at path, relative
-// to its top-level folder, sorted.
+// Files lists the regular files, symbolic links and empty folders of the
+// canonical archive at path, relative to its top-level folder, sorted;
+// an empty folder ends in "/". These are what collection could strip, so
+// the exclusion rules match all three.
 func Files(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -45,7 +53,7 @@ func Files(path string) ([]string, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	tr := tar.NewReader(zr)
-	var files []string
+	var files, dirs []string
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
@@ -54,16 +62,36 @@ func Files(path string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		if h.Typeflag != tar.TypeReg {
+		name := strings.TrimPrefix(h.Name, "./")
+		_, rest, ok := strings.Cut(strings.TrimSuffix(name, "/"), "/")
+		if !ok || rest == "" {
 			continue
 		}
-		name := strings.TrimPrefix(h.Name, "./")
-		if _, rest, ok := strings.Cut(name, "/"); ok {
+		switch h.Typeflag {
+		case tar.TypeReg, tar.TypeSymlink:
 			files = append(files, rest)
+		case tar.TypeDir:
+			dirs = append(dirs, rest)
+		}
+	}
+	// A folder is empty when no other entry lies under it.
+	all := append(slices.Clone(files), dirs...)
+	sort.Strings(all)
+	for _, d := range dirs {
+		i, _ := slices.BinarySearch(all, d+"/")
+		if i >= len(all) || !strings.HasPrefix(all[i], d+"/") {
+			files = append(files, d+"/")
 		}
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// CachedFiles is [Files] of the archive at path, kept beside it by
+// [archive.Derived] ("original.tar.gz.files.json"): a warm validate reads
+// the list instead of decoding the archive.
+func CachedFiles(path string) ([]string, error) {
+	return archive.Derived(path, "files", func() ([]string, error) { return Files(path) })
 }
 
 // Check runs the rules that need State A: its pin, and the exclusion
@@ -93,17 +121,10 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		}
 	}
 
-	// State B's build commands must find their own files.
-	for i, argv := range t.StateB.Build {
-		for j, tok := range argv {
-			tok = buildInput(tok)
-			if tok == "" {
-				continue
-			}
-			if p := set.Excluded(strings.TrimPrefix(tok, "./")); p != nil {
-				problem(RuleExcludeBuild, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q removes %s, which state_b.build[%d][%d] needs: the collected submission could not be built; narrow the pattern", p.Raw, tok, i, j)
-			}
-		}
+	// State B's build must find what it reads; what it writes may be
+	// excluded (internal/buildcmd reads the commands as a shell would).
+	for _, f := range buildFindings(t, set) {
+		problem(RuleExcludeBuild, f.path, "%s", f.msg)
 	}
 
 	if t.StateA.SHA256 == "" {
@@ -121,7 +142,9 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		case errors.As(err, &mm):
 			problem(RulePinned, "state_a.sha256", "%v; if the change is intended, run `srb fetch --pin %s`", err, t.ID)
 		case err != nil:
-			ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A could not be read from %s (%v), so exclusions were not checked against its files", t.StateA.Source.Path, err)})
+			// The file is there (file-exists passed) but srb cannot read it as
+			// State A: whatever it once pinned, it no longer does.
+			problem(RuleReadable, "state_a.source.path", "State A at %s can no longer be read: %v; restore the release the task pins, or fix state_a.source and run `srb fetch --pin %s`", t.StateA.Source.Path, err, t.ID)
 			return ps, ns
 		}
 		archivePath = e.Archive
@@ -134,7 +157,7 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 	default:
 		return ps, ns
 	}
-	files, err := Files(archivePath)
+	files, err := CachedFiles(archivePath)
 	if err != nil {
 		ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A's archive could not be read (%v), so exclusions were not checked against its files", err)})
 		return ps, ns
@@ -142,7 +165,7 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 	hits := map[string][]string{}
 	for _, f := range files {
 		for _, p := range set.Patterns {
-			if p.Match(f) {
+			if p.Match(strings.TrimSuffix(f, "/")) {
 				hits[p.Raw] = append(hits[p.Raw], f)
 			}
 		}
@@ -153,36 +176,93 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 			continue
 		}
 		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %d file(s) State A ships: %s; collection would strip them from every submission: narrow the pattern to where build outputs appear (a path such as build/%s matches only under build/)",
-			p.Raw, len(h), listFew(h, 4), p.Raw)
+			p.Raw, len(h), listFew(quoteNames(h), 4), p.Raw)
 	}
 	ns = append(ns, task.Note{Rule: RuleExcludeStateA, Msg: fmt.Sprintf("%d exclusion pattern(s) checked against the %d file(s) State A ships", len(set.Patterns), len(files))})
 	return ps, ns
 }
 
-// buildInput is the path in the submitted tree a State B build token
-// names, or "" when it names none: a flag, an absolute path, a word with
-// no folder or extension, "." and "..", and anything that references a
-// variable (${BUILD}/stage, $HOME/x: those point outside the tree, where
-// collection never reaches). A NAME=VALUE token (DESTDIR=_dest) names
-// its VALUE.
-func buildInput(tok string) string {
-	if k, v, ok := strings.Cut(tok, "="); ok && isEnvName(k) {
-		tok = v
-	}
-	if tok == "" || strings.HasPrefix(tok, "-") || strings.Contains(tok, "$") || filepath.IsAbs(tok) || !strings.ContainsAny(tok, "/.") || tok == "." || tok == ".." {
-		return ""
-	}
-	return tok
-}
+type finding struct{ path, msg string }
 
-// isEnvName reports whether s is a shell variable name.
-func isEnvName(s string) bool {
-	for i, r := range s {
-		if r != '_' && (r < 'A' || r > 'Z') && (r < 'a' || r > 'z') && (i == 0 || r < '0' || r > '9') {
-			return false
+// buildFindings lists what the exclusion patterns in set remove that
+// stage 2 needs: a path State B's build reads or changes into (with each
+// configuration's args appended to the last command), the state_b.detect
+// marker, and each configuration's declared outputs. A build script that
+// does not parse is a finding at its command.
+func buildFindings(t *task.Task, set *collect.Set) []finding {
+	index := map[string]int{}
+	for i, raw := range t.Artifacts.Exclude {
+		if _, ok := index[raw]; !ok {
+			index[raw] = i
 		}
 	}
-	return s != ""
+	var out []finding
+	seen := map[finding]bool{}
+	at := func(p *collect.Pattern) string { return fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]) }
+	add := func(path, msg string) {
+		if f := (finding{path, msg}); !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	builds := [][][]string{t.StateB.Build}
+	names := make([]string, 0, len(t.Behavioural.Configurations))
+	for name := range t.Behavioural.Configurations {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		cfg := t.Behavioural.Configurations[name]
+		if len(cfg.Args) == 0 || len(t.StateB.Build) == 0 {
+			continue
+		}
+		b := slices.Clone(t.StateB.Build)
+		last := len(b) - 1
+		b[last] = append(slices.Clone(b[last]), cfg.Args...)
+		builds = append(builds, b)
+	}
+	var written []string
+	for _, b := range builds {
+		uses, err := buildcmd.Analyse(b)
+		if err != nil {
+			add("state_b.build", fmt.Sprintf("state_b.%v: the build cannot be read, so exclusions were not checked against it: fix the script", err))
+		}
+		for _, u := range uses {
+			if u.Kind == buildcmd.Write {
+				written = append(written, u.Path)
+			}
+			if !u.Needed() {
+				continue
+			}
+			if p := set.Excluded(u.Path); p != nil {
+				add(at(p), fmt.Sprintf("pattern %q removes %s, which state_b.build[%d][%d] needs (%s %s it): the collected submission could not be built; narrow the pattern", p.Raw, archive.QuoteName(u.Path), u.Cmd, u.Arg, u.Tool, u.Kind))
+			}
+		}
+	}
+	if d := t.StateB.Detect; d != "" {
+		if p := set.Excluded(strings.TrimPrefix(d, "./")); p != nil {
+			add(at(p), fmt.Sprintf("pattern %q removes %s, the state_b.detect marker: stage 2 would build every submission with State A's original commands; narrow the pattern", p.Raw, archive.QuoteName(d)))
+		}
+	}
+	// An output is what the build makes, so excluding it is fine; a
+	// pattern that removes a folder above it which the build does not
+	// itself write removes the sources it is built from (src/jsonnet/ for
+	// src/jsonnet/bin/jsonnet).
+	for _, name := range names {
+		for k, o := range t.Behavioural.Configurations[name].Outputs {
+			o = path.Clean(strings.TrimPrefix(o, "./"))
+			for dir := path.Dir(o); dir != "." && dir != "/"; dir = path.Dir(dir) {
+				if slices.ContainsFunc(written, func(w string) bool { return dir == w || strings.HasPrefix(dir, w+"/") }) {
+					break
+				}
+				if p := set.Excluded(dir); p != nil {
+					add(at(p), fmt.Sprintf("pattern %q removes %s/, the folder of %s, which behavioural.configurations.%s.outputs[%d] declares and the build does not create: the collected submission could not build it; narrow the pattern", p.Raw, archive.QuoteName(dir), archive.QuoteName(o), name, k))
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 func listFew(xs []string, n int) string {
@@ -197,4 +277,14 @@ func short(d string) string {
 		return d[:12]
 	}
 	return d
+}
+
+// quoteNames returns names as archive.QuoteName writes them, so no name
+// from an archive can break a line of validate's output.
+func quoteNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = archive.QuoteName(n)
+	}
+	return out
 }

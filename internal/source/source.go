@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
@@ -37,14 +38,19 @@ type MismatchError struct {
 	Source string // the source, described ("debian libsodium 1.0.18-1+deb12u1")
 	Want   string // the digest the task pins
 	Got    string // the digest of what was fetched
-	// Detail explains what is known beyond the two digests (e.g. that a
-	// url source's bytes changed but its content did not).
+	// Detail explains what is known beyond the two digests.
 	Detail string
+	// Bytes is true when Want and Got are digests of a url source's
+	// downloaded bytes (state_a.source.sha256), not of the canonical tar.
+	Bytes bool
 }
 
 // Error implements error.
 func (e *MismatchError) Error() string {
 	msg := fmt.Sprintf("state A from %s: the task pins sha256 %s but the canonical tar of what was fetched is %s", e.Source, e.Want, e.Got)
+	if e.Bytes {
+		msg = fmt.Sprintf("state A from %s: the task pins the download's sha256 %s (state_a.source.sha256) but the downloaded bytes have %s", e.Source, e.Want, e.Got)
+	}
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}
@@ -99,6 +105,16 @@ func Top(a task.StateA) string {
 		}, s)
 	}
 	return clean(a.Project) + "-" + clean(a.Version)
+}
+
+// LimitsOf returns the bounds on unpacking s's archive: its `limits`
+// over archive.DefaultLimits.
+func LimitsOf(s task.Source) archive.Limits {
+	var l archive.Limits
+	if s.Limits != nil {
+		l = archive.Limits{MaxBytes: s.Limits.MaxBytes, MaxFiles: s.Limits.MaxFiles, MaxRatio: s.Limits.MaxRatio}
+	}
+	return l.WithDefaults()
 }
 
 // fetcher materialises one kind of source: it leaves the upstream

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,8 +16,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
+	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
@@ -101,18 +104,87 @@ func TestURLSource(t *testing.T) {
 	}
 	a.SHA256 = e.Digest
 
-	// The server recompressed the same release: bytes differ, content does not.
-	serve = recompressed
-	_, err = (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", env)
-	if err == nil || !strings.Contains(err.Error(), "the unpacked content still matches the State A pin, so the server recompressed the same release") {
-		t.Errorf("recompressed: %v", err)
+	// The server recompressed the same release, or tampered with it: either way the
+	// bytes differ from the pin, which is checked before anything is unpacked.
+	for _, body := range [][]byte{recompressed, tampered} {
+		serve = body
+		c := &Cache{Dir: t.TempDir()}
+		_, err = c.Materialise(context.Background(), a, ".", env)
+		var mm *MismatchError
+		if !errors.As(err, &mm) || !mm.Bytes || mm.Got != sum(body) || !strings.Contains(err.Error(), "nothing was unpacked or cached") {
+			t.Errorf("changed bytes: %v", err)
+		}
+		assertNothingCached(t, c)
 	}
-	// Different content under the same name: tampering cannot pass as recompression.
-	serve = tampered
-	_, err = (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", env)
-	if err == nil || !strings.Contains(err.Error(), "does not match the State A pin either") {
-		t.Errorf("tampered: %v", err)
+}
+
+// assertNothingCached fails when c holds an archive, a source record or
+// scratch.
+func assertNothingCached(t *testing.T, c *Cache) {
+	t.Helper()
+	for _, d := range []string{"state-a", "sources", "tmp"} {
+		if ents, _ := os.ReadDir(filepath.Join(c.Dir, d)); len(ents) != 0 {
+			t.Errorf("%s/ holds %v after a refused download", d, ents)
+		}
 	}
+}
+
+// TestURLDownloadBounded (issue 15): a url source's download has a size bound
+// (the source's max_bytes), is hashed before it is unpacked, and leaves nothing
+// in the cache when refused. The server runs on 127.0.0.1.
+func TestURLDownloadBounded(t *testing.T) {
+	var sent atomic.Int64
+	mode := ""
+	hostile := tarGz(t, "rel-1.0", map[string]string{"a.txt": "a\n"}, 6)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode {
+		case "endless": // no Content-Length: an endless stream of zeros
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := w.Write(buf)
+				sent.Add(int64(n))
+				if err != nil || sent.Load() > 64<<20 {
+					return
+				}
+			}
+		case "declared": // a Content-Length past the bound
+			w.Header().Set("Content-Length", "3000000")
+			w.Write(make([]byte, 3000000))
+		case "hostile":
+			w.Write(hostile)
+		}
+	}))
+	defer srv.Close()
+	if !strings.HasPrefix(srv.URL, "https://127.0.0.1:") {
+		t.Fatalf("server at %s, want 127.0.0.1", srv.URL)
+	}
+	env := &Env{HTTPClient: srv.Client()}
+	src := task.Source{Kind: "url", URL: srv.URL + "/r.tgz", SHA256: strings.Repeat("a", 64), Limits: &task.SourceLimits{MaxBytes: 1 << 20}}
+	a := task.StateA{Project: "rel", Version: "1.0", Source: src}
+
+	for _, m := range []string{"endless", "declared"} {
+		mode = m
+		sent.Store(0)
+		c := &Cache{Dir: t.TempDir()}
+		_, err := c.Materialise(context.Background(), a, ".", env)
+		if !errors.Is(err, archive.ErrTooLarge) || !strings.Contains(err.Error(), "larger than 1048576 bytes (state_a.source.limits.max_bytes)") {
+			t.Errorf("%s: error = %v, want the download refused at 1 MiB", m, err)
+		}
+		if m == "endless" && sent.Load() > 8<<20 {
+			t.Errorf("endless: the server sent %d bytes before srb stopped reading", sent.Load())
+		}
+		assertNothingCached(t, c)
+	}
+	// A bad archive under a wrong pin: the pin is checked first, so the error is the
+	// mismatch and no unpacking happened.
+	mode = "hostile"
+	c := &Cache{Dir: t.TempDir()}
+	_, err := c.Materialise(context.Background(), a, ".", env)
+	var mm *MismatchError
+	if !errors.As(err, &mm) || !mm.Bytes {
+		t.Errorf("hostile under a wrong pin: %v, want the byte mismatch", err)
+	}
+	assertNothingCached(t, c)
 }
 
 func TestGitSource(t *testing.T) {
@@ -212,5 +284,91 @@ func TestCorruptCacheIsRefetched(t *testing.T) {
 	again, err := c.Materialise(context.Background(), a, ".", env)
 	if err != nil || again.FromCache || again.Digest != e.Digest {
 		t.Fatalf("refetch: %+v %v", again, err)
+	}
+}
+
+// bombTarGz is issue 15's archive: one file of size bytes of zeros under
+// top/ and n hard links to it.
+func bombTarGz(t *testing.T, top string, size, n int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: top + "/big", Mode: 0o644, Size: int64(size), Typeflag: tar.TypeReg})
+	tw.Write(make([]byte, size))
+	for i := range n {
+		tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("%s/l%02d", top, i), Linkname: top + "/big", Mode: 0o644, Typeflag: tar.TypeLink})
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+// TestCheckLocalStateA (issue 15): a pinned local State A swapped for a
+// hostile archive, or for bytes that are no archive, is a problem of
+// srb validate naming the file and state_a.source.path, not a note.
+func TestCheckLocalStateA(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string][]byte{
+		"bomb.tar.gz": bombTarGz(t, "tally-1.0", 4<<20, 99),
+		"junk.tar.gz": []byte("not an archive\n"),
+		"climb.tar.gz": func() []byte {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			tw := tar.NewWriter(zw)
+			tw.WriteHeader(&tar.Header{Name: "../../evil", Mode: 0o644, Size: 1, Typeflag: tar.TypeReg})
+			tw.Write([]byte("x"))
+			tw.Close()
+			zw.Close()
+			return buf.Bytes()
+		}(),
+	} {
+		os.WriteFile(filepath.Join(dir, name), body, 0o644)
+	}
+	for name, want := range map[string]string{
+		"bomb.tar.gz":  "Limits.MaxRatio",
+		"junk.tar.gz":  "unrecognised archive format",
+		"climb.tar.gz": `entry "../../evil": path escapes the root`,
+	} {
+		tk := &task.Task{ID: "x", Dir: dir, File: filepath.Join(dir, "task.cue"), StateA: task.StateA{
+			Project: "tally", Version: "1.0", SHA256: tallyDigest, Source: task.Source{Kind: "local", Path: name},
+		}}
+		c := &Cache{Dir: t.TempDir()}
+		ps, _ := Check(context.Background(), tk, c)
+		if len(ps) != 1 || ps[0].Rule != RuleReadable || ps[0].Path != "state_a.source.path" || ps[0].File != tk.File ||
+			!strings.Contains(ps[0].Msg, "State A at "+name+" can no longer be read") || !strings.Contains(ps[0].Msg, want) {
+			t.Errorf("%s: problems %+v, want one %s at state_a.source.path mentioning %q", name, ps, RuleReadable, want)
+		}
+		assertNothingCached(t, c)
+	}
+}
+
+// TestRepackMustUnpack: fetch never caches (so --pin never pins) an archive
+// srb could not unpack within the source's limits. A local folder of 4 MiB
+// of zeros repacks to a few KiB; under max_ratio 1 srb could not unpack
+// it, so it is refused before it reaches the cache.
+func TestRepackMustUnpack(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "rel-1.0"), 0o755)
+	os.WriteFile(filepath.Join(dir, "rel-1.0", "zeros"), make([]byte, 4<<20), 0o644)
+	a := task.StateA{Project: "rel", Version: "1.0", Source: task.Source{Kind: "local", Path: filepath.Join(dir, "rel-1.0"), Limits: &task.SourceLimits{MaxRatio: 1}}}
+	c := &Cache{Dir: t.TempDir()}
+	_, err := c.Materialise(context.Background(), a, ".", nil)
+	if !errors.Is(err, archive.ErrTooLarge) || !strings.Contains(err.Error(), "srb could not unpack the repacked archive") {
+		t.Fatalf("error = %v, want the repack refused", err)
+	}
+	assertNothingCached(t, c)
+	// The same folder under the defaults is fine, and its entry carries the limits
+	// every later extraction uses.
+	a.Source.Limits = nil
+	e, err := c.Materialise(context.Background(), a, ".", nil)
+	if err != nil || e.Limits != archive.DefaultLimits() {
+		t.Fatalf("defaults: %+v, %v", e, err)
+	}
+	// A folder whose hard links copy past max_bytes is refused while copying.
+	os.Link(filepath.Join(dir, "rel-1.0", "zeros"), filepath.Join(dir, "rel-1.0", "zeros2"))
+	a.Source.Limits = &task.SourceLimits{MaxBytes: 6 << 20}
+	if _, err := (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", nil); !errors.Is(err, archive.ErrTooLarge) || !strings.Contains(err.Error(), "state_a.source.limits.max_bytes") {
+		t.Errorf("hard-linked folder: %v, want max_bytes", err)
 	}
 }

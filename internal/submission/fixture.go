@@ -27,13 +27,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
 // Fixture is one submission fixture, read by [Load]. Paths are absolute.
@@ -294,38 +295,27 @@ func (f *Fixture) Apply(stateA, dst string) (*Applied, error) {
 		sort.Strings(a.Deleted)
 	}
 	if f.Overlay != "" {
-		err := filepath.WalkDir(f.Overlay, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(f.Overlay, p)
-			if rel == "." {
-				return nil
-			}
-			target := filepath.Join(dst, rel)
-			info, err := d.Info()
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if st, err := os.Lstat(target); err == nil && !st.IsDir() {
-					if err := os.Remove(target); err != nil {
-						return err
+		// The overlay is copied over the tree (copytree, modes kept):
+		// a file or link replaces what was there, a folder is merged
+		// into; a file never replaces a folder.
+		var conflict error
+		_, err := copytree.Copy(f.Overlay, dst, copytree.Options{DirBits: 0o700, Replace: true,
+			Exclude: func(rel string, d fs.DirEntry) bool {
+				if d.IsDir() {
+					return false
+				}
+				if st, err := os.Lstat(filepath.Join(dst, filepath.FromSlash(rel))); err == nil && st.IsDir() {
+					if conflict == nil {
+						conflict = fmt.Errorf("overlay file %s would replace a folder of State A; delete it in delete.txt first", rel)
 					}
+					return true
 				}
-				return os.MkdirAll(target, info.Mode().Perm()|0o700)
-			}
-			if st, err := os.Lstat(target); err == nil {
-				if st.IsDir() {
-					return fmt.Errorf("overlay file %s would replace a folder of State A; delete it in delete.txt first", filepath.ToSlash(rel))
-				}
-				if err := os.Remove(target); err != nil {
-					return err
-				}
-			}
-			a.Written = append(a.Written, filepath.ToSlash(rel))
-			return copyEntry(p, target, d, info)
-		})
+				a.Written = append(a.Written, rel)
+				return false
+			}})
+		if err == nil {
+			err = conflict
+		}
 		if err != nil {
 			return nil, fmt.Errorf("apply %s: overlay: %w", f.Name, err)
 		}
@@ -345,54 +335,9 @@ func underRemoved(rel string, removed map[string]bool) bool {
 }
 
 // copyTree copies src to dst (created): folders, regular files with their
-// permission bits, symbolic links as links; anything else is left out.
+// permission bits, symbolic links as links; anything else is left out
+// (copytree, modes kept, folders open to their owner).
 func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		}
-		return copyEntry(p, target, d, info)
-	})
-}
-
-func copyEntry(p, target string, d fs.DirEntry, info fs.FileInfo) error {
-	switch {
-	case d.Type()&fs.ModeSymlink != 0:
-		link, err := os.Readlink(p)
-		if err != nil {
-			return err
-		}
-		return os.Symlink(link, target)
-	case d.Type().IsRegular():
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, info.Mode().Perm())
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			out.Close()
-			return err
-		}
-		if err := out.Close(); err != nil {
-			return err
-		}
-		return os.Chmod(target, info.Mode().Perm()) // the umask does not narrow a kept mode
-	}
-	return nil
+	_, err := copytree.Copy(src, dst, copytree.Options{DirBits: 0o700})
+	return err
 }

@@ -19,7 +19,91 @@ const (
 	RuleImageLackInstalled = "image-lack-installed"
 	// RuleImageExactVersion: every toolchain version is exact.
 	RuleImageExactVersion = "image-exact-version"
+	// RuleImageMustHave: a well-known toolchain command a stage must have
+	// is installed by its declaration (or the base image's packages).
+	RuleImageMustHave = "image-must-have"
 )
+
+// toolchainCommands are the commands a Debian base image never has
+// unless a declaration installs them: a stage that must have one and
+// installs nothing providing it fails its capability probe at build.
+var toolchainCommands = map[string]bool{
+	"go": true, "gofmt": true, "gcc": true, "g++": true, "cc": true, "c++": true, "clang": true, "clang++": true,
+	"make": true, "cmake": true, "ninja": true, "meson": true, "cargo": true, "rustc": true, "node": true, "npm": true,
+	"npx": true, "javac": true, "java": true, "mvn": true, "gradle": true, "autoconf": true, "automake": true, "libtool": true,
+}
+
+// commandPackage names the Debian package to suggest for a command not
+// named after its package.
+var commandPackage = map[string]string{"node": "nodejs", "cc": "gcc", "c++": "g++", "ninja": "ninja-build", "java": "openjdk-17-jdk", "javac": "openjdk-17-jdk", "mvn": "maven", "npx": "npm", "gofmt": "golang-go", "clang++": "clang"}
+
+// packageProvides reports whether the Debian package name provides
+// command c: packageCommands says so, the package is named after it, or
+// it is a versioned or meta package of a toolchain (gcc-12, golang-1.22-go,
+// nodejs, build-essential, openjdk-21-jdk).
+func packageProvides(name, c string) bool {
+	if slices.Contains(packageCommands[name], c) || name == c {
+		return true
+	}
+	switch {
+	case name == "build-essential":
+		return slices.Contains([]string{"gcc", "g++", "cc", "c++", "make"}, c)
+	case strings.HasPrefix(name, "golang"):
+		return c == "go" || c == "gofmt"
+	case strings.HasPrefix(name, "nodejs"):
+		return c == "node"
+	case strings.HasPrefix(name, "openjdk-") || strings.HasPrefix(name, "default-jdk"):
+		return c == "java" || c == "javac"
+	case strings.HasPrefix(name, "clang"):
+		return c == "clang" || c == "clang++" || c == "cc" || c == "c++"
+	case strings.HasPrefix(name, "rust"):
+		return c == "rustc" || c == "cargo"
+	}
+	// Versioned packages: gcc-12 gives gcc-12, and with alternatives gcc.
+	return strings.HasPrefix(name, c+"-") && len(name) > len(c)+1 && name[len(c)+1] >= '0' && name[len(c)+1] <= '9'
+}
+
+// imagesMustHave: a stage that must have a well-known toolchain command
+// installs something that provides it. srb build refuses an image whose
+// probe finds a must-have absent (exit 2); this is the same refusal on the
+// declaration alone, before anything is built. Capabilities other than
+// the well-known toolchain commands are left to the probe.
+func (v *validator) imagesMustHave() {
+	im := &v.t.Images
+	for _, stage := range StageNames {
+		s := im.Stage(stage)
+		for i, c := range s.MustHave {
+			if !toolchainCommands[c] {
+				continue
+			}
+			provided := (c == "go" || c == "gofmt") && len(s.Go) > 0
+			provided = provided || ((c == "node" || c == "npm" || c == "npx") && len(s.NPM) > 0)
+			for _, p := range append(slices.Clone(im.Base.Packages), s.Packages...) {
+				name, _, _ := strings.Cut(p, "=")
+				provided = provided || packageProvides(name, c)
+			}
+			for _, n := range s.NPM {
+				name := n[:max(strings.LastIndex(n, "@"), 0)]
+				provided = provided || name[strings.LastIndex(name, "/")+1:] == c
+			}
+			if provided {
+				continue
+			}
+			origin := v.t.CapabilityOrigin(stage, "must_have")
+			pkg := c
+			if n, ok := commandPackage[c]; ok {
+				pkg = n
+			}
+			hint := fmt.Sprintf("a package that provides it (packages: [\"%s=VERSION\"])", pkg)
+			if c == "go" || c == "gofmt" {
+				hint = "a Go toolchain (go: [\"1.22.5\"])"
+			}
+			v.problem(RuleImageMustHave, fmt.Sprintf("images.%s.must_have[%d]", stage, i),
+				"the %s image must have %s (%s), but its declaration installs nothing that provides it: srb build would refuse the image when its probe finds %s absent; install %s, or drop %s from must_have",
+				stage, c, origin, c, hint, c)
+		}
+	}
+}
 
 // packageCommands are the commands common Debian packages put on PATH,
 // for the static half of the capability rules (the probes on the built
@@ -52,19 +136,42 @@ func imageInstalls(s *StageImage) string {
 	return parts(s.Packages) + "|" + parts(s.Go) + "|" + parts(s.NPM)
 }
 
-// imagesDistinct: the audit image has no build system, the behavioural
-// image the new stack alone, the verification image both; two of them
-// installing the same things cannot hold those contracts apart.
+// imagesDistinct: two of the audit, behavioural and verification images
+// that install the same things have the same capabilities, so they cannot
+// hold apart contracts that differ: one must have a capability the other
+// must lack. Images whose declared capabilities agree may install the
+// same things (Node.js on both sides of a module-system port, where the
+// behavioural and verification images both carry node).
 func (v *validator) imagesDistinct() {
 	im := &v.t.Images
 	stages := []string{"audit", "behavioural", "verification"}
 	for i, a := range stages {
 		for _, b := range stages[i+1:] {
-			if imageInstalls(im.Stage(a)) == imageInstalls(im.Stage(b)) {
-				v.problem(RuleImageDistinct, "images."+b, "the %s image installs exactly what the %s image installs: their capabilities differ (audit: neither stack, behavioural: the new one, verification: both), so their declarations must too", b, a)
+			sa, sb := im.Stage(a), im.Stage(b)
+			if imageInstalls(sa) != imageInstalls(sb) {
+				continue
 			}
+			has, lacks, c := a, b, capabilityConflict(sa, sb)
+			if c == "" {
+				has, lacks, c = b, a, capabilityConflict(sb, sa)
+			}
+			if c == "" {
+				continue
+			}
+			v.problem(RuleImageDistinct, "images."+b, "the %s image installs exactly what the %s image installs, but the %s image must have %s and the %s image must lack it: the same image cannot do both; give each image what its stage needs", b, a, has, c, lacks)
 		}
 	}
+}
+
+// capabilityConflict is the first capability a must have that b must
+// lack, or "".
+func capabilityConflict(a, b *StageImage) string {
+	for _, c := range a.MustHave {
+		if slices.Contains(b.MustLack, c) {
+			return c
+		}
+	}
+	return ""
 }
 
 // imagesLackInstalled: a stage must not install what it must lack.

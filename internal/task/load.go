@@ -46,7 +46,7 @@ func Load(dir string) (*Task, []Problem) {
 		return nil, syntaxProblems(file, err)
 	}
 	v := def.Unify(tv)
-	t := &Task{Dir: dir, File: file, source: tv}
+	t := &Task{Dir: dir, File: file, source: tv, def: def}
 	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
 		ps := schemaProblems(t, v, err)
 		if len(ps) == 0 {
@@ -64,11 +64,31 @@ func Load(dir string) (*Task, []Problem) {
 		}
 		return nil, ps
 	}
-	t.Dir, t.File, t.source = dir, file, tv
+	t.Dir, t.File, t.source, t.def = dir, file, tv, cue.Value{}
+	if p := noAdversaries(t); p != nil {
+		return nil, []Problem{*p}
+	}
 	if len(t.Verification.FaultExitCodes) == 0 {
 		t.Verification.FaultExitCodes = DefaultFaultExitCodes()
 	}
 	return t, nil
+}
+
+// noAdversaries is the zero-adversaries rule (docs/SCHEMA.md,
+// "no-adversaries"): a policy of verification_models: 0 is refused. srb's
+// ladder has one shape, audit, behavioural, verification, and formula (4)
+// pays stage 3 per surviving adversary; a task with none would pass
+// validation and then stop at the ladder (the adjudicator's credential is
+// asked for, and a verification stage with no round is a harness fault).
+// Refusing it here, where every command loads the task, means it never
+// validates and then fails: validate, lint, ladder and score all exit 2 on
+// it.
+func noAdversaries(t *Task) *Problem {
+	if t.Scoring.VerificationModels != 0 {
+		return nil
+	}
+	return &Problem{Rule: RuleNoAdversaries, Pos: t.Pos("scoring.verification_models"), File: t.File, Path: "scoring.verification_models",
+		Msg: "verification_models is 0: a task must declare at least one adversary; srb's ladder always runs stage 3 (formula (4) pays it per survivor), so a behavioural-only policy would validate and then fail at grading; declare adversaries (the published policy has 6)"}
 }
 
 // DefaultFaultExitCodes are 64–78, the sysexits codes (HARNESS.md §4.3):
@@ -140,10 +160,33 @@ func schemaProblems(t *Task, v cue.Value, err error) []Problem {
 			badKind[strings.Join(p[:len(p)-1], "\x00")] = true
 		}
 	}
-	var ps []Problem
+	// One struct of several chosen by its kind (a State A source: debian,
+	// gomod, local, …): when the author's kind names an alternative and
+	// that alternative failed on another field (an unknown key), every
+	// other alternative's "kind must be X" is noise, and only the other
+	// field is reported.
+	for _, k := range order {
+		p := groups[k][0].path
+		if len(p) == 0 || p[len(p)-1] != "kind" || !alternatives(groups[k]) {
+			continue
+		}
+		parent := strings.Join(p[:len(p)-1], "\x00") + "\x00"
+		for _, o := range order {
+			// A wrong kind makes every param "not allowed" (badKind above):
+			// those are not the other field.
+			if o != k && strings.HasPrefix(o, parent) && !strings.HasPrefix(o, parent+"params\x00") {
+				delete(groups, k)
+				break
+			}
+		}
+	}
+	var ps, hidden []Problem
 	seen := map[string]bool{}
 	for _, k := range order {
-		g := groups[k]
+		g, ok := groups[k]
+		if !ok {
+			continue
+		}
 		p := g[0].path
 		if i := indexOf(p, "params"); i > 0 && badKind[strings.Join(p[:i], "\x00")] {
 			continue
@@ -157,9 +200,60 @@ func schemaProblems(t *Task, v cue.Value, err error) []Problem {
 			continue
 		}
 		seen[key] = true
+		if hiddenPath(prob.Path) {
+			// The schema's own bookkeeping (verification._models copies
+			// scoring.verification_models): a consequence of the field the
+			// author wrote, reported there.
+			hidden = append(hidden, prob)
+			continue
+		}
 		ps = append(ps, prob)
 	}
+	if len(ps) == 0 {
+		for _, h := range hidden {
+			h.Path = visiblePath(h.Path)
+			h.Msg = strings.ReplaceAll(h.Msg, "_|_ ", "")
+			ps = append(ps, h)
+		}
+	}
 	return ps
+}
+
+// alternatives reports whether a group is one field's conflicts with
+// each alternative of a disjunction (two or more "conflicting values a
+// and b" with no type mismatch).
+func alternatives(g []cueErr) bool {
+	n := 0
+	for _, e := range g {
+		if reDisjunction.MatchString(e.msg) {
+			continue
+		}
+		c := reConflict.FindStringSubmatch(e.msg)
+		if c == nil || c[3] != "" {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
+// hiddenPath reports whether a CUE path names a hidden field (a segment
+// starting with "_"), which the author never writes.
+func hiddenPath(p string) bool {
+	for _, seg := range strings.FieldsFunc(p, func(r rune) bool { return r == '.' || r == '[' }) {
+		if strings.HasPrefix(seg, "_") {
+			return true
+		}
+	}
+	return false
+}
+
+// visiblePath cuts a CUE path before its first hidden segment.
+func visiblePath(p string) string {
+	if i := strings.Index(p, "._"); i >= 0 {
+		return p[:i]
+	}
+	return p
 }
 
 func indexOf(p []string, s string) int {
@@ -219,7 +313,7 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 	// inside a disjunction, the "conflicting values <default> and x" lines
 	// when a more specific reason exists.
 	var msgs []string
-	disj := false
+	disj := alternatives(g)
 	for _, e := range g {
 		if reDisjunction.MatchString(e.msg) {
 			disj = true
@@ -231,18 +325,36 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 		var alts []string
 		var got string
 		var other []string
+		lit := ""
+		if uv := t.source.LookupPath(cue.ParsePath(path)); uv.Exists() && uv.IsConcrete() {
+			lit = fmt.Sprint(uv)
+		}
 		for _, m := range msgs {
 			if c := reConflict.FindStringSubmatch(m); c != nil && c[3] == "" {
-				alts = append(alts, c[1])
-				got = c[2]
+				a, b := c[1], c[2]
+				if a == lit && b != lit {
+					a, b = b, a
+				}
+				alts = append(alts, a)
+				got = b
 				continue
 			}
 			other = append(other, m)
 		}
-		// A bound the value breaks says more than the default it differs from.
-		sort.SliceStable(other, func(i, j int) bool {
-			return !reConflict.MatchString(other[i]) && reConflict.MatchString(other[j])
-		})
+		// A bound the value breaks says more than the default it differs
+		// from, and an alternative that names a type (number) more than a
+		// default's literal (1): "must be a number", not "a whole number".
+		rank := func(m string) int {
+			c := reConflict.FindStringSubmatch(m)
+			switch {
+			case c == nil:
+				return 0
+			case typeWord[c[1]] || typeWord[c[2]]:
+				return 1
+			}
+			return 2
+		}
+		sort.SliceStable(other, func(i, j int) bool { return rank(other[i]) < rank(other[j]) })
 		switch {
 		case len(other) > 0:
 			msgs = other
@@ -270,7 +382,11 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 	case m == "field not allowed":
 		prob.Rule = RuleUnknownField
 		prob.Msg = fmt.Sprintf("unknown field %q", last)
-		if s := suggest(last, allowedFields(v, g[0].path[:len(g[0].path)-1])); s != "" {
+		known := allowedFields(v, g[0].path[:len(g[0].path)-1])
+		if len(known) == 0 {
+			known = alternativeFields(t, g[0].path[:len(g[0].path)-1])
+		}
+		if s := suggest(last, known); s != "" {
 			prob.Msg += fmt.Sprintf("; did you mean %q?", s)
 		}
 		return prob
@@ -387,6 +503,9 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 	prob.Msg = m
 	return prob
 }
+
+// typeWord holds the names CUE's conflict messages use for a type.
+var typeWord = map[string]bool{"int": true, "float": true, "number": true, "string": true, "bool": true, "null": true, "struct": true, "list": true}
 
 // kindName names a CUE kind the way CUE's messages do.
 func kindName(k cue.Kind) string {
@@ -514,6 +633,43 @@ func allowedFields(v cue.Value, path []string) []string {
 	}
 	s := v.LookupPath(cue.MakePath(sel...))
 	it, err := s.Fields(cue.Optional(true))
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for it.Next() {
+		names = append(names, it.Selector().Unquoted())
+	}
+	return names
+}
+
+// alternativeFields lists the fields of the schema struct at path when
+// that is one of several structs chosen by kind (a State A source): the
+// fields of the alternative whose kind the author wrote, or nil.
+func alternativeFields(t *Task, path []string) []string {
+	if !t.def.Exists() {
+		return nil
+	}
+	sel := make([]cue.Selector, 0, len(path))
+	for _, el := range path {
+		if _, err := strconv.Atoi(el); err == nil {
+			sel = append(sel, cue.AnyIndex)
+		} else {
+			sel = append(sel, cue.Str(el))
+		}
+	}
+	kind := t.source.LookupPath(cue.ParsePath(cuePath(append(append([]string(nil), path...), "kind"))))
+	if !kind.Exists() {
+		return nil
+	}
+	// Unified with the author's kind alone, the disjunction resolves to
+	// the one alternative of that kind.
+	lit, err := kind.String()
+	if err != nil {
+		return nil
+	}
+	alt := t.def.LookupPath(cue.MakePath(sel...)).FillPath(cue.ParsePath("kind"), lit)
+	it, err := alt.Fields(cue.Optional(true))
 	if err != nil {
 		return nil
 	}

@@ -124,6 +124,8 @@ const (
 	RuleScoring = "scoring-arithmetic"
 	// RuleAdversaryCount: adversaries ≠ scoring.verification_models.
 	RuleAdversaryCount = "adversary-count"
+	// RuleNoAdversaries: scoring.verification_models is 0 (no stage 3).
+	RuleNoAdversaries = "no-adversaries"
 	// RuleUnrestricted: not exactly one unrestricted adversary.
 	RuleUnrestricted = "adversary-unrestricted"
 	// RuleRequiredGate: no gate is required.
@@ -157,4 +159,12 @@ const (
 	RuleCounts = "counts"
 	// RuleScaffoldTODO: a line srb new marked TODO(srb new) is still there.
 	RuleScaffoldTODO = "scaffold-todo"
+	// RuleProvenanceWatch: a provenance rule names a tool its
+	// configuration does not watch (the module would fail at freeze and
+	// at every stage-2 run).
+	RuleProvenanceWatch = "provenance-watch"
+	// RuleTruth: a truth file (truth/<module>.json) does not fit the task:
+	// provenance missing, empty or of another State A, cases changed, an
+	// observation a module checks not recorded, another task or module.
+	RuleTruth = "truth"
 )

@@ -34,6 +34,7 @@ type Task struct {
 	Verification Verification   `json:"verification"`
 	Images       Images         `json:"images"`
 	Timeouts     Timeouts       `json:"timeouts"`
+	Limits       Limits         `json:"limits"`
 	Scoring      Scoring        `json:"scoring"`
 	Metadata     map[string]any `json:"metadata,omitempty"`
 
@@ -44,6 +45,10 @@ type Task struct {
 	// source is the task file compiled alone: its positions are the
 	// author's lines, which is what problems cite.
 	source cue.Value
+	// def is the schema's #Task, kept while the task's problems are
+	// explained (an unknown key in one of several struct alternatives is
+	// looked up in the alternative whose kind the author wrote).
+	def cue.Value
 }
 
 // StateA is the frozen upstream release (HARNESS.md §6.1 "States").
@@ -70,6 +75,19 @@ type Source struct {
 	SHA256  string `json:"sha256,omitempty"`  // url: the downloaded bytes
 	Commit  string `json:"commit,omitempty"`  // git
 	Path    string `json:"path,omitempty"`    // local: relative to the task folder
+	// Limits overrides the bounds on unpacking this source's archive
+	// (schema #Limits); nil, or a zero field, keeps the default.
+	Limits *SourceLimits `json:"limits,omitempty"`
+}
+
+// SourceLimits is a source's `limits`: MaxBytes bounds the unpacked
+// contents in bytes (hard links in full) and a url download, MaxFiles the
+// entries, MaxRatio the contents as a multiple of the archive's size. Zero
+// means the default (internal/archive's DefaultLimits).
+type SourceLimits struct {
+	MaxBytes int64 `json:"max_bytes,omitempty"`
+	MaxFiles int   `json:"max_files,omitempty"`
+	MaxRatio int64 `json:"max_ratio,omitempty"`
 }
 
 // StateB is the target stack.
@@ -312,6 +330,14 @@ type Timeouts struct {
 	Behavioural  int `json:"behavioural"`
 	Verification int `json:"verification"`
 	Verifier     int `json:"verifier"`
+}
+
+// Limits bound every stage container (docs/SCHEMA.md "limits"): Pids
+// processes at once, MemoryMiB and DiskMiB in MiB (DiskMiB 0: none).
+type Limits struct {
+	Pids      int64 `json:"pids"`
+	MemoryMiB int64 `json:"memory_mib"`
+	DiskMiB   int64 `json:"disk_mib,omitempty"`
 }
 
 // Scoring is the task's scoring policy (published: 100 / 40 / 60 / 6 / 10,

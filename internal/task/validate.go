@@ -3,6 +3,7 @@ package task
 import (
 	"bytes"
 	"cuelang.org/go/cue/ast"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,10 +12,14 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
 // Report is the outcome of validating one task folder: every problem at
@@ -34,6 +39,10 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 }
 // that need the schema-checked task run only when the schema accepts it;
 // the schema's problems are then the whole report.
 func Validate(dir string) *Report {
+	return validate(dir, ValidateOptions{})
+}
+
+func validate(dir string, o ValidateOptions) *Report {
 	r := &Report{Dir: dir}
 	t, ps := Load(dir)
 	if len(ps) > 0 {
@@ -41,7 +50,7 @@ func Validate(dir string) *Report {
 		return r
 	}
 	r.Task = t
-	v := &validator{t: t, r: r}
+	v := &validator{t: t, r: r, truthMemo: o.TruthMemo}
 	for _, rule := range []func(){
 		v.packageClause,
 		v.duplicateIDs,
@@ -55,8 +64,10 @@ func Validate(dir string) *Report {
 		v.ladderBudget,
 		v.layout,
 		v.counts,
-		v.imagesDistinct, v.imagesLackInstalled, v.imagesExactVersions,
+		v.imagesDistinct, v.imagesLackInstalled, v.imagesMustHave, v.imagesExactVersions,
 		v.scaffoldTODO,
+		v.provenanceWatch,
+		v.truth,
 	} {
 		rule()
 	}
@@ -65,8 +76,9 @@ func Validate(dir string) *Report {
 }
 
 type validator struct {
-	t *Task
-	r *Report
+	t         *Task
+	r         *Report
+	truthMemo string // ValidateOptions.TruthMemo
 }
 
 func (v *validator) problem(rule, path, format string, args ...any) {
@@ -102,13 +114,22 @@ func (v *validator) packageClause() {
 
 func (v *validator) duplicateIDs() {
 	check := func(list string, ids []string) {
-		first := map[string]int{}
+		first, keys := map[string]int{}, map[string]int{}
 		for i, id := range ids {
 			if j, ok := first[id]; ok {
 				v.problem(RuleDuplicateID, fmt.Sprintf("%s[%d].id", list, i), "id %q is already used by %s[%d]: ids name results and must be unique", id, list, j)
 				continue
 			}
 			first[id] = i
+			// reward.json names results by result.RewardKey: two ids that
+			// differ only in punctuation would share its keys, and one
+			// result's figures would overwrite the other's.
+			k := result.RewardKey(id)
+			if j, ok := keys[k]; ok {
+				v.problem(RuleDuplicateID, fmt.Sprintf("%s[%d].id", list, i), "id %q gives the reward.json key %q that %s[%d] (%q) gives: ids must differ in more than punctuation", id, k, list, j, ids[j])
+				continue
+			}
+			keys[k] = i
 		}
 	}
 	var g, m, a []string
@@ -300,13 +321,55 @@ func (v *validator) promptPlaceholders() {
 	}
 }
 
+// VerificationAssets is where the verification image holds the task's
+// asset folders; on this machine they are the task folder's.
+const VerificationAssets = "/tests/verification"
+
+// AssetDirs are the task folders the verification image holds under
+// VerificationAssets (internal/image copies exactly these).
+var AssetDirs = []string{"modules", "data", "truth"}
+
+// CandidateAssetProblem says what is wrong with a candidate-command
+// argument a that names a path under VerificationAssets, given the task
+// folder taskDir: it is outside the asset folders the image holds, or the
+// task folder has no such file. It returns "" for a fine argument and for
+// one that names no such path. validate and stage 3's launch check both
+// use it, so the two cannot drift.
+func CandidateAssetProblem(a, taskDir string) string {
+	rel, ok := strings.CutPrefix(a, VerificationAssets+"/")
+	if !ok || strings.ContainsAny(a, " \t\n'\"$;|&<>()") {
+		return ""
+	}
+	rel = path.Clean(rel)
+	top, _, _ := strings.Cut(rel, "/")
+	if !slices.Contains(AssetDirs, top) || rel == ".." || strings.HasPrefix(rel, "../") {
+		return fmt.Sprintf("candidate command argument %s is not in the verification image: only the task's %s folders are copied under %s",
+			a, strings.Join(AssetDirs, ", "), VerificationAssets)
+	}
+	if _, err := os.Stat(filepath.Join(taskDir, filepath.FromSlash(rel))); err != nil {
+		return fmt.Sprintf("candidate command argument %s does not exist: the task folder has no %s", a, rel)
+	}
+	return ""
+}
+
+// scriptExts are the extensions of scripts a task ships, which are never
+// on the verification image's PATH.
+var scriptExts = []string{".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl"}
+
 func (v *validator) candidateCommand() {
 	cmd := v.t.Verification.CandidateCommand
 	for i, tok := range cmd {
 		at := fmt.Sprintf("verification.candidate_command[%d]", i)
+		if msg := CandidateAssetProblem(tok, v.t.Dir); msg != "" {
+			v.problem(RuleCandidateCommand, at, "%s; fix the path (a task file F is %s/F in the image) so stage 3 does not fail after the whole stage's spend", msg, VerificationAssets)
+			continue
+		}
 		if i == 0 {
-			if strings.Contains(tok, "/") && !filepath.IsAbs(tok) {
+			switch {
+			case strings.Contains(tok, "/") && !filepath.IsAbs(tok):
 				v.problem(RuleCandidateCommand, at, "the candidate program %s is relative: candidates run in a working tree, so name it by its absolute path inside the verification image", tok)
+			case !strings.Contains(tok, "/") && slices.Contains(scriptExts, filepath.Ext(tok)):
+				v.problem(RuleCandidateCommand, at, "the candidate program %s is a bare file name: the stage looks it up on the verification image's PATH, where the task's files are not; name it by its absolute path (e.g. %s/modules/<id>/%s)", tok, VerificationAssets, tok)
 			}
 			continue
 		}
@@ -409,13 +472,24 @@ func (v *validator) instructionFigures() {
 	lineOf := func(off int) int { return 1 + strings.Count(flat[:off], "\n") }
 	p := v.t.Scoring
 	claims := 0
+	stages := []struct {
+		name   string
+		points float64
+	}{{"stage 1", 0}, {"stage 2", p.BehaviouralPoints}, {"stage 3", p.VerificationPoints}}
 	for _, m := range reShare.FindAllStringSubmatchIndex(flat, -1) {
 		part, whole := parseFigure(flat[m[2]:m[3]]), parseFigure(flat[m[4]:m[5]])
-		if !same(whole, p.MaxScore) {
-			continue // a count of cases, not points
-		}
 		claims++
-		if !same(part, p.BehaviouralPoints) && !same(part, p.VerificationPoints) && !same(part, p.MaxScore) {
+		named := stageNamed(sentenceAround(flat, m[0], m[1]))
+		switch {
+		case named > 0 && same(whole, stages[named-1].points) && whole != 0:
+			// "30 of the 40 points of stage 2": a share of the stage's own points.
+		case !same(whole, p.MaxScore):
+			v.fileProblem(RuleInstructionFigures, file, lineOf(m[0]), "the instruction says %s of the %s points, but the policy's max_score is %s (stage 2 pays %s, stage 3 %s): fix the figure or the scoring block",
+				flat[m[2]:m[3]], flat[m[4]:m[5]], fmtNum(p.MaxScore), fmtNum(p.BehaviouralPoints), fmtNum(p.VerificationPoints))
+		case named > 0 && !same(part, stages[named-1].points):
+			v.fileProblem(RuleInstructionFigures, file, lineOf(m[0]), "the instruction says %s is worth %s of the %s points, but the policy pays %s for %s: fix the figure or the scoring block",
+				stages[named-1].name, flat[m[2]:m[3]], flat[m[4]:m[5]], fmtNum(stages[named-1].points), stages[named-1].name)
+		case named == 0 && !same(part, p.BehaviouralPoints) && !same(part, p.VerificationPoints) && !same(part, p.MaxScore):
 			v.fileProblem(RuleInstructionFigures, file, lineOf(m[0]), "the instruction says %s of the %s points, but the policy pays %s for stage 2 and %s for stage 3: fix the figure or the scoring block",
 				flat[m[2]:m[3]], flat[m[4]:m[5]], fmtNum(p.BehaviouralPoints), fmtNum(p.VerificationPoints))
 		}
@@ -424,6 +498,9 @@ func (v *validator) instructionFigures() {
 		lo, hi := parseFigure(flat[m[2]:m[3]]), parseFigure(flat[m[4]:m[5]])
 		if !same(lo, hi) {
 			continue // a pass count or an inventory
+		}
+		if countOfThings(flat[m[1]:]) {
+			continue // "all 652 of its 652 spec examples": a count, not points
 		}
 		window := strings.ToLower(flat[max(0, m[0]-200):min(len(flat), m[1]+200)])
 		if !strings.Contains(window, "full marks") && !strings.Contains(window, "stage 3") {
@@ -472,6 +549,78 @@ func (v *validator) instructionFigures() {
 	} else {
 		v.note(RuleInstructionFigures, "%s quotes %d ladder figure(s)", v.t.Instruction, claims)
 	}
+}
+
+// reNextWords is the run of words after a figure, up to the end of the
+// clause.
+var reNextWords = regexp.MustCompile(`^[ \t\n]*([A-Za-z][A-Za-z-]*(?:[ \t\n]+[A-Za-z][A-Za-z-]*){0,3})`)
+
+// countOfThings reports whether the words after a figure name what it
+// counts and it is not points or marks ("spec examples", "cases"): such a
+// figure is a count, not a score.
+func countOfThings(after string) bool {
+	m := reNextWords.FindStringSubmatch(after)
+	if m == nil {
+		return false
+	}
+	words := strings.Fields(strings.ToLower(m[1]))
+	for _, w := range words {
+		if strings.HasPrefix(w, "point") || w == "marks" || w == "mark" {
+			return false
+		}
+	}
+	// Words that continue the sentence rather than name a thing.
+	switch words[0] {
+	case "and", "or", "is", "are", "to", "for", "in", "on", "at", "with", "then", "so", "but", "of", "the", "a", "an", "full", "behavioural", "stage":
+		return false
+	}
+	return true
+}
+
+// sentenceAround is the sentence of text that holds [lo, hi): from the
+// last full stop, blank line or list item before it to the next after.
+func sentenceAround(text string, lo, hi int) string {
+	start := 0
+	for _, sep := range []string{". ", ".\n", "! ", "? ", "\n\n", "\n- ", "\n* "} {
+		if i := strings.LastIndex(text[:lo], sep); i >= 0 && i+len(sep) > start {
+			start = i + len(sep)
+		}
+	}
+	end := len(text)
+	for _, sep := range []string{". ", ".\n", "! ", "? ", "\n\n"} {
+		if i := strings.Index(text[hi:], sep); i >= 0 && hi+i+1 < end {
+			end = hi + i + 1
+		}
+	}
+	return text[start:end]
+}
+
+// reStage finds the stage a sentence names: "stage 2", "stage-3", or the
+// stage's name.
+var reStage = regexp.MustCompile(`(?i)\bstage[ -]([123])\b|\b(audit|behavioural|behavioral|verification)\b`)
+
+// stageNamed is the one stage (1, 2 or 3) sentence names, or 0 when it
+// names none or several.
+func stageNamed(sentence string) int {
+	found := 0
+	for _, m := range reStage.FindAllStringSubmatch(sentence, -1) {
+		n := 0
+		switch strings.ToLower(m[2]) {
+		case "audit":
+			n = 1
+		case "behavioural", "behavioral":
+			n = 2
+		case "verification":
+			n = 3
+		default:
+			n = int(m[1][0] - '0')
+		}
+		if found != 0 && found != n {
+			return 0
+		}
+		found = n
+	}
+	return found
 }
 
 type paragraph struct {
@@ -669,6 +818,43 @@ const ScaffoldMarker = "TODO(srb new)"
 // task file, the instruction, the prompts and the text files under
 // modules/ and data/: a scaffold does not validate until its author has
 // filled in each one and deleted the marker.
+// provenanceWatch is rule provenance-watch: every tool a provenance
+// module's rule names ("*" aside) is watched by the configuration the
+// module judges, the check the module itself makes first when it runs
+// (kinds' provenance observe), so a task that srb freeze and every stage
+// 2 would stop on fails validate instead.
+func (v *validator) provenanceWatch() {
+	for i, m := range v.t.Behavioural.Modules {
+		if m.Kind != "provenance" {
+			continue
+		}
+		b, err := m.ParamsJSON()
+		if err != nil {
+			continue
+		}
+		var p kinds.ProvenanceParams
+		if json.Unmarshal(b, &p) != nil {
+			continue
+		}
+		name := p.Configuration
+		if name == "" {
+			name = "default"
+		}
+		cfg, ok := v.t.Behavioural.Configurations[name]
+		if !ok {
+			continue // the schema names the configuration
+		}
+		for j, r := range p.Rules {
+			for k, tool := range r.Tools {
+				if tool != "*" && !slices.Contains(cfg.Watch, tool) {
+					v.problem(RuleProvenanceWatch, fmt.Sprintf("behavioural.modules[%d].params.rules[%d].tools[%d]", i, j, k),
+						"rule %s names tool %q, which configuration %s does not watch, so the module would stop at freeze and in every stage 2: add it to behavioural.configurations.%s.watch", r.ID, tool, name, name)
+				}
+			}
+		}
+	}
+}
+
 func (v *validator) scaffoldTODO() {
 	files := []string{v.t.File, v.path(v.t.Instruction), v.path(v.t.Audit.Prompt), v.path(v.t.Verification.Prompt)}
 	for _, d := range []string{"modules", "data"} {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // Execer runs one command in a container: *engine.Session is one.

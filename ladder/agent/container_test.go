@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // TestShownRoots: a root shown at its container mount point is listed

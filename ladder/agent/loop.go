@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -49,7 +51,10 @@ func Resumes(n int) *int { return &n }
 // wall-clock seconds (0 means [DefaultBudgetSec]). MaxResumes nil means
 // [DefaultMaxResumes]; a negative value is clamped to 0 (HARNESS.md §7
 // bug 56). Transcript is the JSONL path ("" for none). Now, Sleep and Rand
-// default to the real clock, [models.Sleep] and math/rand.
+// default to the real clock, [models.Sleep] and math/rand. Log, when set,
+// receives one line per resume as it happens ("<Label>: turn N failed
+// (<error>); resuming in S s (resume R of M)") and one when the loop ends
+// on a fault; Label names the run in them (e.g. "audit: review 2").
 type Config struct {
 	Driver        models.Driver
 	System        string
@@ -63,6 +68,8 @@ type Config struct {
 	BudgetSec     float64
 	MaxResumes    *int
 	Transcript    string
+	Log           io.Writer
+	Label         string
 
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
@@ -87,6 +94,10 @@ type Result struct {
 	Transcript string
 	Error      string
 	LastText   string
+	// Unreachable says the run ended because the endpoint could not be
+	// connected to at all, after the driver's bounded retries
+	// (models.UnreachableSec): a stage may skip its other calls to it.
+	Unreachable bool
 }
 
 // OK reports whether the model submitted an answer.
@@ -180,25 +191,48 @@ func Run(ctx context.Context, cfg Config) *Result {
 		}
 		var turn *models.Turn
 		for attempt := 0; ; attempt++ {
-			t, err := cfg.Driver.Complete(ctx, models.Request{System: cfg.System, Messages: messages, Tools: tools})
+			// The request carries the budget as its deadline, so a
+			// driver never sleeps, or waits on an endpoint, past it.
+			left := budget - elapsed()
+			tctx, cancel := context.WithTimeout(ctx, time.Duration(math.Max(0, left)*float64(time.Second)))
+			t, err := cfg.Driver.Complete(tctx, models.Request{System: cfg.System, Messages: messages, Tools: tools})
+			overran := tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
+			cancel()
 			if err == nil {
 				turn = t
 				break
 			}
 			remaining := budget - elapsed()
+			if overran {
+				res.Outcome = OutcomeTimeLimit
+				log.Write("stop", Field{"reason", OutcomeTimeLimit}, Field{"elapsed_sec", round(elapsed(), 1)}, Field{"message", err.Error()})
+				progress(cfg, "turn %d ran out of the %.0f s budget waiting on the model (%s)", turnNo, budget, err)
+				return res
+			}
 			retryable := models.IsRetryable(err)
-			if !retryable || attempt >= maxResumes || remaining <= ResumeMinBudgetSec || ctx.Err() != nil {
-				res.Outcome, res.Error = OutcomeError, err.Error()
-				log.Write("error", Field{"message", err.Error()}, Field{"retryable", retryable},
+			ra := models.RetryAfterOf(err).Seconds()
+			waitTooLong := retryable && ra > math.Max(0, remaining-ResumeMinBudgetSec)
+			if !retryable || attempt >= maxResumes || remaining <= ResumeMinBudgetSec || ctx.Err() != nil || waitTooLong {
+				msg := err.Error()
+				if waitTooLong && ctx.Err() == nil && attempt < maxResumes {
+					msg = fmt.Sprintf("%s; the endpoint asks to wait %.1f s (Retry-After), more than the %.1f s the budget has left to resume in", msg, ra, math.Max(0, remaining-ResumeMinBudgetSec))
+				}
+				res.Outcome, res.Error = OutcomeError, msg
+				var me *models.Error
+				res.Unreachable = errors.As(err, &me) && me.Unreachable && !me.Retryable
+				log.Write("error", Field{"message", msg}, Field{"retryable", retryable},
 					Field{"turn", turnNo}, Field{"resumes", res.Resumes},
 					Field{"resumes_left", maxResumes - attempt}, Field{"budget_left_sec", round(remaining, 1)})
+				progress(cfg, "turn %d failed for good: %s", turnNo, msg)
 				return res
 			}
 			delay := math.Min(ResumeMaxDelaySec, ResumeBaseDelaySec*math.Pow(2, float64(attempt))) * (0.5 + rnd())
+			delay = math.Max(delay, ra)
 			delay = math.Min(delay, math.Max(0, remaining-ResumeMinBudgetSec))
 			res.Resumes++
 			log.Write("resume", Field{"turn", turnNo}, Field{"attempt", attempt + 1}, Field{"of", maxResumes},
 				Field{"message", err.Error()}, Field{"sleep_sec", round(delay, 1)}, Field{"budget_left_sec", round(remaining, 1)})
+			progress(cfg, "turn %d failed (%s); resuming in %.1f s (resume %d of %d)", turnNo, cutLine(err.Error(), 300), delay, attempt+1, maxResumes)
 			if serr := sleep(ctx, time.Duration(delay*float64(time.Second))); serr != nil {
 				res.Outcome, res.Error = OutcomeError, "cancelled: "+serr.Error()
 				log.Write("error", Field{"message", res.Error}, Field{"retryable", false}, Field{"turn", turnNo})
@@ -299,6 +333,27 @@ func dispatch(ctx context.Context, cfg Config, name string, args map[string]any)
 		}
 	}
 	return fmt.Sprintf("ERROR: no such tool %q", name)
+}
+
+// progress writes one line to cfg.Log, prefixed with cfg.Label.
+func progress(cfg Config, format string, args ...any) {
+	if cfg.Log == nil {
+		return
+	}
+	line := fmt.Sprintf(format, args...)
+	if cfg.Label != "" {
+		line = cfg.Label + ": " + line
+	}
+	fmt.Fprintln(cfg.Log, line)
+}
+
+// cutLine is s on one line, at most n runes.
+func cutLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "..."
+	}
+	return s
 }
 
 func round(x float64, n int) float64 {

@@ -312,3 +312,73 @@ func TestLoopAdjudicatorShape(t *testing.T) {
 		t.Errorf("start %v", recs[0])
 	}
 }
+
+// errDriver fails each call with the next error of errs (nil: submit),
+// and blocks until its context ends when block is set.
+type errDriver struct {
+	models.Driver
+	errs  []error
+	block bool
+}
+
+func (d *errDriver) Complete(ctx context.Context, r models.Request) (*models.Turn, error) {
+	if d.block {
+		<-ctx.Done()
+		return nil, &models.Error{Driver: "openai", Msg: "cancelled: " + ctx.Err().Error(), Err: ctx.Err()}
+	}
+	if len(d.errs) > 0 && d.errs[0] != nil {
+		err := d.errs[0]
+		d.errs = d.errs[1:]
+		return nil, err
+	}
+	return &models.Turn{ToolCalls: []models.ToolCall{{ID: "s", Name: "submit_review", Arguments: map[string]any{"answer": "ok"}}}}, nil
+}
+
+// TestLoopRetryAfterAndProgress: the loop resumes no sooner than the
+// endpoint's Retry-After, gives up at once (a fault) when that wait does
+// not fit the budget, ends as time-limit when a call runs into the budget,
+// and says each resume on its log as it happens.
+func TestLoopRetryAfterAndProgress(t *testing.T) {
+	busy := &models.Error{Driver: "openai", Msg: "HTTP 429 from x: slow down", Retryable: true, Status: 429, RetryAfter: 45 * time.Second}
+	c := newClock()
+	var log strings.Builder
+	res, _ := run(t, c, &errDriver{Driver: scripted(t, `[]`), errs: []error{busy}}, func(cfg *Config) { cfg.Log, cfg.Label = &log, "audit: review 1" })
+	if res.Outcome != OutcomeSubmitted || res.Resumes != 1 {
+		t.Fatalf("result %+v", res)
+	}
+	if diff := cmp.Diff([]float64{45}, c.slept); diff != "" {
+		t.Errorf("sleeps (-want +got):\n%s", diff)
+	}
+	if want := "audit: review 1: turn 1 failed (openai: HTTP 429 from x: slow down); resuming in 45.0 s (resume 1 of 6)\n"; log.String() != want {
+		t.Errorf("log %q, want %q", log.String(), want)
+	}
+
+	long := &models.Error{Driver: "openai", Msg: "HTTP 429 from x", Retryable: true, Status: 429, RetryAfter: 1000 * time.Second}
+	c = newClock()
+	log.Reset()
+	res, _ = run(t, c, &errDriver{Driver: scripted(t, `[]`), errs: []error{long}}, func(cfg *Config) { cfg.Log, cfg.Label = &log, "r" })
+	if res.Outcome != OutcomeError || len(c.slept) != 0 || !strings.Contains(res.Error, "asks to wait 1000.0 s (Retry-After), more than the 570.0 s the budget has left") {
+		t.Fatalf("result %+v, slept %v", res, c.slept)
+	}
+	if !strings.HasPrefix(log.String(), "r: turn 1 failed for good: ") {
+		t.Errorf("log %q", log.String())
+	}
+
+	c = newClock()
+	res, _ = run(t, c, &errDriver{Driver: scripted(t, `[]`), block: true}, func(cfg *Config) { cfg.BudgetSec = 0.05 })
+	if res.Outcome != OutcomeTimeLimit {
+		t.Fatalf("a call that runs into the budget: %+v", res)
+	}
+}
+
+func TestAnnounce(t *testing.T) {
+	c := newClock()
+	var log strings.Builder
+	end := Announce(&log, "verification: round a01", c.Now)
+	c.now = c.now.Add(12300 * time.Millisecond)
+	end("survived")
+	if want := "verification: round a01: started\nverification: round a01: ended after 12.3 s: survived\n"; log.String() != want {
+		t.Errorf("got %q", log.String())
+	}
+	Announce(nil, "x", nil)("y") // a nil writer writes nothing
+}

@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os/exec"
-	"syscall"
 	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
 // Command is one program the run tool starts: Argv (no shell), the working
 // directory Dir as the stage sees it, the complete environment Env
-// ("NAME=value"), and the Timeout after which the process group is killed.
+// ("NAME=value"), and the Timeout after which every process it started is killed.
 type Command struct {
 	Argv    []string
 	Dir     string
@@ -36,9 +36,9 @@ type Runner interface {
 	Run(ctx context.Context, c Command) (RunResult, error)
 }
 
-// LocalRunner runs a command on this machine in its own process group,
-// and kills the whole group when it times out or returns, so nothing it
-// started outlives it.
+// LocalRunner runs a command on this machine contained (ladder/proc) and
+// kills every process it started, setsid ones included, when it times out
+// or returns, so nothing it started outlives it.
 type LocalRunner struct{}
 
 // Run implements [Runner].
@@ -48,34 +48,23 @@ func (LocalRunner) Run(ctx context.Context, c Command) (RunResult, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, c.Argv[0], c.Argv[1:]...)
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
+	env := c.Env
+	if env == nil {
+		env = []string{}
 	}
 	stdout, stderr := &capped{max: MaxCapturedOutput}, &capped{max: MaxCapturedOutput}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	err := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	e, err := proc.Run(rctx, proc.Spec{Argv: c.Argv, Dir: c.Dir, Env: env, Stdout: stdout, Stderr: stderr, WaitDelay: 2 * time.Second})
 	res := RunResult{ExitCode: -1, Stdout: stdout.b.Bytes(), Stderr: stderr.b.Bytes()}
+	if err != nil { // nothing ran, whatever the clock says
+		return res, err
+	}
 	if rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
 		res.TimedOut = true
 		return res, nil
 	}
-	var ee *exec.ExitError
 	switch {
-	case err == nil:
-		res.ExitCode = 0
-	case errors.As(err, &ee):
-		res.ExitCode = ee.ExitCode()
-	default:
-		return res, err
+	case e.Exited():
+		res.ExitCode = e.Code
 	}
 	return res, nil
 }

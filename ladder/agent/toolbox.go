@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/diff"
 
@@ -1032,6 +1034,93 @@ func (t *Toolbox) Ground(p string, line int, quote string) (bool, string) {
 	}
 	return true, "verified"
 }
+
+// GroundLine re-checks a citation that must point at a line of one root's
+// tree, the stricter rule a stage-1 "fail" is held to (docs/LADDER.md
+// "How the reviews are decided"): p must resolve inside the root called
+// in (a path into another root, however real, does not count), name an
+// existing regular file there (not a folder, a device or a FIFO; a
+// symbolic link counts only when it stays inside the root; a binary file
+// is read as text), cite a line
+// within the file (line >= 1), and carry a non-empty quote found within
+// three lines of it, compared as [Toolbox.Ground] compares, and found
+// there as whole words (an end of the quote that is a letter, digit or
+// '_' may not continue a word of the file). Whether the
+// quote says anything is the caller's rule. It returns whether the
+// citation holds and a note saying why not ("verified" when it does).
+func (t *Toolbox) GroundLine(in, p string, line int, quote string) (bool, string) {
+	r, rel, err := t.resolve(p, true)
+	if err != nil {
+		return false, err.Error()
+	}
+	if r.name != in {
+		return false, fmt.Sprintf("cites %s, a file of the %s tree; only a line of the %s tree grounds this", display(r, rel), r.name, in)
+	}
+	info, err := r.r.Stat(rel)
+	if err != nil {
+		return false, t.pathError(p, r, err).Error()
+	}
+	if info.IsDir() {
+		return false, fmt.Sprintf("cites the folder %s, not a line of a file", display(r, rel))
+	}
+	if line < 1 {
+		return false, fmt.Sprintf("cites %s with no line number", display(r, rel))
+	}
+	if strings.TrimSpace(quote) == "" {
+		return false, fmt.Sprintf("cites %s:%d with no quote", display(r, rel), line)
+	}
+	raw, _, err := readRegular(r, rel)
+	if err != nil {
+		return false, "unreadable: " + unwrapPath(err).Error()
+	}
+	// A NUL does not stop a file from grounding: a submission could
+	// otherwise put one in a comment of a kept source to make every line
+	// of it uncitable.
+	lines := splitLines(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	if line > len(lines) {
+		return false, fmt.Sprintf("cited line %d but %s has %d lines", line, display(r, rel), len(lines))
+	}
+	window := strings.Join(lines[max(0, line-4):min(len(lines), line+3)], "\n")
+	w, q := loose(window), loose(quote)
+	if !strings.Contains(w, q) {
+		return false, fmt.Sprintf("quoted text not found within 3 lines of line %d", line)
+	}
+	if !containsWords(w, q) {
+		return false, fmt.Sprintf("the quote is found within 3 lines of line %d only as part of a longer word: a quote grounds only as whole words", line)
+	}
+	return true, "verified"
+}
+
+// containsWords reports whether needle occurs in hay with neither of its
+// ends inside a word: where needle begins with a letter, digit or '_',
+// the character before the occurrence is none of those, and likewise at
+// its end. Three letters cut out of the middle of words ("pyright" of
+// "Copyright") are found on almost any line, so they show nothing about it.
+func containsWords(hay, needle string) bool {
+	if needle == "" {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(needle)
+	last, _ := utf8.DecodeLastRuneInString(needle)
+	for from := 0; from <= len(hay)-len(needle); {
+		i := strings.Index(hay[from:], needle)
+		if i < 0 {
+			return false
+		}
+		at, end := from+i, from+i+len(needle)
+		before, _ := utf8.DecodeLastRuneInString(hay[:at])
+		after, _ := utf8.DecodeRuneInString(hay[end:])
+		if !(wordRune(first) && at > 0 && wordRune(before)) && !(wordRune(last) && end < len(hay) && wordRune(after)) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(hay[at:])
+		from = at + size
+	}
+	return false
+}
+
+// wordRune reports whether r can be part of a word or identifier.
+func wordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 var space = regexp.MustCompile(`\s+`)
 

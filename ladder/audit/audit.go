@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -32,6 +33,15 @@ const DefaultSamples = 3
 // a container gives each review a pristine container there, so reviews
 // stay independent; its error makes that review an error. Now, Sleep and
 // Rand are passed to the loop and stamp the result (real clock when nil).
+// Log, when set, receives one line as each review starts and ends
+// ("audit: review 2 of 3: started", "... ended after S s: submitted, 0
+// resume(s)") and the loop's resume lines; the drivers'
+// retry lines are the NewDriver's own (models.WithLog).
+// Ground, when set, is the toolbox citations are re-checked against: it
+// must hold the trees as submitted under the same root names and shown
+// paths as Toolbox, because a review whose run tool works on copies
+// (srb audit --host) could otherwise write the line it then cites; nil is
+// Toolbox itself, right when the file tools read the submitted trees.
 type Config struct {
 	Task       string
 	Gates      []Gate
@@ -43,6 +53,20 @@ type Config struct {
 	BudgetSec  float64
 	MaxResumes *int
 	Findings   string
+	Ground     *agent.Toolbox
+	Log        io.Writer
+	// Out, when set, is where the stage's result goes: after every review
+	// Run writes what is finished there (atomically; status error, every
+	// gate undecided, metadata.in_progress), so a killed run keeps its
+	// finished reviews. The caller writes the final result.
+	Out string
+	// Inputs are the digests the reviews' answers depend on (submission
+	// tree, State A, prompt and gates, model positions, srb), recorded as
+	// metadata.inputs. When Out holds an earlier result of this task
+	// whose inputs are equal, its finished reviews are kept (re-grounded)
+	// and only the rest run; otherwise every review runs and the earlier
+	// transcripts are removed.
+	Inputs map[string]string
 
 	BeforeReview func(ctx context.Context, index int) error
 
@@ -62,6 +86,16 @@ type Sample struct {
 	Resumes    int
 	Usage      *models.Usage
 	Error      string
+
+	unreachable bool // the endpoint could not be connected to (agent.Result.Unreachable)
+}
+
+// describe is how the review ended, for its end line.
+func (s Sample) describe() string {
+	if s.Outcome == agent.OutcomeError {
+		return "error: " + s.Error
+	}
+	return fmt.Sprintf("%s, %d resume(s)", s.Outcome, s.Resumes)
 }
 
 // Usable reports whether the review submitted an answer.
@@ -122,8 +156,16 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 	}
 	start := now()
 	st := result.NewStage(result.StageAudit, cfg.Task, start)
+	grounder := cfg.Ground
+	if grounder == nil {
+		grounder = cfg.Toolbox
+	}
+	keep, keptNote := kept(cfg, samples, grounder)
+	if keptNote != "" {
+		st.Note(keptNote)
+	}
 	if cfg.LogDir != "" {
-		if err := agent.RemoveStale(cfg.LogDir, "review-*.jsonl"); err != nil {
+		if err := removeStaleExcept(cfg.LogDir, keep); err != nil {
 			st.Note(fmt.Sprintf("stale transcripts could not all be removed: %v", err))
 		}
 	}
@@ -138,8 +180,53 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 	})
 	spec := SubmitSpec(cfg.Gates)
 	var all []Sample
+	unreachable := ""
 	for i := 1; i <= samples; i++ {
-		all = append(all, runSample(ctx, cfg, i, opening, spec, now))
+		label := fmt.Sprintf("audit: review %d of %d", i, samples)
+		if s, ok := keep[i]; ok {
+			if cfg.Log != nil {
+				fmt.Fprintf(cfg.Log, "%s: kept from the earlier run (%s)\n", label, s.describe())
+			}
+			all = append(all, s)
+			continue
+		}
+		if ctx.Err() != nil {
+			break // interrupted: what is finished is written; the rest is not run
+		}
+		if unreachable != "" {
+			// The endpoint could not be connected to for the whole
+			// bounded retry time: the other reviews would only wait
+			// the same again.
+			s := Sample{Index: i, Votes: map[string]Vote{}, Outcome: agent.OutcomeError, Error: "not run: " + unreachable}
+			if cfg.Log != nil {
+				fmt.Fprintf(cfg.Log, "%s: not run: %s\n", label, unreachable)
+			}
+			all = append(all, s)
+			continue
+		}
+		end := agent.Announce(cfg.Log, label, now)
+		s := runSample(ctx, cfg, i, label, opening, spec, now)
+		end(s.describe())
+		if s.unreachable {
+			unreachable = fmt.Sprintf("review %d could not reach the model's endpoint (%s)", i, runeCut(s.Error, 300))
+		}
+		if ctx.Err() != nil && s.Outcome == agent.OutcomeError {
+			break // cut off by the interrupt: not a finished review
+		}
+		all = append(all, s)
+		if cfg.Out != "" && i < samples {
+			if err := writeProgress(cfg, cfg.Task, start, all, samples, now); err != nil {
+				st.Note(fmt.Sprintf("the unfinished result could not be written after review %d: %v", i, err))
+			}
+		}
+	}
+	if len(all) < samples {
+		if cfg.Out != "" {
+			if err := writeProgress(cfg, cfg.Task, start, all, samples, now); err != nil {
+				return nil, fmt.Errorf("audit: interrupted, and the finished reviews could not be written: %w", err)
+			}
+		}
+		return nil, fmt.Errorf("audit: interrupted after %d of %d reviews (%v); re-run srb audit on the same results folder to finish", len(all), samples, ctx.Err())
 	}
 	for _, g := range cfg.Gates {
 		st.Add(Aggregate(g, all))
@@ -163,6 +250,9 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 	}
 	st.Metadata["samples"] = maps
 	st.Metadata["samples_requested"] = samples
+	if len(cfg.Inputs) > 0 {
+		st.Metadata["inputs"] = inputsMap(cfg.Inputs)
+	}
 	st.Metadata["samples_usable"] = usable
 	st.Metadata["tool_calls"] = cfg.Toolbox.Calls()
 	st.Metadata["files_read"] = len(cfg.Toolbox.Reads())
@@ -174,7 +264,7 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 	return st, nil
 }
 
-func runSample(ctx context.Context, cfg Config, index int, opening string, spec models.ToolSpec, now func() time.Time) Sample {
+func runSample(ctx context.Context, cfg Config, index int, label, opening string, spec models.ToolSpec, now func() time.Time) Sample {
 	s := Sample{Index: index, Votes: map[string]Vote{}}
 	transcript := ""
 	if cfg.LogDir != "" {
@@ -201,12 +291,15 @@ func runSample(ctx context.Context, cfg Config, index int, opening string, spec 
 		BudgetSec:  cfg.BudgetSec,
 		MaxResumes: cfg.MaxResumes,
 		Transcript: transcript,
+		Log:        cfg.Log,
+		Label:      label,
 		Now:        now,
 		Sleep:      cfg.Sleep,
 		Rand:       cfg.Rand,
 	})
 	u := loop.Usage
 	s.Outcome, s.Transcript, s.ElapsedSec, s.Resumes, s.Usage, s.Error = loop.Outcome, loop.Transcript, loop.ElapsedSec, loop.Resumes, &u, loop.Error
+	s.unreachable = loop.Unreachable
 	if !loop.OK() {
 		s.Summary = runeCut(loop.LastText, 1200)
 		return s
@@ -218,7 +311,11 @@ func runSample(ctx context.Context, cfg Config, index int, opening string, spec 
 		if !ok {
 			continue
 		}
-		if v, ok := ParseVote(m, cfg.Gates, cfg.Toolbox); ok {
+		grounder := cfg.Ground
+		if grounder == nil {
+			grounder = cfg.Toolbox
+		}
+		if v, ok := ParseVote(m, cfg.Gates, grounder); ok {
 			s.Votes[v.Gate] = v
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,8 +203,8 @@ func TestFailQuotedElsewhereIsAPass(t *testing.T) {
 		t.Fatalf("an ungrounded fail must not fail the gate: %+v", c)
 	}
 	want := []any{
-		"reported fail but the evidence did not check out (1 citation(s), none verifiable); counted as a pass rather than a failure",
-		"reported fail but the evidence did not check out (1 citation(s), none verifiable); counted as a pass rather than a failure",
+		"reported fail but the evidence did not check out (1 citation(s), none grounded in the submission: workspace:main.go: quoted text not found within 3 lines of line 2); counted as a pass rather than a failure",
+		"reported fail but the evidence did not check out (1 citation(s), none grounded in the submission: workspace:main.go: quoted text not found within 3 lines of line 2); counted as a pass rather than a failure",
 	}
 	if diff := cmp.Diff(want, c.Metadata["defaulted_to_pass"]); diff != "" {
 		t.Errorf("defaulted_to_pass (-want +got):\n%s", diff)
@@ -359,7 +360,7 @@ func TestPathlessEvidenceDowngrade(t *testing.T) {
 	if v.Verdict != Pass || !strings.Contains(v.Downgraded, "(1 evidence entry(s), none naming a file)") {
 		t.Errorf("vote %+v", v)
 	}
-	v, _ = ParseVote(gate("go-is-primary", Fail, "x", map[string]any{"location": "workspace:main.go", "line": 10, "quote": "exec.Command"}), cfg.Gates, cfg.Toolbox)
+	v, _ = ParseVote(gate("go-is-primary", Fail, "x", map[string]any{"location": "workspace:main.go", "line": 9, "quote": "exec.Command"}), cfg.Gates, cfg.Toolbox)
 	if v.Verdict != Fail || !v.Citations[0].Grounded {
 		t.Errorf("a location alias with a root separator grounds: %+v", v)
 	}
@@ -443,5 +444,290 @@ func TestBeforeReview(t *testing.T) {
 	s2 := st.Metadata["samples"].([]any)[1].(map[string]any)
 	if s2["outcome"] != "error" || s2["error"] != "the audit image srb/x:audit: no such image" {
 		t.Errorf("review 2: %v", s2)
+	}
+}
+
+// TestUngroundedFailEvidence feeds a required gate's fail every kind of
+// evidence a judge could send that does not ground a claim about the
+// submission (issue 14): each is recorded with why, and the fail counts as
+// a pass; a real line of the submission still grounds.
+func TestUngroundedFailEvidence(t *testing.T) {
+	cfg := setup(t)
+	sub := cfg.Toolbox.RootDir("workspace")
+	for name, text := range map[string]string{"LICENSE": "MIT License\n\nCopyright 2026\n", "src/deep.go": "package src\n\n}\n", "blob.bin": "\x00\x01exec.Command\n"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(sub, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(sub, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(t.TempDir(), "outside.go")
+	os.WriteFile(outside, []byte("cmd := exec.Command(\"./tally-c\")\n"), 0o644)
+	if err := os.Symlink(outside, filepath.Join(sub, "escape.go")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		evidence map[string]any
+		note     string
+	}{
+		{"the root folder", map[string]any{"path": "workspace:"}, "cites the folder workspace:, not a line of a file"},
+		{"a folder", map[string]any{"path": "workspace:src", "quote": "package src"}, "cites the folder workspace:src, not a line of a file"},
+		{"a file alone", map[string]any{"path": "workspace:main.go"}, "cites workspace:main.go with no line number"},
+		{"a quote with no line", map[string]any{"path": "workspace:main.go", "quote": `exec.Command("./tally-c")`}, "cites workspace:main.go with no line number"},
+		{"a line with no quote", map[string]any{"path": "workspace:main.go", "line": 10}, "cites workspace:main.go:10 with no quote"},
+		{"a note alone", map[string]any{"path": "workspace:main.go", "line": 10, "note": "this runs C"}, "cites workspace:main.go:10 with no quote"},
+		{"an empty quote", cite("workspace:main.go", 10, "   "), "cites workspace:main.go:10 with no quote"},
+		{"a one-character quote", cite("workspace:main.go", 10, "("), `the quote "(" is too short to show anything (fewer than 3 letters or digits, or no letter)`},
+		{"punctuation alone", cite("workspace:src/deep.go", 3, "}"), `the quote "}" is too short to show anything (fewer than 3 letters or digits, or no letter)`},
+		{"digits alone", cite("workspace:go.mod", 3, "1.22"), `the quote "1.22" is too short to show anything (fewer than 3 letters or digits, or no letter)`},
+		{"a licence word", cite("workspace:LICENSE", 1, "MIT"), `the quote "MIT" holds only licence or boilerplate words`},
+		{"a licence line", cite("workspace:LICENSE", 1, "MIT License"), `the quote "MIT License" holds only licence or boilerplate words`},
+		{"a keyword line", cite("workspace:main.go", 1, "package main"), `the quote "package main" holds only licence or boilerplate words`},
+		{"State A's line", cite("original:tally.c", 6, "int main(int argc, char **argv) {"), "cites original:tally.c, a file of the original tree; only a line of the workspace tree grounds this"},
+		{"State A's line by absolute path", cite(filepath.Join(cfg.Toolbox.RootDir("original"), "tally.c"), 6, "int main(int argc, char **argv) {"), "cites original:tally.c, a file of the original tree; only a line of the workspace tree grounds this"},
+		{"State A's quote at the submission's path", cite("workspace:tally.c", 1, "int main(int argc, char **argv) {"), "quoted text not found within 3 lines of line 1"},
+		{"a path out of the tree", cite("workspace:../x/tally.c", 6, "int main(int argc, char **argv) {"), `"workspace:../x/tally.c" escapes root workspace=`},
+		{"a link leading out", cite("workspace:escape.go", 1, `exec.Command("./tally-c")`), `"workspace:escape.go" resolves outside root workspace=`},
+		{"a line past the end", cite("workspace:main.go", 99, "exec.Command"), "cited line 99 but workspace:main.go has 13 lines"},
+	} {
+		v, ok := ParseVote(gate("go-is-primary", Fail, "It runs C.", tc.evidence), cfg.Gates, cfg.Toolbox)
+		if !ok || v.Verdict != Pass || len(v.Citations) != 1 || v.Citations[0].Grounded {
+			t.Errorf("%s: the fail must count as a pass: %+v", tc.name, v)
+			continue
+		}
+		if note := v.Citations[0].GroundNote; !strings.Contains(note, tc.note) {
+			t.Errorf("%s: ground_note %q, want it to contain %q", tc.name, note, tc.note)
+		}
+		if !strings.Contains(v.Downgraded, "none grounded in the submission: ") || !strings.Contains(v.Downgraded, tc.note) {
+			t.Errorf("%s: downgraded %q", tc.name, v.Downgraded)
+		}
+	}
+	// A real line of the submission grounds, beside ungrounded ones.
+	v, _ := ParseVote(gate("go-is-primary", Fail, "It runs C.", map[string]any{"path": "workspace:"},
+		cite("workspace:main.go", 11, `cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout`)), cfg.Gates, cfg.Toolbox)
+	if v.Verdict != Fail || v.Downgraded != "" || v.grounded() != 1 || v.Citations[1].GroundNote != "verified" {
+		t.Errorf("a real line grounds: %+v", v)
+	}
+	// A NUL in a file does not make its lines uncitable.
+	v, _ = ParseVote(gate("go-is-primary", Fail, "It runs C.", cite("workspace:blob.bin", 1, "exec.Command")), cfg.Gates, cfg.Toolbox)
+	if v.Verdict != Fail || !v.Citations[0].Grounded {
+		t.Errorf("a binary file's line grounds: %+v", v)
+	}
+	// A pass needs no evidence, and ungrounded evidence on it changes nothing.
+	v, _ = ParseVote(gate("go-is-primary", Pass, "fine", cite("original:tally.c", 6, "int main")), cfg.Gates, cfg.Toolbox)
+	if v.Verdict != Pass || v.Downgraded != "" || v.Citations[0].Grounded {
+		t.Errorf("pass: %+v", v)
+	}
+}
+
+// TestGroundAgainstSubmittedTree: with srb audit --host the reviews read
+// and run commands on copies; a line a review's command wrote into its
+// copy grounds nothing, because citations are re-checked against
+// Config.Ground, the trees as submitted.
+func TestGroundAgainstSubmittedTree(t *testing.T) {
+	cfg := setup(t)
+	copyDir := t.TempDir()
+	planted := mainGo + "// the port only wraps the C binary\n"
+	os.WriteFile(filepath.Join(copyDir, "main.go"), []byte(planted), 0o644)
+	reading, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: "../../testdata/statea/tally-1.0"}, {Name: "workspace", Dir: copyDir}}, agent.ToolboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reading.Close()
+	ground, err := agent.NewToolbox([]agent.RootSpec{{Name: "original", Dir: "../../testdata/statea/tally-1.0", Shown: reading.RootDir("original")},
+		{Name: "workspace", Dir: cfg.Toolbox.RootDir("workspace"), Shown: copyDir}}, agent.ToolboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ground.Close()
+	cfg.Toolbox, cfg.Ground = reading, ground
+	accuse := []map[string]any{gate("c-retired", Pass, "gone"),
+		gate("go-is-primary", Fail, "It says so itself.", cite(filepath.Join(copyDir, "main.go"), 14, "the port only wraps the C binary")),
+		gate("no-grader-awareness", Pass, "fine")}
+	cfg = withReviews(cfg, review(accuse), review(accuse), review(accuse))
+	_, c := check(t, cfg, "go-is-primary")
+	if c.Verdict != result.VerdictPass || len(c.Metadata["defaulted_to_pass"].([]any)) != 3 {
+		t.Fatalf("a line planted in the review's copy must not ground: %+v", c)
+	}
+	if !strings.Contains(fmt.Sprint(c.Metadata["defaulted_to_pass"]), "cited line 14 but workspace:main.go has 13 lines") {
+		t.Errorf("defaulted_to_pass %v", c.Metadata["defaulted_to_pass"])
+	}
+}
+
+// TestReviewProgressLines: each review's start and end is one line on the
+// stage's log as it happens.
+func TestReviewProgressLines(t *testing.T) {
+	var log strings.Builder
+	cfg := withReviews(setup(t), review(passes()), dead(), review(passes()))
+	cfg.Log = &log
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	want := []string{
+		"audit: review 1 of 3: started", "audit: review 1 of 3: ended after 15.0 s: submitted, 0 resume(s)",
+		"audit: review 2 of 3: started", "audit: review 2 of 3: turn 1 failed for good: scripted: HTTP 401 from gateway: bad key",
+		"audit: review 2 of 3: ended after 11.0 s: error: scripted: HTTP 401 from gateway: bad key",
+		"audit: review 3 of 3: started", "audit: review 3 of 3: ended after 15.0 s: submitted, 0 resume(s)",
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("progress lines (-want +got):\n%s", diff)
+	}
+}
+
+// TestResumeKeepsFinishedReviews: audit.json is written after each review;
+// a run cut off during review 3 leaves reviews 1 and 2 there (status
+// error, never a verdict), and a re-run with the same inputs runs only
+// review 3, keeping the others (re-grounded) and their transcripts, while
+// a stale transcript is removed; other inputs run everything again.
+func TestResumeKeepsFinishedReviews(t *testing.T) {
+	base := setup(t)
+	base.Out = filepath.Join(t.TempDir(), "audit.json")
+	base.Inputs = map[string]string{"submission": "sha256:aa", "state_a": "sha256:bb", "prompt": "sha256:cc", "models": "sha256:dd", "srb": "0123456789ab"}
+	os.MkdirAll(base.LogDir, 0o755)
+	os.WriteFile(filepath.Join(base.LogDir, "review-9.jsonl"), []byte("{}\n"), 0o644)
+	scripts := [][]any{review(grounded()), review(grounded()), review(passes())}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := withReviews(base, scripts...)
+	inner := cfg.NewDriver
+	cfg.NewDriver = func(i int) (models.Driver, error) {
+		d, err := inner(i)
+		if i == 3 {
+			cancel() // the run is killed while review 3 runs
+			return ctxDriver{d}, err
+		}
+		return d, err
+	}
+	if _, err := Run(ctx, cfg); err == nil || !strings.Contains(err.Error(), "interrupted after 2 of 3 reviews") {
+		t.Fatalf("an interrupted run is an error: %v", err)
+	}
+	partial, err := result.ReadStage(base.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if partial.Status != result.StatusError || partial.Metadata["in_progress"] != true || len(partial.Metadata["samples"].([]any)) != 2 {
+		t.Fatalf("unfinished result: %s %v", partial.Status, partial.Metadata)
+	}
+	for _, c := range partial.Checks {
+		if c.Verdict != result.VerdictError {
+			t.Errorf("an unfinished run decides no gate: %+v", c)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base.LogDir, "review-9.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("a stale transcript is removed: %v", err)
+	}
+
+	var ran []int
+	cfg = withReviews(base, scripts...)
+	inner = cfg.NewDriver
+	cfg.NewDriver = func(i int) (models.Driver, error) { ran = append(ran, i); return inner(i) }
+	var log strings.Builder
+	cfg.Log = &log
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{3}, ran); diff != "" {
+		t.Errorf("reviews run on resume (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(log.String(), "audit: review 1 of 3: kept from the earlier run (submitted, 0 resume(s))") {
+		t.Errorf("log %q", log.String())
+	}
+	var c result.Check
+	for _, x := range st.Checks {
+		if x.ID == "go-is-primary" {
+			c = x
+		}
+	}
+	if c.Verdict != result.VerdictFail || jsonOf(c.Metadata["votes"]) != `{"fail":2,"pass":1}` || c.Evidence[0]["grounded"] != true {
+		t.Errorf("kept votes still count, re-grounded: %+v", c)
+	}
+	if !slicesContain(st.Notes, "kept 2 finished review(s) (1, 2) of an earlier run with the same inputs; the rest ran now") || st.Status != result.StatusOK {
+		t.Errorf("notes %v status %s", st.Notes, st.Status)
+	}
+	for _, n := range []string{"review-1.jsonl", "review-2.jsonl", "review-3.jsonl"} {
+		if _, err := os.Stat(filepath.Join(base.LogDir, n)); err != nil {
+			t.Errorf("transcript %s: %v", n, err)
+		}
+	}
+	if err := st.Write(base.Out); err != nil {
+		t.Fatal(err)
+	}
+
+	// The submission changed: nothing is kept.
+	ran = nil
+	cfg.Inputs = map[string]string{"submission": "sha256:ee", "state_a": "sha256:bb", "prompt": "sha256:cc", "models": "sha256:dd", "srb": "0123456789ab"}
+	st, err = Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 2, 3}, ran); diff != "" || !slicesContain(st.Notes, "the earlier audit.json was made from other inputs (submission differs); every review runs again") {
+		t.Errorf("ran %v notes %v", ran, st.Notes)
+	}
+}
+
+func slicesContain(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ctxDriver fails every call whose context has ended, as a real endpoint's
+// request does.
+type ctxDriver struct{ models.Driver }
+
+func (d ctxDriver) Complete(ctx context.Context, r models.Request) (*models.Turn, error) {
+	if ctx.Err() != nil {
+		return nil, &models.Error{Driver: "scripted", Msg: "cancelled: " + ctx.Err().Error(), Err: ctx.Err()}
+	}
+	return d.Driver.Complete(ctx, r)
+}
+
+// TestUnreachableEndpointEndsTheStage: when review 1 cannot connect to the
+// endpoint for the driver's bounded retry time, reviews 2 and 3 are not
+// run (they would wait as long again): the stage is an error, never a
+// verdict, within one bounded wait.
+func TestUnreachableEndpointEndsTheStage(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfg := setup(t)
+	clock := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	built := 0
+	cfg.NewDriver = func(i int) (models.Driver, error) {
+		built++
+		return models.New(models.Config{Driver: "openai", Model: "gpt-5.6-sol", Options: map[string]any{"base_url": "http://" + addr + "/v1"}},
+			models.WithEnv(func(k string) (string, bool) {
+				if k == "OPENAI_API_KEY" {
+					return "sk-test", true
+				}
+				return "", false
+			}),
+			models.WithClock(func() time.Time { return clock }),
+			models.WithSleep(func(_ context.Context, d time.Duration) error { clock = clock.Add(d); return nil }),
+			models.WithRand(func() float64 { return 1 }))
+	}
+	var log strings.Builder
+	cfg.Log = &log
+	st, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if built != 1 || st.Status != result.StatusError || jsonOf(st.Metadata["samples_usable"]) != "0" {
+		t.Fatalf("built %d drivers; stage %s %v; %v", built, st.Status, st.Metadata["samples_usable"], st.Metadata["samples"].([]any)[0])
+	}
+	s3 := st.Metadata["samples"].([]any)[2].(map[string]any)
+	if s3["outcome"] != "error" || !strings.HasPrefix(s3["error"].(string), "not run: review 1 could not reach the model's endpoint (openai: cannot reach http://"+addr) {
+		t.Errorf("sample 3: %v", s3)
+	}
+	if !strings.Contains(log.String(), "audit: review 2 of 3: not run: review 1 could not reach") {
+		t.Errorf("log %q", log.String())
 	}
 }

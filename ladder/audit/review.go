@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/models"
@@ -30,7 +31,8 @@ func SubmitSpec(gates []Gate) models.ToolSpec {
 	return models.ToolSpec{
 		Name: SubmitTool,
 		Description: "Record your review. Give exactly one verdict -- 'pass' or 'fail' -- for each gate id, and cite file evidence for every 'fail'. " +
-			"Each citation is checked against the tree: a path that does not exist, a line past the end of a file, or a quote that is not there will be discarded, " +
+			"Each citation is checked against the submission's tree as it was submitted: it must name a file of the workspace root (not a folder, not State A's tree), a line number, " +
+			"and a quote of that line (more than a word of boilerplate) found within three lines of it. A citation that does not check out is discarded, " +
 			"and a 'fail' with no surviving citation is counted as a 'pass'. Call this once, when you have finished looking.",
 		Schema: map[string]any{
 			"type": "object",
@@ -54,10 +56,10 @@ func SubmitSpec(gates []Gate) models.ToolSpec {
 									"properties": map[string]any{
 										"path":  str("The file, as the reading tools take it: '<root>:<relative path>', e.g. 'workspace:src/app.js'. This whole field is the location: put it here, and do not split the root out of it."),
 										"line":  map[string]any{"type": "integer", "minimum": 1},
-										"quote": str("The line, or a distinctive part of it."),
+										"quote": str("The cited line of the submission, or a distinctive part of it: code that shows the problem, not a bare keyword or licence name."),
 										"note":  str("Why this line shows what you say it shows."),
 									},
-									"required": []any{"path"},
+									"required": []any{"path", "line", "quote"},
 								},
 							},
 						},
@@ -237,9 +239,12 @@ func (v Vote) grounded() int {
 }
 
 // ParseVote reads one gate entry of a payload into a vote, grounding each
-// citation with tb; ok is false for an entry whose id is not a declared
-// gate. An unrecognised verdict word and a fail with no grounded citation
-// become pass, with the reason in Downgraded (HARNESS.md §4.1.5).
+// citation with [GroundCitation] on tb, which must read the trees as they
+// were submitted (never a copy a review's commands could change); ok is
+// false for an entry whose id is not a declared gate. An unrecognised
+// verdict word and a fail with no grounded citation become pass, with the
+// reason, naming each citation and why it did not ground, in Downgraded
+// (HARNESS.md §4.1.5).
 func ParseVote(entry map[string]any, gates []Gate, tb *agent.Toolbox) (Vote, bool) {
 	id := fmt.Sprint(entry["id"])
 	known := false
@@ -278,19 +283,25 @@ func ParseVote(entry map[string]any, gates []Gate, tb *agent.Toolbox) (Vote, boo
 			if n == float64(int(n)) && n >= 1 {
 				c.Line = int(n)
 			}
+		case int:
+			c.Line = max(0, n)
 		case string:
 			fmt.Sscanf(n, "%d", &c.Line)
 		}
 		c.Quote, _ = m["quote"].(string)
 		c.Note, _ = m["note"].(string)
-		c.Grounded, c.GroundNote = tb.Ground(c.Path, c.Line, c.Quote)
+		c.Grounded, c.GroundNote = GroundCitation(tb, c.Path, c.Line, c.Quote)
 		v.Citations = append(v.Citations, c)
 	}
 	if v.Verdict == Fail && v.grounded() == 0 {
 		reason := "no citations"
 		switch {
 		case len(v.Citations) > 0:
-			reason = fmt.Sprintf("%d citation(s), none verifiable", len(v.Citations))
+			var why []string
+			for _, c := range v.Citations {
+				why = append(why, c.Path+": "+c.GroundNote)
+			}
+			reason = fmt.Sprintf("%d citation(s), none grounded in the submission: %s", len(v.Citations), runeCut(strings.Join(why, "; "), 600))
 		case pathless > 0:
 			reason = fmt.Sprintf("%d evidence entry(s), none naming a file", pathless)
 		}
@@ -298,6 +309,99 @@ func ParseVote(entry map[string]any, gates []Gate, tb *agent.Toolbox) (Vote, boo
 		v.Downgraded = fmt.Sprintf("reported fail but the evidence did not check out (%s); counted as a pass rather than a failure", reason)
 	}
 	return v, true
+}
+
+// SubmissionRoot is the toolbox root holding the submission's tree: the
+// only tree a citation can ground a verdict about the submission in.
+const SubmissionRoot = "workspace"
+
+// MinQuoteChars is the fewest letters and digits a quote must hold to
+// ground a citation.
+const MinQuoteChars = 3
+
+// boilerplate are words that, alone or only with one another, say nothing
+// about what a submission does: licence names and their notice words,
+// comment markers, and keywords every program of a language has. A quote
+// made of nothing else grounds nothing.
+var boilerplate = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`
+		mit isc bsd gpl lgpl agpl mpl epl cddl apache unlicense unlicensed cc cc0 by sa nc nd zlib wtfpl
+		bsl boost artistic psf python postgresql ofl eupl osl afl ncsa x11 hpnd public domain
+		spdx license licence licensed licenses identifier copyright c all rights reserved or and
+		only later clause new simplified revised version v see the a of to in for with under is
+		todo fixme xxx note hack
+		package import imports include require requires use using module namespace export exports from
+		func function fn def sub proc return returns end begin do done then fi esac else if elif
+		main class struct public private protected static final const var let void int char
+		true false nil null none undefined self this`) {
+		boilerplate[w] = true
+	}
+}
+
+// TrivialQuote says why quote cannot ground a citation, or "" when it
+// can: after trimming it must hold at least [MinQuoteChars] letters or
+// digits, at least one letter, and a word that is not [boilerplate] (a
+// bare licence name such as "MIT", "SPDX-License-Identifier: Apache-2.0",
+// "return nil" or "}" ground nothing).
+func TrivialQuote(quote string) string {
+	q := strings.TrimSpace(quote)
+	if q == "" {
+		return "no quote"
+	}
+	alnum, letters := 0, 0
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range q {
+		switch {
+		case unicode.IsLetter(r):
+			alnum++
+			letters++
+			cur = append(cur, r)
+		case unicode.IsDigit(r):
+			alnum++
+			flush()
+		default:
+			flush()
+		}
+	}
+	flush()
+	switch {
+	case alnum < MinQuoteChars || letters == 0:
+		return fmt.Sprintf("the quote %q is too short to show anything (fewer than %d letters or digits, or no letter)", runeCut(q, 40), MinQuoteChars)
+	}
+	for _, w := range words {
+		if !boilerplate[w] {
+			return ""
+		}
+	}
+	return fmt.Sprintf("the quote %q holds only licence or boilerplate words", runeCut(q, 60))
+}
+
+// GroundCitation re-checks one citation of a review against tb, which
+// holds the submission as the root [SubmissionRoot]: the citation grounds
+// only when its quote is not trivial ([TrivialQuote]) and
+// [agent.Toolbox.GroundLine] finds it at or near the cited line of an
+// existing regular file of the submission's tree. A folder, a path with no
+// line or quote, a note alone, and a line of State A's tree ground nothing.
+// It returns whether the citation holds and why not ("verified" when it
+// does).
+func GroundCitation(tb *agent.Toolbox, path string, line int, quote string) (bool, string) {
+	ok, note := tb.GroundLine(SubmissionRoot, path, line, quote)
+	if !ok {
+		return false, note
+	}
+	if why := TrivialQuote(quote); why != "" {
+		return false, why
+	}
+	return true, note
 }
 
 func repr(v any) string {

@@ -15,7 +15,16 @@ const (
 	EnvWork      = "SRB_WORK"
 	EnvSuiteWork = "SRB_SUITE_WORK"
 	EnvResult    = "SRB_RESULT"
+	// EnvPlan is the helper's plan file (declarative modules): srb's own
+	// name, in the helper's environment only.
+	EnvPlan = "SRB_PLAN"
 )
+
+// MetaHarnessFault is the module-result metadata key that says the grader,
+// not the tree under test, failed the module (its value is why): the
+// runner then ends the stage with status error, an invalid verdict, and
+// charges nothing to the submission.
+const MetaHarnessFault = "harness_fault"
 
 // The module's clock: its budget in seconds ("%g") and its absolute
 // deadline (Unix seconds, 3 decimal places), both from the clock reading
@@ -26,13 +35,13 @@ const (
 	EnvModuleDeadline = "SRB_MODULE_DEADLINE"
 )
 
-// ContractEnv returns the eight contract names, the exact set
-// [SubmissionEnv] removes.
+// ContractEnv returns the eight contract names and [EnvPlan], the exact
+// set [SubmissionEnv] removes.
 func ContractEnv() []string {
-	return []string{EnvRepo, EnvOriginal, EnvModuleDir, EnvModuleID, EnvSuiteDir, EnvWork, EnvSuiteWork, EnvResult}
+	return []string{EnvRepo, EnvOriginal, EnvModuleDir, EnvModuleID, EnvSuiteDir, EnvWork, EnvSuiteWork, EnvResult, EnvPlan}
 }
 
-// SubmissionEnv returns base (KEY=VALUE entries) without exactly the eight
+// SubmissionEnv returns base (KEY=VALUE entries) without exactly the
 // names of [ContractEnv], then with extra applied unfiltered (KEY=VALUE
 // entries, later ones win). It removes names, never a prefix: a variable
 // the task declares, such as SRB_GOPROXY_ROOT, survives (HARNESS.md §4.2,

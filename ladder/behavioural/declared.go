@@ -33,6 +33,9 @@ type Declaration struct {
 	// Original when absent (check mode only); "" always selects StateB.
 	StateBDetect string           `json:"state_b_detect,omitempty"`
 	Modules      []DeclaredModule `json:"modules"`
+	// Jail, when set, isolates the tree under test's processes from the
+	// grader; every plan carries it. nil runs them as the grader's user.
+	Jail *Jail `json:"jail,omitempty"`
 }
 
 // Configuration is one named build configuration as declared
@@ -117,12 +120,13 @@ func (d *Declaration) Suite(mode, work, truthDir string, helper []string) (*Suit
 			continue
 		}
 		mw := ModuleWork(work, dm.ID)
-		if err := os.MkdirAll(mw, 0o755); err != nil {
+		if err := os.MkdirAll(mw, 0o700); err != nil { // the grader's: plan, result, log
 			return nil, fmt.Errorf("behavioural: %w", err)
 		}
 		plan := Plan{
 			Task: d.Task, Module: dm.ID, Kind: dm.Kind, Mode: mode, Params: dm.Params, TaskDir: d.TaskDir,
 			Observations: filepath.Join(mw, "observations.json"), Configurations: builds, Helper: helper,
+			Env: d.Env, Jail: d.Jail,
 		}
 		if mode != ModeRecord {
 			plan.Truth = filepath.Join(truthDir, dm.ID+".json")
@@ -132,7 +136,11 @@ func (d *Declaration) Suite(mode, work, truthDir string, helper []string) (*Suit
 			return nil, fmt.Errorf("behavioural: %w", err)
 		}
 		m.Dir = d.TaskDir
-		m.Command = append(slices.Clone(helper), "run", planPath)
+		// The plan's path travels in the helper's environment, which only
+		// the grader can read, never in its argument list, which any
+		// process can (/proc/PID/cmdline).
+		m.Command = append(slices.Clone(helper), "run")
+		m.Env = map[string]string{EnvPlan: planPath}
 		s.Modules = append(s.Modules, m)
 	}
 	return s, nil

@@ -24,6 +24,21 @@
 // name, and a configuration the ledger lacks is a failure naming it, never
 // a silent rebuild.
 //
+// The tree under test is the adversary. When the grader is root, every
+// process it controls (its build, its programs, its server, the
+// provenance wrappers its build calls) is started through the helper's
+// jail command as [SubmissionUID], with an environment built from
+// [AllowedEnv] and the task's declared variables, in a sandbox folder of
+// its own ([Jail]); plans, truth, the ledger's records, results and module
+// programs stay in folders only root can enter, and with Jail.Mount (srb
+// --host as root) they are also hidden by a mount namespace that has a
+// private /proc. The runner gives every module the same allow-listed
+// environment, counts a result only from a module that ended normally and
+// only when the file is the grader's own, and ends the stage as a harness
+// fault ([ErrHarnessFault]: status error, metadata harness_fault) when it
+// is interrupted, when the stage's clock runs out, or when a module's
+// budget runs out while none of the submission's processes was running.
+//
 // [Record] runs the suite against State A and turns the helper's
 // observations into truth files, one per module, with their provenance
 // and a fingerprint of the cases; in check mode the helper compares what

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,6 +75,9 @@ func (f *Freezer) Freeze(ctx context.Context) (*FreezeReport, error) {
 		return rep, fmt.Errorf("freeze: record: %w", err)
 	}
 	if bad := Incomplete(st); len(bad) > 0 {
+		if f := unitFaults(st); f != nil {
+			return rep, fmt.Errorf("freeze: recording State A did not complete: %w", f)
+		}
 		return rep, fmt.Errorf("freeze: %w: recording State A did not complete: %s", ErrRefused, strings.Join(bad, "; "))
 	}
 	files, err := f.writeTruth(st, staged)
@@ -150,6 +154,9 @@ func (f *Freezer) writeTruth(st *result.Stage, dir string) ([]string, error) {
 		maps.Copy(tool, o.Toolchains)
 		obs = append(obs, &o)
 	}
+	if fe := observedFaults(obs); fe != nil {
+		return nil, fmt.Errorf("freeze: %w", fe)
+	}
 	prov := f.Provenance
 	if prov.Images == nil {
 		prov.Images = map[string]string{}
@@ -220,4 +227,128 @@ func flaky(a, b *result.Stage) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ErrHarnessFault is wrapped by a [FaultError] whose faults include one
+// of the harness's own (a module killed by a signal, a result that does
+// not read, a case whose folder could not be prepared): freezing could
+// not run, and trying again may succeed (srb freeze exits 1).
+var ErrHarnessFault = errors.New("the harness faulted")
+
+// Fault is one observation of the record run that is a fault, not
+// behaviour: it can never be ground truth, or a submission that faults
+// the same way would pass the check.
+type Fault struct {
+	// Module is the module's id; Check the check id within it ("help/exit"),
+	// "" for the whole module.
+	Module, Check string
+	// What is the observed fault: "timeout", "signal SIGSEGV", "could not
+	// start: …", "no response: …", "unreadable: …", "did not build", or the
+	// module's status and summary.
+	What string
+	// Harness is true when the fault is the harness's (the machine, the
+	// helper) rather than the task's own configuration.
+	Harness bool
+}
+
+// FaultError is why Freeze refused the record run: faults where ground
+// truth was expected, each naming module and case. It wraps
+// [ErrHarnessFault] when any fault is the harness's, else [ErrRefused]
+// (the task's cases fault on State A: the task is wrong, exit 2).
+type FaultError struct{ Faults []Fault }
+
+// Error lists every fault: "module usage, check clock/exit: timeout; …".
+func (e *FaultError) Error() string {
+	parts := make([]string, 0, len(e.Faults))
+	for _, f := range e.Faults {
+		where := "module " + f.Module
+		if f.Check != "" {
+			where += ", check " + f.Check
+		}
+		parts = append(parts, where+": "+f.What)
+	}
+	whose := "State A faults in the task's own cases"
+	if e.harness() {
+		whose = "the harness faulted while recording"
+	}
+	return fmt.Sprintf("a fault is never ground truth (%s): %s", whose, strings.Join(parts, "; "))
+}
+
+func (e *FaultError) harness() bool {
+	for _, f := range e.Faults {
+		if f.Harness {
+			return true
+		}
+	}
+	return false
+}
+
+// Unwrap is [ErrHarnessFault] when a fault is the harness's, else
+// [ErrRefused].
+func (e *FaultError) Unwrap() error {
+	if e.harness() {
+		return ErrHarnessFault
+	}
+	return ErrRefused
+}
+
+// unitFaults is a *FaultError naming every module of the record run that
+// did not finish ok (timeout: the task's budget; killed by a signal or a
+// result that does not read: the harness's; any other error: the
+// task's), or nil when every module finished.
+func unitFaults(st *result.Stage) *FaultError {
+	var fs []Fault
+	for _, u := range st.Units {
+		if u.Status == result.UnitOK {
+			continue
+		}
+		_, signalled := u.Metadata["signal"]
+		_, unreadable := u.Metadata["result_error"]
+		fs = append(fs, Fault{Module: u.ID, What: u.Status + ": " + firstLine(u.Summary), Harness: signalled || unreadable})
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return &FaultError{Faults: fs}
+}
+
+// observedFaults is a *FaultError naming every observation of obs that is
+// a fault rather than State A's behaviour, or nil. The values are the
+// helper's renderings (kinds: statusText, the http and symbols kinds):
+// on a process's status ("…/exit" checks) "timeout", "signal …" and
+// "could not start: …" are the task's (its case hangs, crashes or names
+// no program on State A), "could not prepare: …" the harness's; "no
+// response: …" (an http exchange) and "unreadable: …" (a library) are
+// the task's; a configuration whose "…/builds" is false means State A
+// did not build, the task's.
+func observedFaults(obs []*Observations) *FaultError {
+	var fs []Fault
+	for _, o := range obs {
+		for _, id := range slices.Sorted(maps.Keys(o.Values)) {
+			v := o.Values[id]
+			if strings.HasSuffix(id, "/builds") && o.Kind == "build" {
+				if ok, _ := v.(bool); !ok {
+					fs = append(fs, Fault{Module: o.Module, Check: id, What: "State A did not build"})
+				}
+				continue
+			}
+			s, ok := v.(string)
+			if !ok {
+				continue
+			}
+			switch {
+			case strings.HasPrefix(s, "no response: "), strings.HasPrefix(s, "unreadable: "):
+				fs = append(fs, Fault{Module: o.Module, Check: id, What: firstLine(s)})
+			case !strings.HasSuffix(id, "/exit"):
+			case s == "timeout", strings.HasPrefix(s, "signal "), strings.HasPrefix(s, "could not start: "):
+				fs = append(fs, Fault{Module: o.Module, Check: id, What: firstLine(s)})
+			case strings.HasPrefix(s, "could not prepare: "):
+				fs = append(fs, Fault{Module: o.Module, Check: id, What: firstLine(s), Harness: true})
+			}
+		}
+	}
+	if len(fs) == 0 {
+		return nil
+	}
+	return &FaultError{Faults: fs}
 }

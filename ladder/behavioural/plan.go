@@ -47,6 +47,13 @@ type Plan struct {
 	// Helper is the argv prefix that runs the helper itself; tool
 	// provenance wrappers call it.
 	Helper []string `json:"helper"`
+	// Env are the task's declared variables (behavioural.env), given to
+	// every process of the tree under test on top of the allow-listed
+	// environment.
+	Env map[string]string `json:"env,omitempty"`
+	// Jail, when set, is how the tree under test's processes are
+	// isolated from the grader; nil runs them as the helper's own user.
+	Jail *Jail `json:"jail,omitempty"`
 }
 
 // Build is one named configuration, resolved: the commands that build it

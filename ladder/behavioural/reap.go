@@ -1,54 +1,31 @@
 package behavioural
 
 import (
-	"errors"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
-// DefaultGrace is how long a module's process group has between SIGTERM
-// and SIGKILL (HARNESS.md §4.2, reap_group).
+// DefaultGrace is how long a module's processes have between SIGTERM and
+// SIGKILL when its deadline passes (HARNESS.md §4.2, reap_group). The
+// module runs contained by ladder/proc, which ends every process it
+// started, setsid and double-forked ones included, before its result is
+// read.
 const DefaultGrace = 5 * time.Second
 
-// reapGroup ends every process left in the process group pgid: SIGTERM,
-// up to grace for the group to empty, then SIGKILL and up to grace again.
-// It returns the signal names it sent (none when the group was already
-// empty, which costs one kill(2) and no waiting).
-func reapGroup(pgid int, grace time.Duration) []string {
-	if pgid <= 0 || !groupAlive(pgid) {
-		return nil
-	}
-	var sent []string
-	if syscall.Kill(-pgid, syscall.SIGTERM) == nil {
-		sent = append(sent, "SIGTERM")
-	}
-	if waitGroupGone(pgid, grace) {
-		return sent
-	}
-	if syscall.Kill(-pgid, syscall.SIGKILL) == nil {
-		sent = append(sent, "SIGKILL")
-	}
-	waitGroupGone(pgid, grace)
-	return sent
-}
-
-// groupAlive reports whether any live process is left in group pgid. A
-// zombie is not alive: an orphan whose new parent never reaps it (a
-// container's init that does not reap) has already stopped running.
-func groupAlive(pgid int) bool {
-	err := syscall.Kill(-pgid, 0)
-	if err != nil && !errors.Is(err, syscall.EPERM) {
+// descendantHasUID reports whether a live descendant of process pid runs
+// as uid (its real uid, /proc/PID/status). The submission's processes are
+// the helper's children in process groups of their own, so the module's
+// group alone does not hold them.
+func descendantHasUID(pid, uid int) bool {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
 		return false
 	}
-	ents, rerr := os.ReadDir("/proc")
-	if rerr != nil {
-		return true
-	}
+	parent := map[int]int{}
 	for _, e := range ents {
-		pid, perr := strconv.Atoi(e.Name())
+		p, perr := strconv.Atoi(e.Name())
 		if perr != nil {
 			continue
 		}
@@ -56,35 +33,46 @@ func groupAlive(pgid int) bool {
 		if serr != nil {
 			continue
 		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces and parens.
 		s := string(b)
 		i := strings.LastIndexByte(s, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 3 {
+		if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
 			continue
 		}
-		if g, _ := strconv.Atoi(f[2]); g == pgid && f[0] != "Z" && f[0] != "X" {
-			_ = pid
+		parent[p], _ = strconv.Atoi(f[1])
+	}
+	for p := range parent {
+		below := false
+		for q, n := parent[p], 0; q > 1 && n < 4096; q, n = parent[q], n+1 {
+			if q == pid {
+				below = true
+				break
+			}
+		}
+		if below && realUID(p) == uid {
 			return true
 		}
 	}
 	return false
 }
 
-func waitGroupGone(pgid int, grace time.Duration) bool {
-	deadline := time.Now().Add(grace)
-	step := 5 * time.Millisecond
-	for groupAlive(pgid) {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(step)
-		if step < 100*time.Millisecond {
-			step *= 2
+// realUID returns the real uid of process pid, or -1.
+func realUID(pid int) int {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if fs := strings.Fields(rest); len(fs) > 0 {
+				if u, err := strconv.Atoi(fs[0]); err == nil {
+					return u
+				}
+			}
 		}
 	}
-	return true
+	return -1
 }

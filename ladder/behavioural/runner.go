@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -70,8 +71,16 @@ type Runner struct {
 	// Now is the clock of started_at (default time.Now); module deadlines
 	// always use the monotonic clock the runner waits on.
 	Now func() time.Time
-	// BaseEnv is the inherited environment (default os.Environ()).
+	// BaseEnv is the inherited environment (default: the names
+	// [AllowedEnv] keeps from os.Environ(); a caller that sets it is
+	// trusted with what it passes).
 	BaseEnv []string
+	// Jail, when set, is the sandbox the suite's plans run the tree under
+	// test in (Declaration.Jail): the stage records its isolation level
+	// and, at a module's deadline, whether the submission's user was
+	// still running (its timeout) or only the grader's processes were (a
+	// harness fault).
+	Jail *Jail
 	// Log receives one line per module, or nil.
 	Log func(format string, args ...any)
 	// Orchestrator is the fingerprint of the srb this runner grades for
@@ -131,13 +140,21 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 		checkpoint()
 		return st, writeErr
 	}
-	if err := os.MkdirAll(filepath.Join(r.Work, SharedWork), 0o755); err != nil {
+	st.Metadata["isolation"] = r.Jail.Level()
+	st.Metadata["network"] = r.Jail.Network()
+	if r.Jail != nil && r.Jail.NProc > 0 {
+		st.Metadata["process_limit"] = r.Jail.NProc
+	}
+	if err := os.MkdirAll(filepath.Join(r.Work, SharedWork), 0o700); err != nil {
 		reason := fmt.Sprintf("behavioural: the work folder cannot be made: %v", err)
 		st.Status = result.StatusError
 		st.Metadata["error"] = reason
 		st.Note(reason)
 		checkpoint()
 		return st, writeErr
+	}
+	for _, p := range []string{r.Work, filepath.Join(r.Work, SharedWork)} {
+		_ = os.Chmod(p, 0o700) // the grader's: plans, results, the ledger
 	}
 	checkpoint()
 	for i, m := range s.Modules {
@@ -147,13 +164,51 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 		unit, checks := r.runModule(ctx, s, m)
 		st.Units[i] = unit // in place: declared order kept (bug 58)
 		st.Checks = append(st.Checks, checks...)
+		MarkTruthGaps(st, unit)
 		r.logf("module %s: %s, %d check(s)", m.ID, unit.Status, len(checks))
+		if unit.Metadata[metaStageClock] == true {
+			delete(unit.Metadata, metaStageClock)
+			st.Units[i] = unit
+			harnessFault(st, "the stage's clock (timeouts.behavioural) ran out: nothing that did not finish is charged to the submission")
+			checkpoint()
+			return st, fmt.Errorf("behavioural: stopped: %w: %w", ErrHarnessFault, context.DeadlineExceeded)
+		}
+		if why, ok := unit.Metadata[MetaHarnessFault].(string); ok && why != "" {
+			harnessFault(st, fmt.Sprintf("module %s: %s", m.ID, why))
+			checkpoint()
+			return st, fmt.Errorf("behavioural: %w: module %s: %s", ErrHarnessFault, m.ID, why)
+		}
 		checkpoint()
 	}
 	if err := ctx.Err(); err != nil {
-		return st, fmt.Errorf("behavioural: stopped: %w", err)
+		why := "the stage was interrupted (a signal to srb, or its caller gave up)"
+		if errors.Is(err, context.DeadlineExceeded) {
+			why = "the stage's clock (timeouts.behavioural) ran out"
+		}
+		harnessFault(st, why+": nothing that did not finish is charged to the submission")
+		checkpoint()
+		return st, fmt.Errorf("behavioural: stopped: %w: %w", ErrHarnessFault, err)
 	}
 	return st, writeErr
+}
+
+// metaStageClock marks, between runModule and Run, a module the stage's
+// clock stopped.
+const metaStageClock = "stopped_by_stage_clock"
+
+// The runner wraps [ErrHarnessFault] (freeze.go) when the stage ended in a
+// fault of the grader (an interrupt, the stage clock, a module that hangs
+// whatever the submission does, a sandbox that could not be entered): the
+// stage result then has status error and metadata harness_fault, so the
+// verdict is invalid and nothing is charged to the submission.
+
+// harnessFault marks st as ended by a fault of the grader: status error,
+// metadata error and harness_fault set to why, and a note.
+func harnessFault(st *result.Stage, why string) {
+	st.Status = result.StatusError
+	st.Metadata["error"] = "harness fault: " + why
+	st.Metadata[MetaHarnessFault] = why
+	st.Note("harness fault: " + why)
 }
 
 func titleOf(m Module) string {
@@ -218,7 +273,7 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 		return u, nil
 	}
 	work := ModuleWork(r.Work, m.ID)
-	if err := os.MkdirAll(work, 0o755); err != nil {
+	if err := os.MkdirAll(work, 0o700); err != nil {
 		u.Summary = fmt.Sprintf("its work folder cannot be made: %v", err)
 		return u, nil
 	}
@@ -241,13 +296,17 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 	}
 	t0 := time.Now()
 	deadline := t0.Add(timeout)
+	stageClock := false // the stage's deadline comes first: its clock, not the module's budget
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 		timeout = d.Sub(t0)
+		stageClock = true
 	}
 	env := r.BaseEnv
 	if env == nil {
-		env = os.Environ()
+		// An allow-list: no credential or other grader secret reaches
+		// any stage-2 process, whatever its name.
+		env = AllowedEnv(os.Environ())
 	}
 	lcAll := "C.UTF-8"
 	for _, kv := range env {
@@ -285,14 +344,11 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 	cmd.Stdin = nil
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	p, err := proc.StartCmd(cmd)
+	if err != nil {
 		u.Summary = fmt.Sprintf("the module could not start: %v", err)
 		return u, nil
 	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 
 	grace := r.Grace
 	if grace <= 0 {
@@ -300,36 +356,58 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	var waitErr error
 	timedOut, stopped := false, false
 	var reaped []string
+	submissionRan, lateOwnEnd := false, false
 	select {
-	case waitErr = <-done:
+	case <-p.Done():
 	case <-timer.C:
+		if stageClock {
+			stopped = true
+			reaped = p.Terminate(grace)
+			break
+		}
+		submissionRan = r.Jail != nil && descendantHasUID(p.Pid(), r.Jail.UID)
+		if r.Jail != nil && !submissionRan {
+			// srb's helper cuts the submission's processes short of the
+			// deadline and then writes a timeout result; on a loaded
+			// machine ending them can outlast the deadline, so no
+			// process of the submission is left to see. A module that
+			// ends on its own within the grace is read below: only a
+			// timeout it reports (the helper's cut) is the submission's.
+			select {
+			case <-p.Done():
+				lateOwnEnd = true
+			case <-ctx.Done():
+				stopped = true
+				reaped = p.Terminate(grace)
+			case <-time.After(grace):
+			}
+			if lateOwnEnd || stopped {
+				break
+			}
+		}
 		timedOut = true
-		reaped = reapGroup(pgid, grace)
-		waitErr = <-done
+		reaped = p.Terminate(grace)
 	case <-ctx.Done():
 		stopped = true
-		reaped = reapGroup(pgid, grace)
-		waitErr = <-done
+		reaped = p.Terminate(grace)
 	}
-	// Whatever the module left running is ended before its result is
-	// read (bugs 60, 94, 95).
-	if more := reapGroup(pgid, grace); len(more) > 0 {
-		reaped = append(reaped, more...)
-	}
-	if len(reaped) > 0 {
+	// Whatever the module left running, setsid and double-forked
+	// processes included, is gone before its result is read (bugs 60,
+	// 94, 95): Wait returns only then.
+	exit := p.Wait()
+	if len(reaped) > 0 || exit.Leftovers != 0 {
 		u.Metadata["reaped_process_group"] = true
 	}
-	exitCode, sig := exitStatus(cmd, waitErr)
+	exitCode, sig := exitStatus(exit)
 	u.Metadata["exit_code"] = exitCode
 	if sig != 0 {
 		u.Metadata["signal"] = sig.String()
 	}
 
 	var mr result.ModuleResult
-	data, rerr := os.ReadFile(resultPath)
+	data, rerr := readOwnResult(resultPath)
 	switch {
 	case rerr != nil:
 		mr = result.ModuleResult{Metadata: map[string]any{}}
@@ -341,13 +419,51 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 	}
 	checks := mr.Checks
 	unscored, _ := mr.Metadata["unscored_observations"].(int)
+	if stageClock && !stopped && (timedOut || mr.Status == result.UnitTimeout) {
+		// The module stopped at its deadline, which was the stage's
+		// clock's: the helper stops short of it (a build is cut at it) and
+		// says "timeout", so it ended just before the runner's timer.
+		stopped = true
+	}
 	switch {
-	case timedOut || stopped:
+	case stopped:
+		// Interrupted, or the stage's clock: the grader's fault, never a
+		// verdict on the module.
+		u.Status = result.UnitError
+		u.Summary = "stopped with the stage (a harness fault): it decides nothing"
+		if stageClock {
+			u.Metadata[metaStageClock] = true
+		}
+		return u, nil
+	case (timedOut && r.Jail != nil && !submissionRan) || (lateOwnEnd && mr.Status != result.UnitTimeout):
+		// Only the grader's own processes were running when the module's
+		// budget ran out: it hangs whatever the submission does.
+		u.Status = result.UnitError
+		u.Summary = fmt.Sprintf("exceeded its %ss budget while no process of the submission was running: the module hangs on its own (a harness fault)",
+			strconv.FormatFloat(timeout.Seconds(), 'g', 6, 64))
+		u.Metadata[MetaHarnessFault] = u.Summary
+		return u, nil
+	case exit.Err != nil && !timedOut:
+		// The module's init did not give one honest report (something
+		// wrote on its channel, or killed it): what the module ended with
+		// is unknown, so its result is never counted (issue 14).
+		u.Status = result.UnitError
+		u.Summary = fmt.Sprintf("its end could not be observed (%v): its result is never counted", exit.Err) + logTail(logPath)
+		return u, nil
+	case sig != 0 && !timedOut:
+		// A result counts only from a module that ended normally: one
+		// killed by a signal (by itself, or by what it ran) may have been
+		// handed any result (issue 14).
+		u.Status = result.UnitError
+		u.Summary = fmt.Sprintf("killed by signal %d (%s): a killed module's result is never counted", int(sig), signalName(sig)) + logTail(logPath)
+		return u, nil
+	case mr.Metadata["result_error"] != nil && rerr != nil && !errors.Is(rerr, os.ErrNotExist):
+		u.Status = result.UnitError
+		u.Summary = fmt.Sprintf("its result is not srb's to count: %v", rerr)
+		return u, nil
+	case timedOut:
 		u.Status = result.UnitTimeout
 		what := fmt.Sprintf("exceeded its %ss budget", strconv.FormatFloat(timeout.Seconds(), 'g', 6, 64))
-		if stopped {
-			what = "was stopped with the stage"
-		}
 		if len(checks) > 0 {
 			u.Summary = fmt.Sprintf("%s; %d check(s) were recorded before the deadline", what, len(checks))
 		} else {
@@ -375,16 +491,13 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 	return u, checks
 }
 
-func exitStatus(cmd *exec.Cmd, err error) (int, syscall.Signal) {
-	ps := cmd.ProcessState
-	if ps == nil {
-		return -1, 0
+// exitStatus returns a module's exit code (-signal when a signal ended
+// it, -1 when it never reported one) and the signal.
+func exitStatus(e proc.Exit) (int, syscall.Signal) {
+	if e.Signal != 0 {
+		return -int(e.Signal), e.Signal
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -int(ws.Signal()), ws.Signal()
-	}
-	_ = err
-	return ps.ExitCode(), 0
+	return e.Code, 0
 }
 
 func signalName(s syscall.Signal) string {
@@ -417,4 +530,36 @@ func logTail(path string) string {
 	}
 	b, _ := io.ReadAll(io.NewSectionReader(f, off, LogTailBytes))
 	return "; last output:\n" + string(b)
+}
+
+// readOwnResult reads a module's result file, refusing one that is not
+// the module's own: a symbolic link, a file with other links, or one
+// owned by another user than this runner's (the submission's user cannot
+// write into the module's folder; a file it owns there came from
+// elsewhere), or one that changed while it was read.
+func readOwnResult(path string) ([]byte, error) {
+	before, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !before.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file (%s)", path, before.Mode().Type())
+	}
+	if sys, ok := before.Sys().(*syscall.Stat_t); ok {
+		if int(sys.Uid) != os.Geteuid() {
+			return nil, fmt.Errorf("%s is owned by uid %d, not by the grader (uid %d): it was written from elsewhere", path, sys.Uid, os.Geteuid())
+		}
+		if sys.Nlink != 1 {
+			return nil, fmt.Errorf("%s has %d links: it was written from elsewhere", path, sys.Nlink)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	after, err := os.Lstat(path)
+	if err != nil || !os.SameFile(before, after) || after.Size() != int64(len(data)) || !after.ModTime().Equal(before.ModTime()) {
+		return nil, fmt.Errorf("%s changed while srb read it", path)
+	}
+	return data, nil
 }

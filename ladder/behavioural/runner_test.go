@@ -3,6 +3,8 @@ package behavioural
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,15 +71,18 @@ func TestFaults(t *testing.T) {
 		sh("hang-after-check", `echo '[{"id":"x","verdict":"pass"}]' > "$SRB_RESULT"; sleep 30`, time.Second),
 		sh("crash", `echo dying; kill -SEGV $$`, 10*time.Second),
 		sh("invalid", `echo 'some output'; echo '{not json' > "$SRB_RESULT"`, 10*time.Second),
-		sh("server", `sleep 300 & echo $! > `+marker+`; `+pass, 10*time.Second),
+		sh("server", `SRB_TEST_SERVER=`+filepath.Base(dir)+` sleep 300 & echo $! > `+marker+`; `+pass, 10*time.Second),
 		sh("advisory", pass+`; exit 3`, 10*time.Second),
 		sh("silent", `exit 0`, 10*time.Second),
+		// A result handed over and then the module killed (issue 14): a
+		// killed module's result is never counted.
+		sh("planted", pass+`; kill -KILL $$`, 10*time.Second),
 	)
 	st, err := r.Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"hang=timeout", "hang-after-check=timeout", "crash=error", "invalid=error", "server=ok", "advisory=ok", "silent=error"}
+	want := []string{"hang=timeout", "hang-after-check=timeout", "crash=error", "invalid=error", "server=ok", "advisory=ok", "silent=error", "planted=error"}
 	if diff := cmp.Diff(want, statuses(st)); diff != "" {
 		t.Fatalf("statuses (-want +got):\n%s", diff)
 	}
@@ -85,7 +90,8 @@ func TestFaults(t *testing.T) {
 	for id, frag := range map[string]string{
 		"hang":             "exceeded its 1s budget and recorded nothing",
 		"hang-after-check": "exceeded its 1s budget; 1 check(s) were recorded before the deadline",
-		"crash":            "killed by signal 11 (SIGSEGV) and wrote no checks; last output:\ndying",
+		"crash":            "killed by signal 11 (SIGSEGV): a killed module's result is never counted; last output:\ndying",
+		"planted":          "killed by signal 9 (SIGKILL): a killed module's result is never counted",
 		"invalid":          "wrote an unusable result (exit 0): JSONDecodeError",
 		"silent":           "exited successfully and wrote no checks",
 	} {
@@ -103,12 +109,12 @@ func TestFaults(t *testing.T) {
 	if st.Unit("server").Metadata["reaped_process_group"] != true {
 		t.Errorf("the server's group was not reaped: %v", st.Unit("server").Metadata)
 	}
-	b, err := os.ReadFile(marker)
-	if err != nil {
+	if _, err := os.ReadFile(marker); err != nil {
 		t.Fatal(err)
 	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	if procAlive(pid) {
+	// The module's pids are its PID namespace's: the server is found by
+	// the variable it carries.
+	if pid := markedAlive("SRB_TEST_SERVER=" + filepath.Base(dir)); pid != 0 {
 		t.Errorf("the server (pid %d) outlived its module", pid)
 	}
 	if st.Unit("advisory").Metadata["exit_code"] != 3 {
@@ -167,16 +173,166 @@ func TestStoppedMidSuite(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error for a stopped stage")
 	}
+	if !errors.Is(err, ErrHarnessFault) {
+		t.Errorf("err = %v, want a harness fault", err)
+	}
 	disk := readStage(t, r.ResultPath)
-	if diff := cmp.Diff([]string{"one=ok", "two=timeout", "three=unreached"}, statuses(disk)); diff != "" {
+	if diff := cmp.Diff([]string{"one=ok", "two=error", "three=unreached"}, statuses(disk)); diff != "" {
 		t.Errorf("statuses (-want +got):\n%s", diff)
 	}
-	if ids := checkIDs(st); !slices.Equal(ids, []string{"one/a", "two/early"}) {
+	// The stage clock is the grader's: the stage is an error (an invalid
+	// verdict), and what the stopped module recorded is not counted.
+	if disk.Status != result.StatusError || !strings.Contains(fmt.Sprint(disk.Metadata[MetaHarnessFault]), "clock (timeouts.behavioural) ran out") {
+		t.Errorf("status %s, metadata %v", disk.Status, disk.Metadata)
+	}
+	if ids := checkIDs(st); !slices.Equal(ids, []string{"one/a"}) {
 		t.Errorf("checks = %v", ids)
 	}
-	// The module was told the stage's deadline, not its own.
-	if got := st.Unit("two").Summary; !strings.Contains(got, "1 check(s) were recorded") {
+	if got := st.Unit("two").Summary; !strings.Contains(got, "harness fault") {
 		t.Errorf("summary = %q", got)
+	}
+}
+
+// SIGINT or SIGTERM to srb cancels the stage's context: the running
+// module is not charged (no timeout), the stage is an error naming the
+// interrupt (issue 15).
+func TestInterrupted(t *testing.T) {
+	r, dir := newRunner(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The interrupt comes once module two runs (however long one took to
+	// start on a loaded machine): two leaves a mark, then hangs.
+	mark := filepath.Join(dir, "two-started")
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := os.Stat(mark); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	s := suite(dir, sh("one", pass, 60*time.Second), sh("two", "touch "+mark+"; sleep 30", 60*time.Second))
+	st, err := r.Run(ctx, s)
+	if !errors.Is(err, ErrHarnessFault) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	disk := readStage(t, r.ResultPath)
+	if diff := cmp.Diff([]string{"one=ok", "two=error"}, statuses(disk)); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if disk.Status != result.StatusError || !strings.Contains(fmt.Sprint(disk.Metadata[MetaHarnessFault]), "interrupted") {
+		t.Errorf("status %s, metadata %v", disk.Status, disk.Metadata)
+	}
+	if st.Unit("two").Status == result.UnitTimeout {
+		t.Error("an interrupt was recorded as the module's timeout")
+	}
+}
+
+// With a jail, a module whose budget runs out while only the grader's
+// processes run hangs on its own (a harness fault, the stage an error);
+// one that runs out while a process of the submission's user runs is the
+// submission's timeout.
+func TestTimeoutWhose(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to start a process as the submission's user")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("no setpriv")
+	}
+	for _, tc := range []struct {
+		name, script, status string
+		fault                bool
+	}{
+		{"submission", fmt.Sprintf("setpriv --reuid %d --regid %d --clear-groups sleep 30", SubmissionUID, SubmissionGID), result.UnitTimeout, false},
+		{"grader", "sleep 30", result.UnitError, true},
+		// srb's helper cut the submission short of the deadline and
+		// wrote its timeout just after it (a loaded machine): the
+		// submission's timeout, not a hang of the module.
+		{"late-cut", `sleep 1.2; echo '{"status":"timeout","summary":"stopped at the module''s deadline","checks":[{"id":"a","verdict":"fail"}]}' > "$SRB_RESULT"`, result.UnitTimeout, false},
+		// A module that overran its budget with no process of the
+		// submission running and then reports success: still a hang of
+		// the grader's, whatever it wrote.
+		{"late-ok", "sleep 1.2; " + pass, result.UnitError, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, dir := newRunner(t)
+			r.Jail = &Jail{UID: SubmissionUID, GID: SubmissionGID, Root: dir}
+			if strings.HasPrefix(tc.name, "late-") {
+				// The module's start (an init re-executed) may take a
+				// second under -race: the grace covers its late end.
+				r.Grace = 5 * time.Second
+			}
+			st, err := r.Run(context.Background(), suite(dir, sh("m", tc.script, time.Second), sh("next", pass, 10*time.Second)))
+			if got := st.Unit("m").Status; got != tc.status {
+				t.Errorf("status %s (%s), want %s", got, st.Unit("m").Summary, tc.status)
+			}
+			if tc.fault != errors.Is(err, ErrHarnessFault) || tc.fault != (st.Status == result.StatusError) {
+				t.Errorf("err = %v, stage status %s", err, st.Status)
+			}
+			if tc.fault && st.Unit("next").Status != result.UnitUnreached {
+				t.Errorf("the stage went on after a harness fault: %s", st.Unit("next").Status)
+			}
+			if st.Metadata["isolation"] != IsolationUID {
+				t.Errorf("isolation = %v", st.Metadata["isolation"])
+			}
+		})
+	}
+}
+
+// A result srb did not get from its own channel is a module error, never
+// a pass: a symbolic link to a file elsewhere, a file with a second link,
+// a file owned by another user (issue 14).
+func TestResultFromElsewhere(t *testing.T) {
+	r, dir := newRunner(t)
+	planted := filepath.Join(dir, "planted.json")
+	if err := os.WriteFile(planted, []byte(`{"checks":[{"id":"a","verdict":"pass"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mods := []Module{
+		sh("link", `ln -s `+planted+` "$SRB_RESULT"`, 10*time.Second),
+		sh("hardlink", `ln `+planted+` "$SRB_RESULT"`, 10*time.Second),
+	}
+	if os.Geteuid() == 0 {
+		mods = append(mods, sh("owner", pass+fmt.Sprintf(`; chown %d "$SRB_RESULT"`, SubmissionUID), 10*time.Second))
+	}
+	st, err := r.Run(context.Background(), suite(dir, mods...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range st.Units {
+		if u.Status != result.UnitError || !strings.Contains(u.Summary, "not srb's to count") {
+			t.Errorf("%s: %s %q", u.ID, u.Status, u.Summary)
+		}
+	}
+	if len(st.Checks) != 0 {
+		t.Errorf("checks counted: %v", checkIDs(st))
+	}
+}
+
+// No credential or other secret of the grader reaches a module: the
+// environment is an allow-list.
+func TestAllowedEnv(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-secret")
+	t.Setenv("ANTHROPIC_API_KEY", "secret")
+	t.Setenv("SOME_TOKEN", "secret")
+	t.Setenv("LC_CTYPE", "C.UTF-8")
+	r, dir := newRunner(t)
+	dump := filepath.Join(dir, "env.txt")
+	st, err := r.Run(context.Background(), suite(dir, sh("env", `env > `+dump+`; `+pass, 10*time.Second)))
+	if err != nil || st.Unit("env").Status != result.UnitOK {
+		t.Fatalf("%v %v", err, statuses(st))
+	}
+	b, _ := os.ReadFile(dump)
+	if strings.Contains(string(b), "secret") {
+		t.Errorf("a secret reached the module:\n%s", b)
+	}
+	if !strings.Contains(string(b), "LC_CTYPE=C.UTF-8") || !strings.Contains(string(b), "PATH=") {
+		t.Errorf("an allowed name was dropped:\n%s", b)
+	}
+	got := AllowedEnv([]string{"PATH=/bin", "OPENAI_API_KEY=x", "LC_=y", "LC_ALL=C", "HOME=/root", "GOFLAGS=-x"})
+	if diff := cmp.Diff([]string{"PATH=/bin", "LC_ALL=C", "HOME=/root"}, got); diff != "" {
+		t.Errorf("AllowedEnv (-want +got):\n%s", diff)
 	}
 }
 
@@ -279,8 +435,8 @@ func TestSubmissionEnv(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if n := len(ContractEnv()); n != 8 {
-		t.Errorf("%d contract names, want 8", n)
+	if n := len(ContractEnv()); n != 9 {
+		t.Errorf("%d contract names, want 9 (eight and SRB_PLAN)", n)
 	}
 }
 
@@ -303,6 +459,23 @@ func TestMissingRepoAndDir(t *testing.T) {
 }
 
 // procAlive reports whether pid is a live (not zombie) process.
+// markedAlive returns the id of a live process whose environment holds
+// kv, or 0.
+func markedAlive(kv string) int {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || !procAlive(pid) {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if slices.Contains(strings.Split(string(b), "\x00"), kv) {
+			return pid
+		}
+	}
+	return 0
+}
+
 func procAlive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {

@@ -2,7 +2,9 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -76,6 +78,22 @@ type settings struct {
 	http   *http.Client
 	sleep  func(context.Context, time.Duration) error
 	rand   func() float64
+	now    func() time.Time
+	log    io.Writer
+	label  string
+}
+
+// WithClock replaces the clock the driver reads Retry-After dates, the
+// time left before its context's deadline and the unreachable bound with.
+func WithClock(now func() time.Time) Option { return func(s *settings) { s.now = now } }
+
+// WithLog makes the driver write one line to w, as it happens, for every
+// retry: "<label>: <driver> <model>: attempt N of M failed (<error>);
+// retrying in S s[ (Retry-After)]", and one when it gives up early on
+// an unreachable endpoint or a wait its budget cannot hold. Each line is
+// a single Write. label "" leaves the prefix out.
+func WithLog(w io.Writer, label string) Option {
+	return func(s *settings) { s.log, s.label = w, label }
 }
 
 // WithEnv makes the driver read environment variables through lookup
@@ -142,7 +160,7 @@ type commonOptions struct {
 // on an unknown driver, an unknown option, an unknown effort, a missing
 // credential or an unreadable script: before any request is made.
 func New(cfg Config, opts ...Option) (Driver, error) {
-	s := settings{lookup: os.LookupEnv, sleep: Sleep, rand: rand.Float64}
+	s := settings{lookup: os.LookupEnv, sleep: Sleep, rand: rand.Float64, now: time.Now}
 	for _, o := range opts {
 		o(&s)
 	}
@@ -253,10 +271,24 @@ func (c *client) Usage() Usage {
 	return c.usage
 }
 
+// UnreachableSec bounds how long a driver keeps retrying an endpoint it
+// cannot connect to at all ([Error].Unreachable): once this many seconds
+// have passed since the first such failure of a call, or the next backoff
+// would pass them, the call fails for good (not retryable, so the agent
+// loop does not resume it either). With the transport's 30 s connect
+// timeout a call on an unreachable endpoint ends within about 90 s.
+const UnreachableSec = 60
+
 // Complete makes up to retries+1 attempts. Between attempts it sleeps
 // min(60, 2^attempt) s × (0.5 + rand), jittered so adversaries sharing an
-// endpoint do not retry in step (HARNESS.md §4.0).
+// endpoint do not retry in step (HARNESS.md §4.0), or exactly what the
+// endpoint's Retry-After asked for. A wait that would end past ctx's
+// deadline (the stage's budget), or a Retry-After over [MaxRetryAfter],
+// fails the call at once with a non-retryable *[Error] instead of
+// sleeping; so does an unreachable endpoint after [UnreachableSec]. Every
+// retry is one line on the [WithLog] writer.
 func (c *client) Complete(ctx context.Context, req Request) (*Turn, error) {
+	var firstUnreachable time.Time
 	for attempt := 0; ; attempt++ {
 		turn, err := c.impl.once(ctx, req)
 		if err == nil {
@@ -271,15 +303,68 @@ func (c *client) Complete(ctx context.Context, req Request) (*Turn, error) {
 		if ctx.Err() != nil {
 			return nil, &Error{Driver: c.name, Msg: "cancelled: " + ctx.Err().Error(), Err: ctx.Err()}
 		}
-		if !IsRetryable(err) || attempt >= c.common.retries {
+		if !IsRetryable(err) {
 			return nil, err
 		}
-		delay := math.Min(60, math.Pow(2, float64(attempt))) * (0.5 + c.set.rand())
-		if serr := c.set.sleep(ctx, time.Duration(delay*float64(time.Second))); serr != nil {
+		var me *Error
+		errors.As(err, &me)
+		now := c.set.now()
+		if me != nil && me.Unreachable && firstUnreachable.IsZero() {
+			firstUnreachable = now
+		}
+		if attempt >= c.common.retries {
+			if me != nil && me.Unreachable {
+				return nil, c.giveUp(me, fmt.Sprintf("unreachable after %d attempt(s) in %.0f s", attempt+1, now.Sub(firstUnreachable).Seconds()))
+			}
+			return nil, err
+		}
+		delay := time.Duration(math.Min(60, math.Pow(2, float64(attempt))) * (0.5 + c.set.rand()) * float64(time.Second))
+		why := ""
+		if ra := RetryAfterOf(err); ra > 0 {
+			delay, why = ra, " (Retry-After)"
+			if ra > MaxRetryAfter {
+				return nil, c.giveUp(me, fmt.Sprintf("the endpoint asks to wait %s (Retry-After), more than the %s srb waits", secs(ra), secs(MaxRetryAfter)))
+			}
+		}
+		if dl, ok := ctx.Deadline(); ok && now.Add(delay).After(dl) {
+			return nil, c.giveUp(me, fmt.Sprintf("retrying means waiting %s%s, but the stage's budget has %s left", secs(delay), why, secs(max(0, dl.Sub(now)))))
+		}
+		if me != nil && me.Unreachable && now.Add(delay).Sub(firstUnreachable) > UnreachableSec*time.Second {
+			return nil, c.giveUp(me, fmt.Sprintf("unreachable after %d attempt(s) in %.0f s; srb stops retrying an endpoint it cannot connect to after %d s", attempt+1, now.Sub(firstUnreachable).Seconds(), UnreachableSec))
+		}
+		c.logf("attempt %d of %d failed (%s); retrying in %s%s", attempt+1, c.common.retries+1, cut(err.Error(), 300), secs(delay), why)
+		if serr := c.set.sleep(ctx, delay); serr != nil {
 			return nil, &Error{Driver: c.name, Msg: "cancelled while backing off: " + serr.Error(), Err: serr}
 		}
 	}
 }
+
+// giveUp turns last, a retryable failure, into the permanent one the call
+// ends on, saying why it was not retried, and logs it.
+func (c *client) giveUp(last *Error, why string) *Error {
+	e := &Error{Driver: c.name, Msg: why}
+	if last != nil {
+		e.Msg = fmt.Sprintf("%s; giving up: %s", last.Msg, why)
+		e.Status, e.RetryAfter, e.Unreachable, e.Err = last.Status, last.RetryAfter, last.Unreachable, last
+	}
+	c.logf("giving up: %s", why)
+	return e
+}
+
+// logf writes one line to the WithLog writer, if any.
+func (c *client) logf(format string, args ...any) {
+	if c.set.log == nil {
+		return
+	}
+	prefix := c.name + " " + c.model + ": "
+	if c.set.label != "" {
+		prefix = c.set.label + ": " + prefix
+	}
+	fmt.Fprintln(c.set.log, prefix+strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", " "))
+}
+
+// secs renders d as seconds with one decimal: "20.0 s".
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 func (c *client) errorf(retryable bool, format string, args ...any) *Error {
 	return &Error{Driver: c.name, Msg: fmt.Sprintf(format, args...), Retryable: retryable}

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
 // CommandProtocol names the JSON protocol of the command driver
@@ -90,16 +90,16 @@ func (d *command) once(ctx context.Context, req Request) (*Turn, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, c.common.timeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, d.argv[0], d.argv[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
 	stdout, stderr := &limited{max: maxCommandOutput}, &limited{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	err = cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // reap what it left behind
+	// Everything the driver starts ends with it (ladder/proc).
+	e, err := proc.Run(rctx, proc.Spec{Argv: d.argv, Stdin: bytes.NewReader(in), Stdout: stdout, Stderr: stderr, WaitDelay: 5 * time.Second})
+	if err == nil {
+		switch {
+		case e.Err != nil:
+			err = e.Err
+		case e.Code != 0 || e.Signal != 0:
+			err = exitErr{e}
+		}
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -107,19 +107,27 @@ func (d *command) once(ctx context.Context, req Request) (*Turn, error) {
 	case rctx.Err() != nil:
 		return nil, c.errorf(true, "%s timed out after %s", d.argv[0], c.common.timeout)
 	case err != nil:
-		var ee *exec.ExitError
+		var ee exitErr
 		if errors.As(err, &ee) {
-			return nil, c.errorf(true, "%s exited %d: %s", d.argv[0], ee.ExitCode(), cut(strings.TrimSpace(stderr.b.String()), maxErrorBody))
+			return nil, c.errorf(true, "%s exited %d: %s", d.argv[0], ee.Code, cut(strings.TrimSpace(stderr.b.String()), maxErrorBody))
 		}
 		return nil, &Error{Driver: c.name, Msg: fmt.Sprintf("cannot run %s: %v", d.argv[0], err), Err: err}
 	}
+	return d.readOutput(stdout.b.Bytes())
+}
+
+// readOutput reads a model program's stdout: the first JSON value must be
+// a [CommandResponse]; its error is an *Error (retryable as it says), and
+// anything that is not a turn is a non-retryable *Error.
+func (d *command) readOutput(stdout []byte) (*Turn, error) {
+	c := d.c
 	var out CommandResponse
-	dec := json.NewDecoder(bytes.NewReader(stdout.b.Bytes()))
+	dec := json.NewDecoder(bytes.NewReader(stdout))
 	if err := dec.Decode(&out); err != nil {
-		return nil, c.errorf(false, "%s wrote no JSON turn on stdout (%d byte(s)): %v", d.argv[0], stdout.b.Len(), err)
+		return nil, c.errorf(false, "%s wrote no JSON turn on stdout (%d byte(s)): %v", d.argv[0], len(stdout), err)
 	}
 	if out.Error != nil {
-		return nil, c.errorf(out.Error.Retryable, "%s reported: %s", d.argv[0], out.Error.Message)
+		return nil, c.errorf(out.Error.Retryable, "%s reported: %s", d.argv[0], cut(out.Error.Message, maxErrorBody))
 	}
 	return out.toTurn(func(i int) string { return fmt.Sprintf("call_%d", i) }), nil
 }
@@ -159,3 +167,10 @@ func (l *limited) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// exitErr is a driver command that exited non-zero or was killed
+// (Code -1).
+type exitErr struct{ proc.Exit }
+
+// Error says the program's exit code.
+func (e exitErr) Error() string { return fmt.Sprintf("exit %d", e.Code) }

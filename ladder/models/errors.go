@@ -2,8 +2,12 @@ package models
 
 import (
 	"errors"
+	"net"
+	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // Error is a failed model call. Retryable separates "the endpoint was busy
@@ -11,13 +15,19 @@ import (
 // it) from "the request can never succeed" (a missing key, a malformed
 // request, a context overflow). Status is the HTTP status, 0 when there was
 // none. Neither kind is ever the submission's fault: a stage that ends on
-// one reports status error, never a verdict.
+// one reports status error, never a verdict. RetryAfter is how long the
+// endpoint asked to be left alone (its Retry-After header, as
+// delta-seconds or an HTTP-date; 0 when it sent none). Unreachable marks a
+// failure to connect at all (refused, no such host, no route, connect
+// timeout).
 type Error struct {
-	Driver    string
-	Msg       string
-	Retryable bool
-	Status    int
-	Err       error
+	Driver      string
+	Msg         string
+	Retryable   bool
+	Status      int
+	RetryAfter  time.Duration
+	Unreachable bool
+	Err         error
 }
 
 // Error returns "<driver>: <message>", or the message alone for an error
@@ -78,4 +88,51 @@ func Retryable(status int, body string) bool {
 		}
 	}
 	return false
+}
+
+// RetryAfterOf returns the wait the endpoint asked for with err's
+// Retry-After header ([Error].RetryAfter), or 0.
+func RetryAfterOf(err error) time.Duration {
+	var me *Error
+	if errors.As(err, &me) {
+		return me.RetryAfter
+	}
+	return 0
+}
+
+// MaxRetryAfter is the longest Retry-After srb waits for: an endpoint
+// asking for more fails the call at once, as a harness fault.
+const MaxRetryAfter = 10 * time.Minute
+
+// ParseRetryAfter reads a Retry-After header value: delta-seconds (a
+// non-negative whole or decimal number) or an HTTP-date, measured from
+// now. ok is false for an empty or unreadable value; a date in the past is
+// 0 with ok true.
+func ParseRetryAfter(value string, now time.Time) (time.Duration, bool) {
+	v := strings.TrimSpace(value)
+	if v == "" {
+		return 0, false
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f < 0 || f != f || f > 1e9 {
+			return 0, false
+		}
+		return time.Duration(f * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, t.Sub(now)), true
+	}
+	return 0, false
+}
+
+// unreachable reports whether err is a failure to connect at all: a dial
+// error (refused, no route, connect timeout) or a name that does not
+// resolve.
+func unreachable(err error) bool {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }

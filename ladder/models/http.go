@@ -130,7 +130,7 @@ func (h *httpDriver) post(ctx context.Context, url string, headers map[string]st
 		case fired.Load():
 			return nil, c.errorf(true, "timed out after %s waiting for the first byte from %s", idle, url)
 		}
-		return nil, &Error{Driver: c.name, Msg: fmt.Sprintf("cannot reach %s: %v", url, unwrapURL(err)), Retryable: true, Err: err}
+		return nil, &Error{Driver: c.name, Msg: fmt.Sprintf("cannot reach %s: %v", url, unwrapURL(err)), Retryable: true, Unreachable: unreachable(err), Err: err}
 	}
 	r := &response{body: resp.Body, dog: dog, idle: idle, fired: fired, cancel: cancel, c: c, url: url,
 		contentType: resp.Header.Get("Content-Type")}
@@ -138,9 +138,13 @@ func (h *httpDriver) post(ctx context.Context, url string, headers map[string]st
 		defer r.Close()
 		detail, _ := io.ReadAll(io.LimitReader(r, maxErrorBody))
 		text := string(bytes.ToValidUTF8(detail, []byte("\uFFFD")))
-		return nil, &Error{Driver: c.name, Status: resp.StatusCode,
+		e := &Error{Driver: c.name, Status: resp.StatusCode,
 			Msg:       fmt.Sprintf("HTTP %d from %s: %s", resp.StatusCode, url, text),
 			Retryable: Retryable(resp.StatusCode, text)}
+		if d, ok := ParseRetryAfter(resp.Header.Get("Retry-After"), c.set.now()); ok {
+			e.RetryAfter = d
+		}
+		return nil, e
 	}
 	dog.Reset(idle)
 	return r, nil

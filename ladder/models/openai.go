@@ -121,6 +121,14 @@ func (d *openAI) once(ctx context.Context, req Request) (*Turn, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.readMessage(raw, url)
+}
+
+// readMessage reads a whole (not streamed) chat completion: the first
+// choice's text, refusal and tool calls, and the usage. A body that is
+// not JSON, or has no choices, is a retryable *Error.
+func (d *openAI) readMessage(raw []byte, url string) (*Turn, error) {
+	c := d.c
 	var data oaResponse
 	if err := json.Unmarshal(raw, &data); err != nil {
 		return nil, c.errorf(true, "response from %s was not JSON (%d byte(s)): %v", url, len(raw), err)

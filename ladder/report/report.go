@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -64,19 +67,22 @@ func Reason(blockedBy string) string {
 // footer's program name (see [Footer]).
 func Render(v *result.Verdict, title string) string {
 	var out []string
-	add := func(s ...string) { out = append(out, s...) }
+	add := func(s ...string) {
+		for _, line := range s {
+			out = append(out, oneLine(line))
+		}
+	}
 	if title == "" {
 		title = v.Task
 	}
 	add(rule, " SWERefactorBench  "+title, rule, "")
 
-	headline := fmt.Sprintf("score  %.2f / %s", v.Score, py.FormatG(v.MaxScore))
 	if !v.Valid() {
-		add("  "+headline+"   *** NOT A VALID RESULT ***",
+		add(Headline(v),
 			"  the grader could not complete: "+v.HarnessError,
 			"  this run says nothing about the submission and should be re-run.")
 	} else {
-		add("  " + headline)
+		add(Headline(v))
 	}
 	add("")
 
@@ -307,6 +313,68 @@ func Render(v *result.Verdict, title string) string {
 	}
 	add("")
 	return strings.Join(out, "\n")
+}
+
+// oneLine returns line with every rune that is not printable
+// ([unicode.IsPrint]: newlines, CRs, tabs, escape sequences, line
+// separators, bidi overrides, invalid UTF-8) written as a Go escape, so a
+// line of the report stays one line whatever the text it quotes (module
+// notes and observations carry what the submission's programs printed).
+func oneLine(line string) string {
+	plain := true
+	for _, r := range line {
+		if r == utf8.RuneError || !unicode.IsPrint(r) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return line
+	}
+	var b strings.Builder
+	for i, r := range line {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(line[i:]); size == 1 {
+				fmt.Fprintf(&b, `\x%02x`, line[i])
+				continue
+			}
+			b.WriteRune(r)
+		case !unicode.IsPrint(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Headline is the report's score line for v: "  score  S.SS / M", with
+// "   *** NOT A VALID RESULT ***" after it when the verdict is not valid.
+func Headline(v *result.Verdict) string {
+	line := fmt.Sprintf("  score  %.2f / %s", v.Score, py.FormatG(v.MaxScore))
+	if !v.Valid() {
+		line += "   *** NOT A VALID RESULT ***"
+	}
+	return line
+}
+
+// CheckSummary reports whether text, a summary.txt, shows the headline of
+// v (see [Headline]): its first line that starts with "  score  " must be
+// exactly that line. The error names the line (1-based) and both
+// headlines.
+func CheckSummary(v *result.Verdict, text string) error {
+	want := Headline(v)
+	for i, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "  score  ") {
+			if strings.TrimRight(line, " \r") != want {
+				return fmt.Errorf("line %d: the headline is %q but score.json gives %q", i+1, strings.TrimSpace(line), strings.TrimSpace(want))
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no headline: no line starts with \"  score  \"; score.json gives %q", strings.TrimSpace(want))
 }
 
 func blockedOr(id, fallback string) string {

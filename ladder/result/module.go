@@ -3,13 +3,15 @@ package result
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/schema"
 )
 
 // ErrModuleResult is wrapped by [ParseModuleResult] when a module's result
-// file is not JSON or not an object or list; the module then recorded no
+// file is not JSON, not an object or list, or is refused (a repeated key,
+// a check without an id, a repeated id); the module then recorded no
 // checks.
 var ErrModuleResult = errors.New("unusable module result")
 
@@ -18,8 +20,7 @@ var ErrModuleResult = errors.New("unusable module result")
 // [ModuleResult.Apply] and append Checks to the stage.
 type ModuleResult struct {
 	// Checks are the collected checks: ids rewritten to "<module>/<id>",
-	// Unit set to the module id, Required cleared, weight-0 rows and
-	// duplicate ids dropped.
+	// Unit set to the module id, Required cleared, weight-0 rows dropped.
 	Checks []Check
 	// Status is "error" or "timeout" when the module's top-level status
 	// said so (it overrides the unit's status), else "".
@@ -53,43 +54,64 @@ func (m ModuleResult) Apply(u *Unit) {
 // $SRB_RESULT (HARNESS.md §3.5). data may be a full stage envelope, an
 // object {"checks": [...]}, or a bare list of checks.
 //
-// Collection rules: each check is read leniently (id falls back to "name",
-// then "<unnamed>"; an unknown verdict is "error"; an unparsable weight is 1
-// and a negative one 0; non-object evidence items become {"note": …}); a
-// check with weight ≤ 0 is dropped and counted as unscored_observations;
-// required is forced false; unit is set to moduleID; the id becomes
-// "<moduleID>/<id>" and a repeated id is dropped; non-object entries are
-// skipped. Top-level "metadata" and "notes" are carried into the unit's
-// metadata when non-empty, and a top-level status of exactly "error" or
-// "timeout" overrides the unit's.
+// Collection rules: each check is read leniently (an unknown verdict is
+// "error"; an unparsable weight is 1 and a negative one 0; non-object
+// evidence items become {"note": …}); a check with weight ≤ 0 is dropped
+// and counted as unscored_observations; required is forced false; unit is
+// set to moduleID; the id becomes "<moduleID>/<id>". Top-level "metadata"
+// and "notes" are carried into the unit's metadata when non-empty, and a
+// top-level status of exactly "error" or "timeout" overrides the unit's.
 //
-// Data that is not JSON, or not an object or list, yields a result with
-// no checks and Metadata["result_error"] set, together with an error
+// Unlike the earlier harness, which dropped what it could not attribute,
+// srb refuses a result that could hide a verdict: a repeated object key at
+// any depth (two "checks" lists, two verdicts of one check), a "checks"
+// that is neither a list nor null, an entry of it that is not an object,
+// a check with no id (neither a non-empty "id" nor a "name"), and a
+// repeated id. A refused result, like data that is not JSON or not an
+// object or list, yields no checks and Metadata["result_error"] naming
+// the JSON pointer of the offending field, together with an error
 // wrapping [ErrModuleResult]; the caller still applies the result, so the
-// unit records why. A document that parses but does not satisfy the
+// unit records why, and a module that recorded nothing is an error, never
+// a pass. A document that parses but does not otherwise satisfy the
 // "module-result" JSON Schema is collected all the same (the rules above
 // are the contract, and are more lenient than a schema can say) and the
 // violation is recorded as Metadata["result_schema_error"].
 func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
-	out := ModuleResult{Checks: []Check{}, Metadata: map[string]any{}}
-	doc, err := decodeJSON(data)
-	if err != nil {
-		out.Metadata["result_error"] = "JSONDecodeError: " + err.Error()
-		return out, fmt.Errorf("parse module result of %s: %w: %v", moduleID, ErrModuleResult, err)
+	refuse := func(msg string) (ModuleResult, error) {
+		out := ModuleResult{Checks: []Check{}, Metadata: map[string]any{"result_error": msg}}
+		return out, fmt.Errorf("parse module result of %s: %w: %s", moduleID, ErrModuleResult, msg)
 	}
+	doc, err := schema.DecodeStrict(schema.ModuleResult, data)
+	if err != nil {
+		var ve *schema.ValidationError
+		if errors.As(err, &ve) && ve.Msg != "" && ve.Pointer == "" && strings.HasPrefix(ve.Msg, "not JSON: ") {
+			return refuse("JSONDecodeError: " + strings.TrimPrefix(ve.Msg, "not JSON: "))
+		}
+		return refuse(err.Error())
+	}
+	prefix := "/checks"
 	if list, ok := doc.([]any); ok {
 		doc = map[string]any{"checks": list}
+		prefix = ""
 	}
 	raw, ok := doc.(map[string]any)
 	if !ok {
-		out.Metadata["result_error"] = "the result is not an object"
-		return out, fmt.Errorf("parse module result of %s: %w: the result is not an object", moduleID, ErrModuleResult)
+		return refuse("the result is not an object")
 	}
+	var list []any
+	switch x := raw["checks"].(type) {
+	case nil:
+	case []any:
+		list = x
+	default:
+		return refuse("at /checks: checks is not a list")
+	}
+
+	out := ModuleResult{Checks: []Check{}, Metadata: map[string]any{}}
 	var ve *schema.ValidationError
 	if err := schema.Validate(schema.ModuleResult, doc); errors.As(err, &ve) {
 		out.Metadata["result_schema_error"] = ve.Error()
 	}
-
 	for _, key := range []string{"metadata", "notes"} {
 		if v := raw[key]; py.Truthy(v) {
 			out.Metadata[key] = v
@@ -107,14 +129,22 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 		out.Summary = py.Head(py.Str(text), 1000)
 	}
 
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	dropped := 0
-	for _, entry := range py.AsList(raw["checks"]) {
+	for i, entry := range list {
+		at := fmt.Sprintf("%s/%d", prefix, i)
 		m, ok := entry.(map[string]any)
 		if !ok {
-			continue
+			return refuse(fmt.Sprintf("at %s: a check is not an object", at))
+		}
+		if !py.Truthy(m["id"]) && !py.Truthy(m["name"]) {
+			return refuse(fmt.Sprintf("at %s: the check has no id: a check that cannot be named cannot be counted", at))
 		}
 		c := checkFromMap(m)
+		if j, dup := seen[c.ID]; dup {
+			return refuse(fmt.Sprintf("at %s/id: check id %q is already used by %s/%d", at, c.ID, prefix, j))
+		}
+		seen[c.ID] = i
 		if c.Weight <= 0 {
 			dropped++
 			continue
@@ -122,10 +152,6 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 		c.Required = false
 		c.Unit = moduleID
 		c.ID = moduleID + "/" + c.ID
-		if seen[c.ID] {
-			continue
-		}
-		seen[c.ID] = true
 		out.Checks = append(out.Checks, c)
 	}
 	if dropped > 0 {

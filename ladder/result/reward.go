@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -241,6 +242,129 @@ func Publish(dir string, v *Verdict, summary string) error {
 	}
 	if err := writeAtomic(rewardPath, reward); err != nil {
 		return fmt.Errorf("publish: %w", err)
+	}
+	return nil
+}
+
+// ParseReward reads reward.json from data: one JSON object, no key twice
+// at any depth, valid against the "reward" JSON Schema, and consistent
+// with itself: reward is score / max_score (6 dp, 0 when max_score is
+// 0); score is 0 unless stage1_passed, else stage2_points +
+// stage3_points capped at max_score; stage 2 paid only when scored at
+// rate 1, stage 3 only when scored with a survivor; a stage that scored
+// or passed ran (stage1_passed ≤ stage1_ran,
+// stage2_scored ≤ stage2_ran, stage3_scored ≤ stage3_ran); stage 3's
+// survivors and breaks fit in its models (stage3_survived +
+// stage3_broken ≤ stage3_models, and likewise for the uncounted
+// figures); and the per-round adversary_<key>_survived flags number at
+// most stage3_models and show at most stage3_survived survivors.
+// Violations are a *schema.ValidationError naming the key.
+func ParseReward(data []byte) (map[string]float64, error) {
+	doc, err := schema.DecodeStrict(schema.Reward, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := schema.Validate(schema.Reward, doc); err != nil {
+		return nil, err
+	}
+	raw, _ := doc.(map[string]any)
+	flat := make(map[string]float64, len(raw))
+	for k, v := range raw {
+		f, ok := py.Float(v)
+		if !ok {
+			return nil, &schema.ValidationError{Contract: schema.Reward, Pointer: "/" + k, Msg: "not a number"}
+		}
+		flat[k] = f
+	}
+	bad := func(key, format string, args ...any) error {
+		return &schema.ValidationError{Contract: schema.Reward, Pointer: "/" + key, Msg: fmt.Sprintf(format, args...)}
+	}
+	want := 0.0
+	if flat["max_score"] != 0 {
+		want = py.Round(flat["score"]/flat["max_score"], 6)
+	}
+	if math.Abs(flat["reward"]-want) > 1e-6 {
+		return nil, bad("reward", "reward is %s but score / max_score is %s / %s = %s",
+			py.Repr(flat["reward"]), py.Repr(flat["score"]), py.Repr(flat["max_score"]), py.Repr(want))
+	}
+	for _, p := range [][2]string{{"stage1_passed", "stage1_ran"}, {"stage2_scored", "stage2_ran"}, {"stage3_scored", "stage3_ran"}} {
+		if flat[p[0]] > flat[p[1]] {
+			return nil, bad(p[0], "%s is 1 but %s is 0", p[0], p[1])
+		}
+	}
+	if s, b, m := flat["stage3_survived"], flat["stage3_broken"], flat["stage3_models"]; s+b > m {
+		return nil, bad("stage3_survived", "%s model(s) survived and %s broke it, but stage 3 ran %s", py.FormatG(s), py.FormatG(b), py.FormatG(m))
+	}
+	if s, m := flat["stage3_uncounted_survived"], flat["stage3_uncounted_models"]; s > m {
+		return nil, bad("stage3_uncounted_survived", "%s of %s uncounted models survived", py.FormatG(s), py.FormatG(m))
+	}
+	rounds, survivors := 0.0, 0.0
+	for k, v := range flat {
+		if strings.HasPrefix(k, "adversary_") && strings.HasSuffix(k, "_survived") {
+			rounds++
+			survivors += v
+		}
+	}
+	if rounds > flat["stage3_models"] || survivors > flat["stage3_survived"] {
+		return nil, bad("stage3_survived", "%s adversary flag(s) show %s survivor(s), but stage 3 counts %s survivor(s) of %s model(s)",
+			py.FormatG(rounds), py.FormatG(survivors), py.FormatG(flat["stage3_survived"]), py.FormatG(flat["stage3_models"]))
+	}
+	// Formula (4) over the stage points, as [ParseVerdict] checks it on
+	// score.json: nothing unless stage 1 passed, else the two stages'
+	// points capped at max_score; stage 2 pays only at rate 1, stage 3
+	// only with a survivor, and neither without having been scored.
+	paid := 0.0
+	if flat["stage1_passed"] == 1 {
+		paid = math.Min(flat["stage2_points"]+flat["stage3_points"], flat["max_score"])
+	}
+	if math.Abs(flat["score"]-paid) > 1e-3 {
+		return nil, bad("score", "score is %s but the stages give %s (stage1_passed %s, stage2_points %s, stage3_points %s, max_score %s)",
+			py.Repr(flat["score"]), py.Repr(paid), py.FormatG(flat["stage1_passed"]), py.Repr(flat["stage2_points"]), py.Repr(flat["stage3_points"]), py.Repr(flat["max_score"]))
+	}
+	if flat["stage2_points"] > 0 && (flat["stage2_scored"] != 1 || flat["stage2_rate"] < 1-1e-6) {
+		return nil, bad("stage2_points", "stage 2 paid %s points but stage2_scored is %s and stage2_rate %s: it pays only when scored at rate 1",
+			py.Repr(flat["stage2_points"]), py.FormatG(flat["stage2_scored"]), py.Repr(flat["stage2_rate"]))
+	}
+	if flat["stage3_points"] > 0 && (flat["stage3_scored"] != 1 || flat["stage3_survived"] < 1) {
+		return nil, bad("stage3_points", "stage 3 paid %s points but stage3_scored is %s and %s model(s) survived",
+			py.Repr(flat["stage3_points"]), py.FormatG(flat["stage3_scored"]), py.FormatG(flat["stage3_survived"]))
+	}
+	return flat, nil
+}
+
+// ReadReward reads and checks the reward.json at path (see [ParseReward]);
+// a violation is a *schema.ValidationError with File set to path.
+func ReadReward(path string) (map[string]float64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read reward: %w", err)
+	}
+	flat, err := ParseReward(data)
+	if err != nil {
+		return nil, fmt.Errorf("read reward %s: %w", path, withFile(err, path))
+	}
+	return flat, nil
+}
+
+// rewardHeadline are the reward.json keys [RewardAgrees] compares with
+// the verdict: the ones a consumer reads as the result.
+var rewardHeadline = []string{"reward", "score", "max_score", "valid", "stage1_ran", "stage1_passed",
+	"stage2_ran", "stage2_scored", "stage2_points", "stage3_ran", "stage3_scored", "stage3_points",
+	"stage3_models", "stage3_survived", "stage3_broken"}
+
+// RewardAgrees reports whether the flat numbers of a reward.json (as
+// [ParseReward] returns them) say what the verdict v says: every headline
+// key (reward, score, max_score, valid, the stage flags and stage points,
+// stage 3's models, survivors and breaks) equal to [Reward](v)'s, within
+// 1e-6. The error is a *schema.ValidationError naming the first key that
+// differs.
+func RewardAgrees(v *Verdict, flat map[string]float64) error {
+	want := Reward(v)
+	for _, k := range rewardHeadline {
+		if math.Abs(want[k]-flat[k]) > 1e-6 {
+			return &schema.ValidationError{Contract: schema.Reward, Pointer: "/" + k,
+				Msg: fmt.Sprintf("%s is %s but score.json gives %s", k, py.Repr(flat[k]), py.Repr(want[k]))}
+		}
 	}
 	return nil
 }

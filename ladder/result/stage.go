@@ -282,7 +282,7 @@ func (s *Stage) MarshalJSON() ([]byte, error) { return marshalPy(s) }
 // UnmarshalJSON reads an envelope with the earlier harness's leniency (see
 // [ParseStage]); it does not validate against the JSON Schema.
 func (s *Stage) UnmarshalJSON(data []byte) error {
-	doc, err := decodeJSON(data)
+	doc, err := schema.DecodeStrict(schema.StageResult, data)
 	if err != nil {
 		return fmt.Errorf("parse stage result: %w", err)
 	}
@@ -301,9 +301,9 @@ func (s *Stage) UnmarshalJSON(data []byte) error {
 // "error"; an unparsable weight reads as 1 and a negative one as 0;
 // harness is copied verbatim, never re-stamped.
 func ParseStage(data []byte) (*Stage, error) {
-	doc, err := decodeJSON(data)
+	doc, err := schema.DecodeStrict(schema.StageResult, data)
 	if err != nil {
-		return nil, &schema.ValidationError{Contract: schema.StageResult, Msg: "not JSON: " + err.Error()}
+		return nil, err
 	}
 	if err := schema.Validate(schema.StageResult, doc); err != nil {
 		return nil, err
@@ -331,7 +331,158 @@ func ParseStage(data []byte) (*Stage, error) {
 		}
 		seen[c.ID] = i
 	}
+	if err := st.consistent(doc.(map[string]any)); err != nil {
+		return nil, err
+	}
 	return st, nil
+}
+
+// consistent refuses a stage result whose parts contradict each other,
+// which no grader writes: a behavioural check that names no unit of the
+// stage (the scorer would never count it), a verification round whose
+// unit is not its own id, and summary counts in metadata (modules,
+// modules_ok, modules_unreached, checks, checks_passed; adversaries,
+// survived, broken, errored) or round records (metadata.rounds, which
+// reward.json reads) that disagree with the units and checks. A count or
+// record that is absent, or is neither a whole number nor a list (counted
+// by its length), is not checked: the earliest results lack them.
+func (s *Stage) consistent(raw map[string]any) error {
+	bad := func(ptr, format string, args ...any) error {
+		return &schema.ValidationError{Contract: schema.StageResult, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+	}
+	meta := py.AsMap(raw["metadata"])
+	count := func(key string, want int, what string) error {
+		v, ok := meta[key]
+		if !ok {
+			return nil
+		}
+		n, isInt := py.IsInt(v)
+		if list, isList := v.([]any); isList {
+			// A list of ids counts by its length.
+			n, isInt = len(list), true
+		}
+		if isInt && n != want {
+			return bad("/metadata/"+key, "metadata.%s is %s but the file holds %d %s", key, py.Str(v), want, what)
+		}
+		return nil
+	}
+	switch s.Stage {
+	case StageBehavioural:
+		units := map[string]bool{}
+		ok, unreached := 0, 0
+		for _, u := range s.Units {
+			units[u.ID] = true
+			switch u.Status {
+			case UnitOK:
+				ok++
+			case UnitUnreached:
+				unreached++
+			}
+		}
+		passed := 0
+		for i, c := range s.Checks {
+			if !units[c.Unit] {
+				return bad(fmt.Sprintf("/checks/%d/unit", i), "check %q names unit %q, which is not a unit of this stage: its verdict would never be counted", c.ID, c.Unit)
+			}
+			if c.OK() {
+				passed++
+			}
+		}
+		for _, k := range []struct {
+			key  string
+			n    int
+			what string
+		}{{"modules", len(s.Units), "unit(s)"}, {"modules_ok", ok, "unit(s) with status ok"},
+			{"modules_unreached", unreached, "unreached unit(s)"}, {"checks", len(s.Checks), "check(s)"},
+			{"checks_passed", passed, "passing check(s)"}} {
+			if err := count(k.key, k.n, k.what); err != nil {
+				return err
+			}
+		}
+	case StageVerification:
+		rounds := Rounds(s)
+		byID := map[string]Check{}
+		survived, broken, errored := 0, 0, 0
+		for _, c := range rounds {
+			byID[c.ID] = c
+			switch c.Verdict {
+			case VerdictPass:
+				survived++
+			case VerdictFail:
+				broken++
+			default:
+				errored++
+			}
+		}
+		for i, c := range s.Checks {
+			if k, _ := c.Metadata["kind"].(string); k == "round" && c.Unit != "" && c.Unit != c.ID {
+				return bad(fmt.Sprintf("/checks/%d/unit", i), "round %q names unit %q: a round's unit is its adversary, its own id", c.ID, c.Unit)
+			}
+		}
+		for _, k := range []struct {
+			key  string
+			n    int
+			what string
+		}{{"adversaries", len(rounds), "round(s)"}, {"survived", survived, "surviving round(s)"},
+			{"broken", broken, "broken round(s)"}, {"errored", errored, "round(s) that did not complete"}} {
+			if err := count(k.key, k.n, k.what); err != nil {
+				return err
+			}
+		}
+		recs, has := meta["rounds"]
+		if !has {
+			return nil
+		}
+		list, isList := recs.([]any)
+		if !isList {
+			return bad("/metadata/rounds", "metadata.rounds is not a list")
+		}
+		if len(list) != len(rounds) {
+			return bad("/metadata/rounds", "metadata.rounds records %d round(s) but the file holds %d round check(s)", len(list), len(rounds))
+		}
+		recorded := map[string]bool{}
+		for i, e := range list {
+			m, _ := e.(map[string]any)
+			id := ""
+			if py.Truthy(m["adversary"]) {
+				id = py.Str(m["adversary"])
+			} else if py.Truthy(m["id"]) {
+				id = py.Str(m["id"])
+			}
+			at := fmt.Sprintf("/metadata/rounds/%d", i)
+			c, ok := byID[id]
+			if !ok || recorded[id] {
+				return bad(at+"/adversary", "round record %q matches no round check, or repeats one", id)
+			}
+			recorded[id] = true
+			want := map[string]string{VerdictPass: "survived", VerdictFail: "broken"}[c.Verdict]
+			got := py.Str(getOr(m, "outcome", ""))
+			if (want != "" || got == "survived" || got == "broken") && got != want {
+				return bad(at+"/outcome", "round %q is recorded as %q but its check's verdict is %q", id, got, c.Verdict)
+			}
+		}
+	}
+	return nil
+}
+
+// Rounds returns the verification rounds of a verification stage result,
+// in order: the checks whose metadata.kind is "round", or, in a result
+// that marks none, every check that names a unit (HARNESS.md §4.4).
+func Rounds(s *Stage) []Check {
+	var rounds []Check
+	for _, c := range s.Checks {
+		if k, ok := c.Metadata["kind"].(string); ok && k == "round" {
+			rounds = append(rounds, c)
+		}
+	}
+	if len(rounds) == 0 {
+		for _, c := range s.Checks {
+			if c.Unit != "" {
+				rounds = append(rounds, c)
+			}
+		}
+	}
+	return rounds
 }
 
 // ReadStage reads and validates the stage result at path (see

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/schema"
@@ -395,7 +396,7 @@ func (v *Verdict) MarshalJSON() ([]byte, error) { return marshalPy(v) }
 // UnmarshalJSON reads score.json's shape (see [ParseVerdict]) without
 // validating it against the JSON Schema.
 func (v *Verdict) UnmarshalJSON(data []byte) error {
-	doc, err := decodeJSON(data)
+	doc, err := schema.DecodeStrict(schema.Score, data)
 	if err != nil {
 		return fmt.Errorf("parse verdict: %w", err)
 	}
@@ -414,9 +415,9 @@ func (v *Verdict) UnmarshalJSON(data []byte) error {
 // rate ≥ 1 and scored_weight > 0, never reads a module's required, and
 // copies harnesses verbatim (HARNESS.md §3.7 from_dict; bug 79).
 func ParseVerdict(data []byte) (*Verdict, error) {
-	doc, err := decodeJSON(data)
+	doc, err := schema.DecodeStrict(schema.Score, data)
 	if err != nil {
-		return nil, &schema.ValidationError{Contract: schema.Score, Msg: "not JSON: " + err.Error()}
+		return nil, err
 	}
 	if err := schema.Validate(schema.Score, doc); err != nil {
 		return nil, err
@@ -432,26 +433,119 @@ func ParseVerdict(data []byte) (*Verdict, error) {
 }
 
 // consistent rejects a verdict whose fields contradict each other, which
-// no grader writes: valid must be exactly "harness_error is empty", and
-// the score must be formula (4) of the paper over the stage points (0
-// unless the audit gate passed; else the two stages' points, capped at
-// max_score), to the 4 dp the file carries.
+// no grader writes, naming the field:
+//   - valid must be exactly "harness_error is empty", and a blocked_by that
+//     only a harness fault sets (audit-missing, behavioural-error,
+//     verification-incomplete, …) needs valid false;
+//   - reward must be score / max_score (6 dp, 0 when max_score is 0);
+//   - the score must be formula (4) of the paper over the stage points (0
+//     unless the audit gate passed; else the two stages' points, capped at
+//     max_score), to the 4 dp the file carries;
+//   - a stage that paid points must be in stages_run, stage 2 only when
+//     a weighted module row exists, every weighted one is complete and
+//     the rate is 1; a row is complete only with status ok (or none, in
+//     old files), a scored check, every scored check passing and rate 1;
+//     stages_run names a stage
+//     once; module rows name a module once, and none claims more passing
+//     checks (rate × scored_weight) than it counts;
+//   - models_survived cannot exceed models_total, breaks cannot exceed the
+//     rounds that did not survive, and stage 3 pays nothing without a
+//     survivor;
+//   - a passed gate lists no audit failure (the earliest verdicts list none
+//     for a failed one either, so that is not required);
+//   - unscored and uncredited, when both are present, are the same record.
 func (v *Verdict) consistent(doc any) error {
 	raw, _ := doc.(map[string]any)
+	bad := func(ptr, format string, args ...any) error {
+		return &schema.ValidationError{Contract: schema.Score, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+	}
 	if b, ok := raw["valid"].(bool); ok && b != (v.HarnessError == "") {
-		return &schema.ValidationError{Contract: schema.Score, Pointer: "/valid",
-			Msg: fmt.Sprintf("valid is %v but harness_error is %q: a verdict is valid exactly when the grader completed", b, v.HarnessError)}
+		return bad("/valid", "valid is %v but harness_error is %q: a verdict is valid exactly when the grader completed", b, v.HarnessError)
+	}
+	if v.HarnessError == "" && faultBlocks[v.BlockedBy] {
+		return bad("/blocked_by", "blocked_by is %q, which only a harness fault sets, but the verdict is valid", v.BlockedBy)
+	}
+	if r, ok := py.Float(raw["reward"]); ok && math.Abs(r-v.Reward()) > 1e-6 {
+		return bad("/reward", "reward is %s but score / max_score is %s / %s = %s", py.Repr(r), py.Repr(v.Score), py.Repr(v.MaxScore), py.Repr(v.Reward()))
 	}
 	want := 0.0
 	if v.AuditGate == GatePass {
 		want = math.Min(v.BehaviouralPoints+v.VerificationPoints, v.MaxScore)
 	}
 	if math.Abs(v.Score-want) > 1e-3 {
-		return &schema.ValidationError{Contract: schema.Score, Pointer: "/score",
-			Msg: fmt.Sprintf("score is %s but the stages give %s (audit gate %s, stage 2 %s, stage 3 %s): the arithmetic of formula (4) does not close",
-				py.Repr(v.Score), py.Repr(want), v.AuditGate, py.Repr(v.BehaviouralPoints), py.Repr(v.VerificationPoints))}
+		return bad("/score", "score is %s but the stages give %s (audit gate %s, stage 2 %s, stage 3 %s): the arithmetic of formula (4) does not close",
+			py.Repr(v.Score), py.Repr(want), v.AuditGate, py.Repr(v.BehaviouralPoints), py.Repr(v.VerificationPoints))
+	}
+	ran := map[string]bool{}
+	for i, st := range v.StagesRun {
+		if ran[st] {
+			return bad(fmt.Sprintf("/stages_run/%d", i), "stage %q is listed twice", st)
+		}
+		ran[st] = true
+	}
+	if v.BehaviouralPoints > 0 && !ran[StageBehavioural] {
+		return bad("/behavioural/points", "stage 2 paid %s points but did not run (stages_run is %v)", py.Repr(v.BehaviouralPoints), v.StagesRun)
+	}
+	if v.VerificationPoints > 0 && !ran[StageVerification] {
+		return bad("/verification/points", "stage 3 paid %s points but did not run (stages_run is %v)", py.Repr(v.VerificationPoints), v.StagesRun)
+	}
+	rows, weighted := map[string]int{}, 0
+	for i, m := range v.Modules {
+		at := fmt.Sprintf("/behavioural/modules/%d", i)
+		if j, dup := rows[m.ID]; dup {
+			return bad(at+"/id", "module %q is already the row /behavioural/modules/%d", m.ID, j)
+		}
+		rows[m.ID] = i
+		if m.Rate*m.ScoredWeight > float64(m.Passed)+1e-3 {
+			return bad(at+"/rate", "module %q has rate %s over %s scored check(s) but counts %d passing", m.ID, py.Repr(m.Rate), py.Repr(m.ScoredWeight), m.Passed)
+		}
+		if m.Complete && ((m.Status != "" && m.Status != UnitOK) || m.ScoredWeight <= 0 || float64(m.Passed) < m.ScoredWeight-1e-6 || m.Rate < 1-1e-6) {
+			return bad(at+"/complete", "module %q is marked complete but has status %q, %d passing of %s scored check(s) and rate %s: complete means it finished and passed every scored check",
+				m.ID, m.Status, m.Passed, py.Repr(m.ScoredWeight), py.Repr(m.Rate))
+		}
+		if m.Weight > 0 {
+			weighted++
+		}
+		if v.BehaviouralPoints > 0 && m.Weight > 0 && !m.Complete {
+			return bad(at+"/complete", "stage 2 paid %s points but module %q (weight %s) is not complete", py.Repr(v.BehaviouralPoints), m.ID, py.Repr(m.Weight))
+		}
+	}
+	if v.BehaviouralPoints > 0 {
+		// Stage 2 pays only when a weighted module exists and every
+		// weighted one is complete, so the weighted mean rate is 1.
+		if weighted == 0 {
+			return bad("/behavioural/modules", "stage 2 paid %s points but no module row carries weight: nothing was measured to pay for", py.Repr(v.BehaviouralPoints))
+		}
+		if v.BehaviouralRate < 1-1e-6 {
+			return bad("/behavioural/rate", "stage 2 paid %s points but its rate is %s: it pays only when every weighted module passed every scored check", py.Repr(v.BehaviouralPoints), py.Repr(v.BehaviouralRate))
+		}
+	}
+	if v.AdversariesSurvived > v.AdversariesTotal {
+		return bad("/verification/models_survived", "%d of %d models survived: more survivors than rounds", v.AdversariesSurvived, v.AdversariesTotal)
+	}
+	if n := len(v.VerificationBreaks); n > v.AdversariesTotal-v.AdversariesSurvived {
+		return bad("/verification/breaks", "%d break(s) listed but only %d of %d round(s) did not survive", n, v.AdversariesTotal-v.AdversariesSurvived, v.AdversariesTotal)
+	}
+	if v.VerificationPoints > 0 && v.AdversariesSurvived == 0 {
+		return bad("/verification/points", "stage 3 paid %s points but no model survived", py.Repr(v.VerificationPoints))
+	}
+	if v.AuditGate == GatePass && len(v.AuditFailures) > 0 {
+		return bad("/audit_failures", "the audit gate passed but %d required check(s) are listed as failed", len(v.AuditFailures))
+	}
+	if a, ok := raw["unscored"]; ok {
+		if b, ok := raw["uncredited"]; ok && !reflect.DeepEqual(a, b) {
+			return bad("/uncredited", "uncredited and unscored are two spellings of one record, and they differ")
+		}
 	}
 	return nil
+}
+
+// faultBlocks are the blocked_by ids only a harness fault sets (each comes
+// with a harness_error).
+var faultBlocks = map[string]bool{
+	"audit-missing": true, "audit-error": true, "audit-empty": true, "audit-undecided": true,
+	"behavioural-missing": true, "behavioural-error": true, "behavioural-empty": true, "behavioural-weights": true,
+	"verification-missing": true, "verification-error": true, "verification-incomplete": true,
 }
 
 // ReadVerdict reads and validates the score.json at path (see

@@ -174,7 +174,10 @@ func BehaviouralReachesGate(r *result.Stage, p Policy, task string) (bool, float
 	reached := gradeBehavioural(r, scratch, p)
 	points := scratch.BehaviouralPoints
 	if reached {
-		return true, points, fmt.Sprintf("stage 2 passed every scored check and paid %s of %s",
+		// Worth, not paid: the verdict pays stage 2 only when the audit
+		// gate passed too, and this sentence is printed before it is known
+		// (issue 16: stderr said "paid 40 of 40" beside a verdict of 0).
+		return true, points, fmt.Sprintf("stage 2 passed every scored check, worth %s of %s points (paid only when the audit gate passes too)",
 			py.FormatG(points), py.FormatG(p.BehaviouralPoints))
 	}
 	why := scratch.HarnessError
@@ -573,8 +576,17 @@ func gradeBehavioural(r *result.Stage, v *result.Verdict, p Policy) bool {
 		return false
 	}
 
-	scores := make([]result.ModuleScore, 0, len(r.Units))
-	for _, u := range r.Units {
+	units := r.Units
+	if p.Task != nil {
+		var msg string
+		if units, msg = declaredUnits(r, p.Task, v); msg != "" {
+			v.HarnessError = msg
+			v.BlockedBy = BlockedBehaviouralError
+			return false
+		}
+	}
+	scores := make([]result.ModuleScore, 0, len(units))
+	for _, u := range units {
 		scores = append(scores, scoreModule(u, r))
 	}
 	v.Modules = scores
@@ -691,6 +703,58 @@ func gradeBehavioural(r *result.Stage, v *result.Verdict, p Policy) bool {
 	return true
 }
 
+// declaredUnits matches the behavioural result's units with the task's
+// modules: it returns the units in the result's order with the task's
+// weights, or a harness-error sentence naming the modules the result
+// lacks or holds without the task declaring them. A weight the result
+// states differently is noted on v and not used.
+func declaredUnits(r *result.Stage, d *Declaration, v *result.Verdict) ([]result.Unit, string) {
+	want := map[string]float64{}
+	for _, m := range d.Modules {
+		want[m.ID] = m.Weight
+	}
+	have := map[string]bool{}
+	var extra, missing, reweighed []string
+	units := make([]result.Unit, 0, len(r.Units))
+	for _, u := range r.Units {
+		have[u.ID] = true
+		w, ok := want[u.ID]
+		if !ok {
+			extra = append(extra, u.ID)
+			continue
+		}
+		if py.Round(u.Weight, 6) != py.Round(w, 6) {
+			reweighed = append(reweighed, fmt.Sprintf("%s (the result says %s, the task %s)", u.ID, py.FormatG(u.Weight), py.FormatG(w)))
+		}
+		u.Weight = w
+		units = append(units, u)
+	}
+	for _, m := range d.Modules {
+		if !have[m.ID] {
+			missing = append(missing, m.ID)
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		return nil, fmt.Sprintf("the behavioural result lacks %d of the task's %d module(s): %s%s -- a stage result that does not cover the declared suite has not measured the submission; re-run the stage",
+			len(missing), len(d.Modules), strings.Join(head(missing, maxNamed), ", "), andMore(len(missing)))
+	case len(extra) > 0:
+		return nil, fmt.Sprintf("the behavioural result holds %d module(s) the task does not declare: %s%s -- it is not this task's suite; re-run the stage",
+			len(extra), strings.Join(head(extra, maxNamed), ", "), andMore(len(extra)))
+	}
+	if len(reweighed) > 0 {
+		v.Notes = append(v.Notes, "graded with the task's module weights, not the result's: "+strings.Join(head(reweighed, maxNamed), ", ")+andMore(len(reweighed)))
+	}
+	return units, ""
+}
+
+func head(list []string, n int) []string {
+	if len(list) > n {
+		return list[:n]
+	}
+	return list
+}
+
 // --- stage 3 ---------------------------------------------------------
 
 // gradeVerification pays every adversary that failed to break the
@@ -726,19 +790,7 @@ func gradeVerification(r *result.Stage, v *result.Verdict, p Policy, expected bo
 		return
 	}
 
-	var rounds []result.Check
-	for _, c := range r.Checks {
-		if k, ok := c.Metadata["kind"].(string); ok && k == "round" {
-			rounds = append(rounds, c)
-		}
-	}
-	if len(rounds) == 0 {
-		for _, c := range r.Checks {
-			if c.Unit != "" {
-				rounds = append(rounds, c)
-			}
-		}
-	}
+	rounds := result.Rounds(r)
 	var survived, broken, errored []result.Check
 	for _, c := range rounds {
 		switch c.Verdict {
@@ -776,14 +828,12 @@ func gradeVerification(r *result.Stage, v *result.Verdict, p Policy, expected bo
 	}
 	v.VerificationPoints = points
 
-	if len(rounds) != p.VerificationModels {
-		noun := "adversaries"
-		if len(rounds) == 1 {
-			noun = "adversary"
-		}
-		v.Notes = append(v.Notes, fmt.Sprintf(
-			"the probe ran %d %s but the policy declares %d; stage-3 points are still one per survivor",
-			len(rounds), noun, p.VerificationModels))
+	if msg, blocked := roundsMatch(rounds, name, p); msg != "" {
+		v.HarnessError = msg
+		v.BlockedBy = blocked
+		v.VerificationPoints = 0
+		v.Notes = append(v.Notes, "no stage-3 points are published: the rounds in the verification result are not the rounds the task declares")
+		return
 	}
 	if len(errored) > 0 {
 		var names []string
@@ -801,6 +851,54 @@ func gradeVerification(r *result.Stage, v *result.Verdict, p Policy, expected bo
 			py.FormatG(p.VerificationPoints), strings.Join(names, ", "), andMore(len(errored)))
 		v.BlockedBy = BlockedVerificationIncomplete
 	}
+}
+
+// roundsMatch checks the rounds against what the task declares: with a
+// declaration, exactly one round per declared adversary; without, exactly
+// p.VerificationModels rounds. It returns a harness-error sentence and the
+// blocked_by id when they differ: verification-incomplete for a missing
+// round (never contested), verification-error for an extra or unknown one
+// (refused, never paid).
+func roundsMatch(rounds []result.Check, name func(result.Check) string, p Policy) (string, string) {
+	if p.Task == nil {
+		switch n := len(rounds); {
+		case n < p.VerificationModels:
+			return fmt.Sprintf("the verification result holds %d round(s) but the policy declares %d adversaries, so %s of the %s stage-3 points were never contested -- re-run the stage",
+				n, p.VerificationModels, py.FormatG(p.PointsPerSurvivedModel*float64(p.VerificationModels-n)), py.FormatG(p.VerificationPoints)), BlockedVerificationIncomplete
+		case n > p.VerificationModels:
+			return fmt.Sprintf("the verification result holds %d round(s) but the policy declares %d adversaries: a round the policy does not declare is refused, not paid",
+				n, p.VerificationModels), BlockedVerificationError
+		}
+		return "", ""
+	}
+	declared := map[string]bool{}
+	for _, a := range p.Task.Adversaries {
+		declared[a] = true
+	}
+	seen := map[string]bool{}
+	var unknown, missing []string
+	for _, c := range rounds {
+		id := name(c)
+		if !declared[id] || seen[id] {
+			unknown = append(unknown, id)
+		}
+		seen[id] = true
+	}
+	for _, a := range p.Task.Adversaries {
+		if !seen[a] {
+			missing = append(missing, a)
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Sprintf("the verification result holds %d round(s) the task does not declare: %s%s -- a round of an adversary the task does not name is refused, not paid; re-run the stage",
+			len(unknown), strings.Join(head(unknown, maxNamed), ", "), andMore(len(unknown))), BlockedVerificationError
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("the verification result lacks %d of the task's %d adversaries: %s%s, so %s of the %s stage-3 points were never contested -- re-run the stage",
+			len(missing), len(p.Task.Adversaries), strings.Join(head(missing, maxNamed), ", "), andMore(len(missing)),
+			py.FormatG(p.PointsPerSurvivedModel*float64(len(missing))), py.FormatG(p.VerificationPoints)), BlockedVerificationIncomplete
+	}
+	return "", ""
 }
 
 // --- stages that ran above the rung that stopped the ladder -------------

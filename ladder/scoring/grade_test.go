@@ -419,14 +419,23 @@ func TestVerificationStage(t *testing.T) {
 			t.Errorf("notes = %q", v.Notes)
 		}
 	})
-	t.Run("a round count other than the policy's is noted only", func(t *testing.T) {
-		v := grade(pass, full, verification(1, 0, 0))
-		if !hasNote(v, "the probe ran 1 adversary but the policy declares 6; stage-3 points are still one per survivor") || !v.Valid() || v.Score != 50 {
-			t.Errorf("notes %q valid %v score %v", v.Notes, v.Valid(), v.Score)
-		}
-		v = grade(pass, full, verification(7, 0, 0))
-		if !hasNote(v, "the probe ran 7 adversaries") || v.VerificationPoints != 60 {
-			t.Errorf("notes %q points %v", v.Notes, v.VerificationPoints)
+	// Without the task, the policy's count of rounds must be met: a
+	// missing round was never contested (0 rounds used to pay a valid
+	// 40, 5 of 6 a valid 90), and an extra one is refused.
+	t.Run("a round count other than the policy's is a harness fault", func(t *testing.T) {
+		for _, tt := range []struct {
+			rounds  int
+			blocked string
+			msg     string
+		}{
+			{0, BlockedVerificationIncomplete, "the verification result holds 0 round(s) but the policy declares 6 adversaries, so 60 of the 60 stage-3 points were never contested -- re-run the stage"},
+			{5, BlockedVerificationIncomplete, "the verification result holds 5 round(s) but the policy declares 6 adversaries, so 10 of the 60 stage-3 points were never contested -- re-run the stage"},
+			{7, BlockedVerificationError, "the verification result holds 7 round(s) but the policy declares 6 adversaries: a round the policy does not declare is refused, not paid"},
+		} {
+			v := grade(pass, full, verification(tt.rounds, 0, 0))
+			if v.Valid() || v.HarnessError != tt.msg || v.BlockedBy != tt.blocked || v.VerificationPoints != 0 || v.Score != 40 {
+				t.Errorf("%d rounds: valid %v error %q blocked %q points %v score %v", tt.rounds, v.Valid(), v.HarnessError, v.BlockedBy, v.VerificationPoints, v.Score)
+			}
 		}
 	})
 	t.Run("rounds fall back to checks with a unit", func(t *testing.T) {
@@ -522,7 +531,7 @@ func TestGatePredicates(t *testing.T) {
 		points float64
 		why    string
 	}{
-		{"complete", behavioural(4, mod{"m", 1, 1}), true, 40, "stage 2 passed every scored check and paid 40 of 40"},
+		{"complete", behavioural(4, mod{"m", 1, 1}), true, 40, "stage 2 passed every scored check, worth 40 of 40 points (paid only when the audit gate passes too)"},
 		{"short", behavioural(4, mod{"m", 1, 0.75}), false, 0,
 			"stage 2 did not pass every scored check, so none of its 40 points are paid; the modules passed 0.7500 of their weighted checks [behavioural-incomplete]"},
 		{"missing", nil, false, 0, "stage 2 has produced no result file"},
@@ -550,17 +559,17 @@ func TestPolicy(t *testing.T) {
 	if err := Published().Check(); err != nil {
 		t.Fatalf("the published policy fails its own check: %v", err)
 	}
-	if p := Published(); p != (Policy{100, 40, 60, 6, 10}) {
+	if p := Published(); p != (Policy{100, 40, 60, 6, 10, nil}) {
 		t.Errorf("Published() = %+v", p)
 	}
 	tests := []struct {
 		p    Policy
 		want string
 	}{
-		{Policy{100, 40, 55, 6, 4}, "check scoring policy: points_per_survived_model × verification_models is 4 × 6 = 24, not verification_points 55; behavioural_points + verification_points is 40 + 55 = 95, not max_score 100"},
-		{Policy{60, 0, 60, 6, 10}, "check scoring policy: behavioural_points must be greater than 0, not 0"},
-		{Policy{40, 40, 0, -1, 0}, "check scoring policy: verification_models must not be negative, not -1"},
-		{Policy{100.0000001, 40, 60, 6, 10}, ""},
+		{Policy{100, 40, 55, 6, 4, nil}, "check scoring policy: points_per_survived_model × verification_models is 4 × 6 = 24, not verification_points 55; behavioural_points + verification_points is 40 + 55 = 95, not max_score 100"},
+		{Policy{60, 0, 60, 6, 10, nil}, "check scoring policy: behavioural_points must be greater than 0, not 0"},
+		{Policy{40, 40, 0, -1, 0, nil}, "check scoring policy: verification_models must not be negative, not -1"},
+		{Policy{100.0000001, 40, 60, 6, 10, nil}, ""},
 	}
 	for _, tt := range tests {
 		err := tt.p.Check()

@@ -12,12 +12,37 @@ import (
 // PointsPerSurvivedModel for every one of VerificationModels adversaries
 // that found no valid breaking test, up to VerificationPoints; the total is
 // capped at MaxScore.
+//
+// Task is the task's declaration of what its stage results must hold,
+// nil when grading without the task (srb score without TASK): then the
+// verification result must hold exactly VerificationModels rounds.
 type Policy struct {
 	MaxScore               float64
 	BehaviouralPoints      float64
 	VerificationPoints     float64
 	VerificationModels     int
 	PointsPerSurvivedModel float64
+	Task                   *Declaration
+}
+
+// Declaration is what a task declares its stage results must cover. With
+// it, the task wins over the files: the behavioural result must hold a
+// unit for every declared module and no other, and each is weighted with
+// the task's Weight whatever the file says; the verification result must
+// hold exactly one round per declared adversary and no other. A result
+// that does not is a harness fault (an invalid verdict), never a score.
+type Declaration struct {
+	// Modules are the behavioural modules in declared order.
+	Modules []DeclaredModule
+	// Adversaries are the verification adversaries' ids in declared order.
+	Adversaries []string
+}
+
+// DeclaredModule is one behavioural module of a [Declaration]: its id and
+// its relative weight (≥ 0; 0 reports without scoring).
+type DeclaredModule struct {
+	ID     string
+	Weight float64
 }
 
 // Published returns the published ladder every task uses: 100 points, 40

@@ -29,7 +29,7 @@ const File = "telemetry.json"
 type Telemetry struct {
 	Schema string   `json:"schema"`
 	Task   string   `json:"task"`
-	Model  string   `json:"model"` // the run folder's parent's name
+	Model  string   `json:"model"` // score.json's metadata.run.model, else the run folder's parent's name
 	Run    string   `json:"run"`   // the run folder's name
 	Stage1 []Review `json:"stage1"`
 	Stage3 []Round  `json:"stage3"`
@@ -130,19 +130,47 @@ func ForRun(runDir string) (*Telemetry, error) {
 		}
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var score map[string]any
-	if err := dec.Decode(&score); err != nil {
-		return nil, fmt.Errorf("telemetry: %s is not a JSON object: %w", p, err)
+	t, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry: %s: %w", p, err)
 	}
-	t := &Telemetry{Schema: Schema, Model: filepath.Base(filepath.Dir(abs)), Run: filepath.Base(abs)}
-	if task, _ := score["task"].(string); task != "" {
-		t.Task = task
-	} else {
+	// The model is the one the run records (srb ladder's metadata.run,
+	// from run.json or --run-model); a run folder's parent may name a
+	// configuration instead (<task>/<configuration>/<run>), so its name
+	// is used only when the run records none.
+	if t.Model == "" {
+		t.Model = filepath.Base(filepath.Dir(abs))
+	}
+	t.Run = filepath.Base(abs)
+	if t.Task == "" {
 		t.Task = filepath.Base(filepath.Dir(filepath.Dir(abs)))
 	}
-	t.Stage1, t.Stage3 = Grading(score)
+	return t, nil
+}
+
+// Parse projects the reviews and rounds of a score.json's bytes into a
+// Telemetry with Task set from the verdict ("" when it has none), Model
+// from its metadata.run.model ("" when it has none) and Run empty. The verdict need not be complete (telemetry reads
+// only the usage it records), but it must be one JSON object with no key
+// written twice at any depth: a second "rounds" or "usage" could hide a
+// cost. Numbers keep their spelling.
+func Parse(score []byte) (*Telemetry, error) {
+	doc, err := schema.DecodeStrict(schema.Score, score)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil, &schema.ValidationError{Contract: schema.Score, Msg: "not a JSON object"}
+	}
+	t := &Telemetry{Schema: Schema}
+	t.Task, _ = m["task"].(string)
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		if run, ok := meta["run"].(map[string]any); ok {
+			t.Model, _ = run["model"].(string)
+		}
+	}
+	t.Stage1, t.Stage3 = Grading(m)
 	return t, nil
 }
 

@@ -163,3 +163,16 @@ func TestTaskFallsBackToFolder(t *testing.T) {
 		t.Errorf("%+v", tm)
 	}
 }
+
+// A score.json that records a round twice under one key is refused: the
+// second "rounds" would hide the first's cost.
+func TestDuplicateKeyRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lang90-x", "m", "r")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "score.json"), []byte(`{"task": "lang90-x", "metadata": {"verification": {"rounds": [{"adversary": "a01", "usage": {"calls": 40}}], "rounds": []}}}`), 0o644)
+	_, err := ForRun(dir)
+	want := filepath.Join(dir, "score.json") + `: score: at /metadata/verification: key "rounds" appears more than once in this object; a field with two values is refused, not read`
+	if err == nil || err.Error() != "telemetry: "+want {
+		t.Fatalf("err = %v", err)
+	}
+}

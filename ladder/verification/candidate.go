@@ -25,6 +25,10 @@ const (
 	// CandidateInvalid: a tree could not be tested (a fault code); it
 	// counts neither way (HARNESS.md §7 bug 87).
 	CandidateInvalid = "invalid"
+	// CandidateUndecided: a tree's run timed out (candidate_timeout_sec)
+	// or srb could not carry it out; it counts neither way (a hang is a
+	// break only when the candidate bounds it itself).
+	CandidateUndecided = "undecided"
 	// CandidateBrokenTest: does not pass on State A.
 	CandidateBrokenTest = "broken-test"
 	// CandidateNoDifference: passes on both trees.
@@ -48,8 +52,9 @@ func (c *Candidate) latest() (orig, sub *CandidateRun) {
 }
 
 // Verdict classifies the candidate by its latest pair of runs: invalid
-// when either tree faulted (checked first), then broken-test, then
-// no-difference, else discriminates.
+// when either tree faulted (checked first), undecided when either timed
+// out or could not be carried out, then broken-test, then no-difference,
+// else discriminates.
 func (c *Candidate) Verdict() string {
 	orig, sub := c.latest()
 	return pairVerdict(orig, sub)
@@ -61,6 +66,8 @@ func pairVerdict(orig, sub *CandidateRun) string {
 		return CandidateUntested
 	case orig.Fault || sub.Fault:
 		return CandidateInvalid
+	case !orig.decided() || !sub.decided():
+		return CandidateUndecided
 	case !orig.Passed:
 		return CandidateBrokenTest
 	case sub.Passed:
@@ -120,6 +127,18 @@ func pairReport(c *Candidate, orig, sub CandidateRun) string {
 		fmt.Fprintf(&b, "\nInfrastructure fault: %s could not be tested, so this run cannot count either way. "+
 			"A tree that does not build is the behavioural stage's business, not a break; "+
 			"look at the output below, and change the candidate only if it caused the fault.\n", strings.Join(sides, " and "))
+	case CandidateUndecided:
+		var sides []string
+		for _, r := range []CandidateRun{orig, sub} {
+			switch {
+			case r.Harness != "":
+				sides = append(sides, fmt.Sprintf("the %s tree's run could not be carried out (%s)", r.Target, r.Harness))
+			case r.TimedOut:
+				sides = append(sides, fmt.Sprintf("the %s tree's run was stopped at the time limit", r.Target))
+			}
+		}
+		fmt.Fprintf(&b, "\nUndecided: %s, so this run cannot count either way. "+
+			"To test for a hang, bound the program yourself (for example with timeout) so that the candidate fails on its own.\n", strings.Join(sides, " and "))
 	case CandidateDiscriminates:
 		b.WriteString("\nThis discriminates. Check that it asserts on promised behaviour within the scope, then report it.\n")
 	case CandidateBrokenTest:

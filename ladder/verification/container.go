@@ -7,16 +7,18 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
 	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // Starter starts long-lived containers: an [engine.Runner] (Docker, or
@@ -43,10 +45,10 @@ const (
 // home is needed: HOME is /srb/home, which it owns.
 const CandidateUser = "65532:65532"
 
-// ContainerConfig configures a [Container] sandbox: one container of the
-// task's verification image per round.
+// ContainerConfig configures a [Container] sandbox: a container of the
+// task's verification image per tree per round.
 //
-// Engine starts it from Image with Labels, no network unless Network,
+// Engine starts them from Image with Labels, no network unless Network,
 // PID limit Pids (0: 1024), no_new_privs set (no setuid program raises a
 // candidate's privileges). Original and Submission are the host trees,
 // copied in (never changed). Command is the task's candidate_command as
@@ -54,10 +56,13 @@ const CandidateUser = "65532:65532"
 // the container. Timeout bounds one run (0: 300 s); FaultCodes as in
 // [HostConfig]. Env is the candidates' base environment on top of the
 // image's (nil: PATH, LANG, HOME=/srb/home). User is who the candidate
-// command runs as ("": [CandidateUser]); it owns the working trees,
-// /srb/run and /srb/home. Work is the host folder for
+// command runs as ("": [CandidateUser]); it owns the working tree,
+// /srb/run and /srb/home of its container. Work is the host folder for
 // the toolbox's copies of the trees ("" for the system's temporary
-// folder); Keep leaves it on Close (the container is always removed).
+// folder); Keep leaves it on Close (the containers are always removed).
+// Pids, Memory (bytes) and Disk (bytes) bound each container (the task's
+// limits; 0 Pids is 1024, 0 Memory is engine.DefaultLimits', 0 Disk none);
+// a run during which one was reached says so (CandidateRun.LimitHit).
 type ContainerConfig struct {
 	Engine     Starter
 	Image      string
@@ -71,43 +76,57 @@ type ContainerConfig struct {
 	User       string
 	Network    bool
 	Pids       int64
+	Memory     int64
+	Disk       int64
 	Work       string
 	Keep       bool
 }
 
-// Container is a [Sandbox] in one container of the verification image
-// (HARNESS.md §4.3, "each round in its own container"). Inside it:
+// Container is a [Sandbox] in containers of the verification image
+// (HARNESS.md §4.3, "each round in its own container"): each tree of the
+// round has a container of its own, which holds that tree only, so
+// nothing a candidate or the tree's code does on one side (its files,
+// /tmp, its processes, IPC) can reach the other side's runs. Inside a
+// tree's container:
 //
-//	/srb/pristine/<token>   each tree as given, read-only
+//	/srb/pristine/<token>   the tree as given, read-only
 //	/srb/trees/<token>      the working tree a candidate runs in (the candidate user's)
-//	/srb/view/original      what the toolbox shows as "original" (run's cwd)
-//	/srb/view/workspace     ... and as "workspace" (/srb/view is root's, 0700)
 //	/srb/candidates/<file>  candidate files (root's, readable)
 //	/srb/run                SRB_WORK;  /srb/home: HOME (the candidate user's)
 //
-// The file tools read host copies of the views; the run tool executes in
-// the container, as root. Tokens are salted per sandbox, as [Host]'s are.
+// The toolbox's file tools read host copies of the trees; its run tool
+// executes as root in a third container, started the first time it is
+// used, holding /srb/view/original and /srb/view/workspace (neither tree's
+// container has them). Tokens are salted per sandbox, as [Host]'s are.
 // The candidate command runs as [ContainerConfig.User], never root, with
 // the role only as its last argument: no process of srb's holds the role
 // anywhere a candidate can read it (/proc/<pid>/cmdline is readable by
 // every user, so the task's runner must exec, not fork, the candidate, or
 // its own argument list shows the role to it; docs/LADDER.md). Before
-// every run, and after it, whatever is left running in the container is
-// killed: every process but those running when the container started, so
-// nothing the run tool or an earlier run started can watch a run.
+// every run, and after it, whatever is left running in the tree's
+// container is killed: every process but those running when the container
+// started.
 type Container struct {
 	cfg   ContainerConfig
-	sess  *engine.Session
 	salt  string
 	work  string
-	trees map[string]string // role → host tree
-	keep  []string          // pids of the container's own processes
+	trees map[string]string         // role → host tree
+	sides map[string]*containerSide // role → the tree's container
+	view  *viewContainer
+}
+
+// containerSide is one tree's container and the pids of its own processes
+// (its init and keep-alive command), which reaping spares.
+type containerSide struct {
+	sess *engine.Session
+	keep []string
+	hits engine.LimitHits // the limits reached before the latest run
 }
 
 var _ Sandbox = (*Container)(nil)
 
-// NewContainer starts the round's container and checks the candidate
-// command can launch in it. The caller must Close it.
+// NewContainer starts the round's two containers and checks the candidate
+// command can launch in them. The caller must Close it.
 func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) {
 	if len(cfg.Command) == 0 {
 		return nil, errors.New("sandbox: no candidate command")
@@ -131,6 +150,9 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 	if cfg.Pids == 0 {
 		cfg.Pids = 1024
 	}
+	if cfg.Memory == 0 {
+		cfg.Memory = engine.DefaultLimits.Memory
+	}
 	if cfg.User == "" {
 		cfg.User = CandidateUser
 	}
@@ -151,66 +173,96 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	c := &Container{cfg: cfg, salt: hex.EncodeToString(salt[:]), work: work,
-		trees: map[string]string{RoleOriginal: cfg.Original, RoleSubmission: cfg.Submission}}
-	network := ""
-	if cfg.Network {
-		network = "bridge"
-	}
-	c.sess, err = cfg.Engine.Start(ctx, engine.Spec{
-		Image:   cfg.Image,
-		Labels:  cfg.Labels,
-		Network: network,
-		Copies: []engine.Copy{
-			{HostPath: cfg.Original, ContainerPath: c.pristine(RoleOriginal)},
-			{HostPath: cfg.Submission, ContainerPath: c.pristine(RoleSubmission)},
-		},
-		ReadOnly: []string{ContainerRoot + "/pristine"},
-		Pids:     cfg.Pids,
-		// A candidate stays the unprivileged user it is started as: no
-		// setuid program in the image makes it root again.
-		NoNewPrivileges: true,
-	})
-	if err != nil {
-		forceRemove(work)
-		return nil, fmt.Errorf("sandbox: the verification image %s: %w", cfg.Image, err)
-	}
-	var paths []string
-	for _, a := range cfg.Command[1:] {
-		if strings.HasPrefix(a, "/") && !strings.ContainsAny(a, " \t\n'\"$;|&<>()") {
-			paths = append(paths, a)
+		trees: map[string]string{RoleOriginal: cfg.Original, RoleSubmission: cfg.Submission},
+		sides: map[string]*containerSide{}}
+	c.view = &viewContainer{c: c}
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		side, err := c.startSide(ctx, role)
+		if side != nil {
+			c.sides[role] = side
 		}
-	}
-	check := append([]string{"/bin/sh", "-c", `for f; do [ -e "$f" ] || { echo "$f"; exit 1; }; done; mkdir -p ` +
-		strings.Join([]string{containerHome, containerRun, containerCand, ContainerRoot + "/trees", containerView}, " ") +
-		" && chmod 0700 " + containerView, "sh"}, paths...)
-	if r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: check, User: "0", Timeout: time.Minute}); err != nil || r.ExitCode != 0 {
-		c.Close()
 		if err != nil {
-			return nil, fmt.Errorf("sandbox: the verification image %s: %w", cfg.Image, err)
+			c.Close()
+			return nil, err
 		}
-		if miss := strings.TrimSpace(string(r.Stdout)); miss != "" {
-			return nil, fmt.Errorf("sandbox: candidate command argument %s does not exist in the verification image %s", miss, cfg.Image)
-		}
-		return nil, fmt.Errorf("sandbox: the verification image %s: cannot create %s: %s", cfg.Image, ContainerRoot, strings.TrimSpace(string(r.Stderr)))
 	}
-	// The candidate user's own: its HOME and SRB_WORK.
-	if err := c.chown(ctx, containerHome, containerRun); err != nil {
-		c.Close()
-		return nil, err
-	}
-	// What runs in the container before any candidate is its own; reaping
-	// spares it (killing the keep-alive command would stop the container).
-	r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: []string{"/bin/sh", "-c", listScript}, User: "0", Timeout: time.Minute})
-	if err != nil || r.ExitCode != 0 {
-		c.Close()
-		return nil, fmt.Errorf("sandbox: cannot list the processes of the verification image %s: %v", cfg.Image, err)
-	}
-	c.keep = strings.Fields(string(r.Stdout))
 	if err := c.Reset(ctx); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// start starts one container of the image with copies, labelled with
+// what labels add to the configuration's.
+func (c *Container) start(ctx context.Context, labels map[string]string, copies []engine.Copy, readOnly []string) (*engine.Session, error) {
+	network := ""
+	if c.cfg.Network {
+		network = "bridge"
+	}
+	all := maps.Clone(c.cfg.Labels)
+	if all == nil {
+		all = map[string]string{}
+	}
+	maps.Copy(all, labels)
+	sess, err := c.cfg.Engine.Start(ctx, engine.Spec{
+		Image:    c.cfg.Image,
+		Labels:   all,
+		Network:  network,
+		Copies:   copies,
+		ReadOnly: readOnly,
+		Pids:     c.cfg.Pids,
+		Memory:   c.cfg.Memory,
+		Disk:     c.cfg.Disk,
+		// A candidate stays the unprivileged user it is started as: no
+		// setuid program in the image makes it root again.
+		NoNewPrivileges: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: the verification image %s: %w", c.cfg.Image, err)
+	}
+	return sess, nil
+}
+
+// startSide starts role's container: the tree copied in, the launch
+// check, the candidate user's folders, and the list of the container's
+// own processes.
+func (c *Container) startSide(ctx context.Context, role string) (*containerSide, error) {
+	sess, err := c.start(ctx, map[string]string{"srb.tree": c.Token(role)},
+		[]engine.Copy{{HostPath: c.trees[role], ContainerPath: c.pristine(role)}}, []string{ContainerRoot + "/pristine"})
+	if err != nil {
+		return nil, err
+	}
+	side := &containerSide{sess: sess}
+	var paths []string
+	for _, a := range c.cfg.Command[1:] {
+		if strings.HasPrefix(a, "/") && !strings.ContainsAny(a, " \t\n'\"$;|&<>()") {
+			paths = append(paths, a)
+		}
+	}
+	check := append([]string{"/bin/sh", "-c", `for f; do [ -e "$f" ] || { echo "$f"; exit 1; }; done; mkdir -p ` +
+		strings.Join([]string{containerHome, containerRun, containerCand, ContainerRoot + "/trees"}, " "), "sh"}, paths...)
+	if r, err := sess.Exec(ctx, engine.ExecSpec{Argv: check, User: "0", Timeout: time.Minute}); err != nil || r.ExitCode != 0 {
+		if err != nil {
+			return side, fmt.Errorf("sandbox: the verification image %s: %w", c.cfg.Image, err)
+		}
+		if miss := strings.TrimSpace(string(r.Stdout)); miss != "" {
+			return side, fmt.Errorf("sandbox: candidate command argument %s does not exist in the verification image %s", miss, c.cfg.Image)
+		}
+		return side, fmt.Errorf("sandbox: the verification image %s: cannot create %s: %s", c.cfg.Image, ContainerRoot, strings.TrimSpace(string(r.Stderr)))
+	}
+	// The candidate user's own: its HOME and SRB_WORK.
+	if err := c.chown(ctx, sess, containerHome, containerRun); err != nil {
+		return side, err
+	}
+	// What runs in the container before any candidate is its own; reaping
+	// spares it (killing the keep-alive command would stop the container).
+	r, err := sess.Exec(ctx, engine.ExecSpec{Argv: []string{"/bin/sh", "-c", listScript}, User: "0", Timeout: time.Minute})
+	if err != nil || r.ExitCode != 0 {
+		return side, fmt.Errorf("sandbox: cannot list the processes of the verification image %s: %v", c.cfg.Image, err)
+	}
+	side.keep = strings.Fields(string(r.Stdout))
+	return side, nil
 }
 
 // Token returns the salted name of role's tree.
@@ -233,8 +285,8 @@ func viewName(role string) string {
 // chown gives paths (recursively) to the candidate user, as root; -h -P
 // change a symbolic link itself and never follow one (a submission tree is
 // the agent's: a link in it must not hand the candidate a file outside).
-func (c *Container) chown(ctx context.Context, paths ...string) error {
-	r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"chown", "-R", "-h", "-P", c.cfg.User}, paths...), User: "0", Timeout: 10 * time.Minute})
+func (c *Container) chown(ctx context.Context, sess *engine.Session, paths ...string) error {
+	r, err := sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"chown", "-R", "-h", "-P", c.cfg.User}, paths...), User: "0", Timeout: 10 * time.Minute})
 	if err == nil && r.ExitCode != 0 {
 		err = fmt.Errorf("chown exited %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
 	}
@@ -244,23 +296,31 @@ func (c *Container) chown(ctx context.Context, paths ...string) error {
 	return nil
 }
 
-// Reset implements [Sandbox]: both working trees and both views, in the
-// container from its pristine copies, on the host from the trees given.
-// The working trees are the candidate user's; the views stay root's.
+// resetIn replaces dst with a copy of src inside sess's container, as
+// root.
+func resetIn(ctx context.Context, sess *engine.Session, src, dst string) error {
+	for _, argv := range [][]string{{"rm", "-rf", dst}, {"cp", "-a", src, dst}} {
+		r, err := sess.Exec(ctx, engine.ExecSpec{Argv: argv, User: "0", Timeout: 10 * time.Minute})
+		if err != nil {
+			return err
+		}
+		if r.ExitCode != 0 {
+			return fmt.Errorf("%s exited %d: %s", argv[0], r.ExitCode, strings.TrimSpace(string(r.Stderr)))
+		}
+	}
+	return nil
+}
+
+// Reset implements [Sandbox]: each working tree in its container from its
+// pristine copy (the candidate user's), the run tool's views when its
+// container runs, and the file tools' host copies from the trees given.
 func (c *Container) Reset(ctx context.Context) error {
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
-		for _, dst := range []string{c.tree(role), path.Join(containerView, viewName(role))} {
-			for _, argv := range [][]string{{"rm", "-rf", dst}, {"cp", "-a", c.pristine(role), dst}} {
-				r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: argv, User: "0", Timeout: 10 * time.Minute})
-				if err != nil {
-					return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
-				}
-				if r.ExitCode != 0 {
-					return fmt.Errorf("sandbox: the %s tree could not be restored: %s exited %d: %s", role, argv[0], r.ExitCode, strings.TrimSpace(string(r.Stderr)))
-				}
-			}
+		sess := c.sides[role].sess
+		if err := resetIn(ctx, sess, c.pristine(role), c.tree(role)); err != nil {
+			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
 		}
-		if err := c.chown(ctx, c.tree(role)); err != nil {
+		if err := c.chown(ctx, sess, c.tree(role)); err != nil {
 			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
 		}
 		host := filepath.Join(c.work, "view", viewName(role))
@@ -271,10 +331,13 @@ func (c *Container) Reset(ctx context.Context) error {
 			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
 		}
 	}
+	if err := c.view.reset(ctx); err != nil {
+		return err
+	}
 	return ctx.Err()
 }
 
-// Roots implements [Sandbox]: host copies, shown as the container's views.
+// Roots implements [Sandbox]: host copies, shown as the run tool's views.
 func (c *Container) Roots() []agent.RootSpec {
 	return []agent.RootSpec{
 		{Name: "original", Dir: filepath.Join(c.work, "view", "original"), Shown: path.Join(containerView, "original")},
@@ -282,23 +345,94 @@ func (c *Container) Roots() []agent.RootSpec {
 	}
 }
 
-// RunTool implements [Sandbox]: the run tool executes in the container,
-// with the container's PATH.
+// RunTool implements [Sandbox]: the run tool executes as root in the
+// round's third container, which holds the views and neither tree's
+// working copy, with the container's PATH.
 func (c *Container) RunTool() (agent.Runner, func(string) string) {
-	return agent.SessionRunner{Session: c.sess}, agent.ContainerEnv
+	return c.view, agent.ContainerEnv
 }
 
-// Close implements [Sandbox]: the container is removed; the host copies
+// Close implements [Sandbox]: the containers are removed; the host copies
 // too, unless ContainerConfig.Keep.
 func (c *Container) Close() error {
-	var err error
-	if c.sess != nil {
-		err = c.sess.Close(context.Background())
+	var errs []error
+	for _, side := range c.sides {
+		errs = append(errs, side.sess.Close(context.Background()))
 	}
+	errs = append(errs, c.view.close())
 	if !c.cfg.Keep {
-		err = errors.Join(err, forceRemove(c.work))
+		errs = append(errs, forceRemove(c.work))
 	}
-	return err
+	return errors.Join(errs...)
+}
+
+// viewContainer is the container the run tool executes in: started the
+// first time it is used, with both trees copied to /srb/view/original and
+// /srb/view/workspace (root's), and removed with the sandbox.
+type viewContainer struct {
+	c    *Container
+	mu   sync.Mutex
+	sess *engine.Session
+}
+
+// session returns the run tool's container, starting it when it is not
+// running yet.
+func (v *viewContainer) session(ctx context.Context) (*engine.Session, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.sess != nil {
+		return v.sess, nil
+	}
+	var copies []engine.Copy
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		copies = append(copies, engine.Copy{HostPath: v.c.trees[role], ContainerPath: path.Join(ContainerRoot, "view-pristine", viewName(role))})
+	}
+	sess, err := v.c.start(ctx, map[string]string{"srb.tree": "views"}, copies, []string{ContainerRoot + "/view-pristine"})
+	if err != nil {
+		return nil, err
+	}
+	v.sess = sess
+	if err := v.resetLocked(ctx); err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
+
+func (v *viewContainer) reset(ctx context.Context) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.resetLocked(ctx)
+}
+
+func (v *viewContainer) resetLocked(ctx context.Context) error {
+	if v.sess == nil {
+		return nil
+	}
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		name := viewName(role)
+		if err := resetIn(ctx, v.sess, path.Join(ContainerRoot, "view-pristine", name), path.Join(containerView, name)); err != nil {
+			return fmt.Errorf("sandbox: the run tool's view of the %s tree could not be restored: %w", role, err)
+		}
+	}
+	return nil
+}
+
+func (v *viewContainer) close() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.sess == nil {
+		return nil
+	}
+	return v.sess.Close(context.Background())
+}
+
+// Run implements [agent.Runner] in the run tool's container, as root.
+func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunResult, error) {
+	sess, err := v.session(ctx)
+	if err != nil {
+		return agent.RunResult{ExitCode: -1}, err
+	}
+	return agent.SessionRunner{Session: sess}.Run(ctx, cmd)
 }
 
 // listScript prints the pids of the container's processes but its own.
@@ -310,34 +444,41 @@ const listScript = `for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] || ec
 // many it killed.
 const reapScript = `keep=" $* "; n=0; for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] && continue; case "$keep" in *" $p "*) continue;; esac; kill -9 "$p" 2>/dev/null && n=$((n+1)); done; echo $n`
 
-// Execute implements [Sandbox].
+// Execute implements [Sandbox]: the run happens in role's container only.
 func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
+	side := c.sides[role]
+	harness := func(why string) CandidateRun {
+		run.Harness = why
+		run.Stderr = "cannot run candidate command: " + why
+		return run
+	}
 	tmp, err := os.MkdirTemp(c.work, "candidate-")
 	if err == nil {
 		defer os.RemoveAll(tmp)
 		hostFile := filepath.Join(tmp, cand.Filename)
 		if err = os.WriteFile(hostFile, []byte(cand.Code), 0o755); err == nil {
-			err = c.sess.CopyIn(ctx, hostFile, path.Join(containerCand, cand.Filename))
+			err = side.sess.CopyIn(ctx, hostFile, path.Join(containerCand, cand.Filename))
 		}
 	}
 	if err != nil {
-		run.Stderr = "cannot run candidate command: cannot place the candidate: " + err.Error()
-		return run
+		return harness("cannot place the candidate: " + err.Error())
 	}
 	env := CandidateEnv(c.cfg.Env, c.cfg.Network,
 		EnvCandidate+"="+path.Join(containerCand, cand.Filename), EnvCandidateName+"="+cand.Name,
 		EnvTarget+"="+c.tree(role), EnvTargetToken+"="+c.Token(role), EnvWork+"="+containerRun)
 	argv := append(slices.Clone(c.cfg.Command), role)
-	reap := append([]string{"/bin/sh", "-c", reapScript, "sh"}, c.keep...)
-	// Nothing left by the run tool (root's) or anything else may watch
-	// this run's processes: it is killed first.
-	if _, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err != nil {
-		run.Stderr = "cannot run candidate command: cannot clear the container: " + err.Error()
-		return run
+	reap := append([]string{"/bin/sh", "-c", reapScript, "sh"}, side.keep...)
+	// Nothing left by an earlier run may watch this run's processes: it
+	// is killed first.
+	if r, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err != nil || r.ExitCode != 0 {
+		if err == nil {
+			err = fmt.Errorf("exit %d", r.ExitCode)
+		}
+		return harness("cannot clear the container: " + err.Error())
 	}
 	start := time.Now()
-	res, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
+	res, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
 		Timeout: c.cfg.Timeout, MaxOutput: 1 << 20})
 	run.DurationSec = time.Since(start).Seconds()
 	if res != nil {
@@ -351,15 +492,27 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 		run.ExitCode = -1
 	}
 	if err != nil && !run.TimedOut {
+		// The engine could not run it, or the stage was stopped: srb's
+		// fault, never the tree's.
 		run.ExitCode = -1
+		run.Harness = err.Error()
 		run.Stderr += "cannot run candidate command: " + err.Error()
 	}
-	if r, err := c.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err == nil {
+	if r, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err == nil && r.ExitCode == 0 {
 		n, _ := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
 		run.Reaped = n > 0
+	} else if run.Harness == "" {
+		if err == nil {
+			err = fmt.Errorf("exit %d", r.ExitCode)
+		}
+		run.Harness = "cannot clear the container after the run: " + err.Error()
 	}
-	run.Passed = run.ExitCode == 0
-	run.Fault = !run.TimedOut && run.ExitCode > 1 && slices.Contains(c.cfg.FaultCodes, run.ExitCode)
+	if h, err := side.sess.LimitHits(ctx); err == nil {
+		run.LimitHit = limitHit(side.hits, h)
+		side.hits = h
+	}
+	run.Passed = run.ExitCode == 0 && run.Harness == ""
+	run.Fault = !run.TimedOut && run.Harness == "" && run.ExitCode > 1 && slices.Contains(c.cfg.FaultCodes, run.ExitCode)
 	return run
 }
 
@@ -368,4 +521,17 @@ func lastBytes(b []byte) string {
 		b = b[len(b)-MaxRunTail:]
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD")
+}
+
+// limitHit names the limits reached between before and after: "memory",
+// "pids", "memory,pids" or "".
+func limitHit(before, after engine.LimitHits) string {
+	var hit []string
+	if (after.OOMKilled && !before.OOMKilled) || after.OOMKills > before.OOMKills {
+		hit = append(hit, "memory")
+	}
+	if after.PidsMax > before.PidsMax {
+		hit = append(hit, "pids")
+	}
+	return strings.Join(hit, ",")
 }

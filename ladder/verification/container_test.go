@@ -5,13 +5,14 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/swe-refactor-bench/srb/internal/engine"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // hostExec stands in for the verification image: it runs each command on
@@ -82,7 +83,7 @@ func TestContainerRounds(t *testing.T) {
 		return NewContainer(ctx, ContainerConfig{
 			Engine: fake, Image: "srb/lang90-tally-c-to-go:verification", Labels: map[string]string{"srb.round": id},
 			Original: stateA, Submission: sub, Command: v.CandidateCommand, Timeout: 5 * time.Minute, Work: t.TempDir(),
-			Env: []string{"PATH=" + os.Getenv("PATH"), "GOCACHE=" + goCache(t)},
+			Env: []string{"PATH=" + os.Getenv("PATH"), "GOCACHE=" + filepath.Join(homeSeed(t), ".cache", "go-build")},
 		})
 	}
 	st, rounds := runStage(t, cfg)
@@ -95,19 +96,23 @@ func TestContainerRounds(t *testing.T) {
 	if got := roundOf(t, rounds, "a05-usage")["adjudication"].(map[string]any)["reproduced"]; got != 3.0 {
 		t.Errorf("reproduced %v", got)
 	}
+	// Each tree of each round has a container of its own, holding that
+	// tree only (no run tool was used, so no third container started).
 	cs := fake.Containers()
-	if len(cs) != 6 {
-		t.Fatalf("%d containers, want one per round", len(cs))
+	if len(cs) != 12 {
+		t.Fatalf("%d containers, want two per round", len(cs))
 	}
 	for _, c := range cs {
-		if !c.Closed() || c.Spec.Network != "" || len(c.Spec.Copies) != 2 || c.Spec.ReadOnly[0] != "/srb/pristine" || !c.Spec.NoNewPrivileges {
+		if !c.Closed() || c.Spec.Network != "" || len(c.Spec.Copies) != 1 || c.Spec.ReadOnly[0] != "/srb/pristine" || !c.Spec.NoNewPrivileges ||
+			c.Spec.Labels["srb.tree"] == "" || c.Spec.Labels["srb.round"] == "" {
 			t.Errorf("container %+v", c.Spec)
 		}
 	}
-	// The a05 round's container ran the candidate with the role last,
+	// The a05 round's containers ran the candidate with the role last,
 	// in a salted tree, with nothing naming the role in its environment,
 	// as the candidate user, right after everything left running was
-	// killed; the trees are the candidate user's and the views root's.
+	// killed; the tree is the candidate user's; each container ran one
+	// role only, in the tree it holds.
 	var runs int
 	for _, c := range cs {
 		if c.Spec.Labels["srb.round"] != "a05-usage" {
@@ -115,6 +120,7 @@ func TestContainerRounds(t *testing.T) {
 		}
 		execs := c.Execs()
 		chowned := map[string]bool{}
+		roles := map[string]bool{}
 		for i, es := range execs {
 			if es.Argv[0] == "chown" {
 				if es.User != "0" || strings.Join(es.Argv[1:5], " ") != "-R -h -P "+CandidateUser {
@@ -129,6 +135,7 @@ func TestContainerRounds(t *testing.T) {
 			}
 			runs++
 			role := es.Argv[len(es.Argv)-1]
+			roles[role] = true
 			if role != RoleOriginal && role != RoleSubmission || !strings.HasPrefix(es.WorkDir, "/srb/trees/") ||
 				strings.Contains(es.WorkDir, role) || strings.Contains(strings.Join(es.Env, " "), role) || es.User != CandidateUser {
 				t.Errorf("candidate run %+v", es)
@@ -136,9 +143,15 @@ func TestContainerRounds(t *testing.T) {
 			if !chowned[es.WorkDir] {
 				t.Errorf("the candidate runs in %s, which was not given to the candidate user", es.WorkDir)
 			}
+			if es.WorkDir != "/srb/trees/"+path.Base(c.Spec.Copies[0].ContainerPath) {
+				t.Errorf("the candidate runs in %s, not in the tree its container holds (%s)", es.WorkDir, c.Spec.Copies[0].ContainerPath)
+			}
 			if prev := execs[i-1]; len(prev.Argv) < 3 || prev.Argv[2] != reapScript || prev.User != "0" {
 				t.Errorf("the candidate run %d did not come right after a reaping, but after %q", runs, prev.Argv)
 			}
+		}
+		if len(roles) != 1 {
+			t.Errorf("container %s ran the roles %v, want one", c.Spec.Labels["srb.tree"], roles)
 		}
 		for _, p := range []string{"/srb/home", "/srb/run"} {
 			if !chowned[p] {
@@ -152,7 +165,7 @@ func TestContainerRounds(t *testing.T) {
 		}
 	}
 	if runs != 6 {
-		t.Errorf("%d candidate runs in a05's container, want 6", runs)
+		t.Errorf("%d candidate runs in a05's containers, want 6", runs)
 	}
 	b, err := os.ReadFile(filepath.Join(cfg.LogDir, "round-a05-usage.jsonl"))
 	if err != nil {

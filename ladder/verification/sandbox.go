@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,9 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
+	"github.com/swe-refactor-bench/srb/ladder/proc"
+	"golang.org/x/sys/unix"
 )
 
 // The two roles a candidate runs against (HARNESS.md §4.3). The role
@@ -79,24 +83,33 @@ type Sandbox interface {
 // CandidateRun is one execution of a candidate against one tree (HARNESS.md §3.6
 // "Run dict"). ExitCode is -1 when the run timed out or never started;
 // Passed is exit 0; Fault says the exit code is one of the task's fault
-// codes, so the tree could not be tested (never for a timeout). Stdout and
-// Stderr are the last [MaxRunTail] bytes. Reaped says processes were left
-// behind and were killed.
+// codes, so the tree could not be tested (never for a timeout). Harness,
+// when not empty, says why srb itself could not carry the run out (the
+// engine failed, the candidate could not be placed, the stage was
+// stopped): such a run decides nothing and makes its round an error.
+// Stdout and Stderr are the last [MaxRunTail] bytes. Reaped says
+// processes were left behind and were killed.
 type CandidateRun struct {
 	Target      string
 	ExitCode    int
 	Passed      bool
 	TimedOut    bool
 	Fault       bool
+	Harness     string
 	DurationSec float64
 	Reaped      bool
 	Stdout      string
 	Stderr      string
+	// LimitHit names the container limits reached during the run
+	// ("memory", "pids", "memory,pids"); "" for none and on --host.
+	LimitHit string
 }
 
 // Map returns the run as verification.json records it:
 // target, exit_code, passed, timed_out, duration_sec (3 dp), reaped,
-// stdout, stderr, and infrastructure_fault: true only for a fault.
+// stdout, stderr, infrastructure_fault: true only for a fault, and
+// harness_error only when srb could not carry the run out, and
+// limit_hit only when a container limit was reached.
 func (r CandidateRun) Map() map[string]any {
 	m := map[string]any{
 		"target":       r.Target,
@@ -111,12 +124,27 @@ func (r CandidateRun) Map() map[string]any {
 	if r.Fault {
 		m["infrastructure_fault"] = true
 	}
+	if r.Harness != "" {
+		m["harness_error"] = r.Harness
+	}
+	if r.LimitHit != "" {
+		m["limit_hit"] = r.LimitHit
+	}
 	return m
+}
+
+// decided reports whether the run says something about its tree: it ran
+// to its end, within its time, and was no fault.
+func (r CandidateRun) decided() bool {
+	return !r.TimedOut && !r.Fault && r.Harness == ""
 }
 
 // neverStarted reports whether the run looks like the candidate command
 // could not be started at all (HARNESS.md §4.3 _not_attacked).
 func (r CandidateRun) neverStarted() bool {
+	if r.Harness != "" {
+		return true
+	}
 	if r.Passed || r.TimedOut || strings.TrimSpace(r.Stdout) != "" {
 		return false
 	}
@@ -134,16 +162,21 @@ func (r CandidateRun) neverStarted() bool {
 // Original and Submission are the trees (never changed: they are copied).
 // Command is the task's candidate_command; PathMap rewrites its arguments
 // from the image's paths to this machine's (a key "/tests/verification"
-// maps every argument under it to the same path under the value), and the
-// launch check then requires every argument that looks like a file to
-// exist. Timeout bounds one run (0: 300 s). FaultCodes are the exit codes
+// maps every argument under it to the same path under the value): each
+// value folder is copied into the sandbox, readable by the candidates and
+// writable by none of them, and the arguments name the copy; the launch
+// check then requires every argument that looks like a file to exist.
+// Timeout bounds one run (0: 300 s). FaultCodes are the exit codes
 // that mean "this tree could not be tested" (nil: 64–78). Env is the
-// candidate's base environment (KEY=VALUE; nil: PATH from this process,
-// HOME under the sandbox, LANG); the contract names are removed from it
-// ([behavioural.SubmissionEnv]); HOME is the sandbox's home/ unless Env
-// sets it. Network false sets SRB_NETWORK=denied.
+// candidate's base environment (KEY=VALUE; nil: PATH from this process
+// and LANG); the contract names are removed from it
+// ([behavioural.SubmissionEnv]), and HOME and TMPDIR are always the tree's
+// own folders, whatever Env says. Network false sets SRB_NETWORK=denied.
 // Work is the folder to create the sandbox in ("" for the system's
 // temporary folder); Keep leaves the sandbox's folder in place on Close.
+// HomeSeed, when set, is a folder whose content is copied into each
+// tree's HOME when the sandbox is made (a warm build cache, say): each
+// tree gets a copy of its own, which only its candidates can change.
 type HostConfig struct {
 	Original   string
 	Submission string
@@ -155,20 +188,68 @@ type HostConfig struct {
 	Network    bool
 	Work       string
 	Keep       bool
+	HomeSeed   string
 }
+
+// How the two trees of a round are kept apart (metadata.isolation of
+// verification.json): a container of its own per tree (the image), a user
+// and folders of its own per tree ([Host] when srb runs as root), or
+// folders of its own only ([Host] otherwise: both trees' candidates run as
+// srb's own user, which can reach the other tree's folders).
+const (
+	IsolationContainer = "container-per-tree"
+	IsolationUser      = "user-per-tree"
+	IsolationFolder    = "folder-per-tree"
+)
+
+// HostIsolation is how a [Host] made by this process keeps the trees
+// apart: [IsolationUser] when it runs as root, else [IsolationFolder].
+func HostIsolation() string {
+	if os.Geteuid() == 0 {
+		return IsolationUser
+	}
+	return IsolationFolder
+}
+
+// hostSide is one tree's own part of a [Host] sandbox: a folder only its
+// user may enter (<reach>/<token>, mode 0700) holding the working tree,
+// SRB_WORK, HOME and TMPDIR; uid is that user (-1: this process's own).
+type hostSide struct {
+	dir string
+	uid int
+}
+
+func (s hostSide) tree() string { return filepath.Join(s.dir, "tree") }
+func (s hostSide) work() string { return filepath.Join(s.dir, "work") }
+func (s hostSide) home() string { return filepath.Join(s.dir, "home") }
+func (s hostSide) tmp() string  { return filepath.Join(s.dir, "tmp") }
 
 // Host is a [Sandbox] on this machine: salted working trees in a scratch
 // folder, candidates run with os/exec in their own process group, the
 // group killed at the timeout and reaped after every run (HARNESS.md §4.3
-// CandidateRunner). Layout of the scratch folder:
+// CandidateRunner). The two trees are kept apart: when this process is
+// root each tree's candidates run as a user of their own (two unused uids
+// drawn at random per sandbox, so a uid says nothing of the role, with no
+// supplementary groups and a fresh IPC namespace per run), in a folder only
+// that user may enter; after every run each process of that user is
+// killed and whatever it left in the machine's shared temporary folders
+// (/tmp, /var/tmp, /dev/shm, /run/lock, /dev/mqueue) is removed, so
+// nothing of one tree's run is left for the other's. Layout:
 //
-//	pristine/<token>   the tree as given (.git left out), never run in
-//	trees/<token>      the working tree a candidate runs in (cwd, SRB_TARGET)
-//	view/original      what the toolbox reads as "original"
-//	view/workspace     what the toolbox reads as "workspace"
-//	candidates/<file>  candidate files (SRB_CANDIDATE)
-//	run/               SRB_WORK
-//	home/              HOME
+//	work/pristine/<token>   the tree as given (.git left out), root's, never run in
+//	work/view/original      what the toolbox reads as "original" (root's)
+//	work/view/workspace     what the toolbox reads as "workspace" (root's)
+//	reach/assets/<n>        the copies of PathMap's folders (read-only to candidates)
+//	reach/candidates/<file> candidate files (SRB_CANDIDATE; read-only to candidates)
+//	reach/<token>/tree      the working tree a candidate runs in (cwd, SRB_TARGET)
+//	reach/<token>/work      SRB_WORK
+//	reach/<token>/home      HOME
+//	reach/<token>/tmp       TMPDIR
+//
+// reach is work itself, unless a folder above work is closed to other
+// users (a test's temporary folder, say): then it is a folder of its own
+// in /tmp. Without root both trees run as this process's user, which can
+// reach the other tree's folder: [HostIsolation] says which.
 //
 // token is the first 16 hex digits of sha256("<salt>:<role>") with a
 // fresh 16-byte salt per sandbox, so neither a path nor a variable names
@@ -176,10 +257,13 @@ type HostConfig struct {
 type Host struct {
 	cfg     HostConfig
 	work    string
+	reach   string
 	salt    string
 	command []string
 	env     []string
 	srcs    map[string]string
+	sides   map[string]hostSide
+	toolUID int // the run tool's user (-1: this process's own)
 }
 
 var _ Sandbox = (*Host)(nil)
@@ -205,31 +289,109 @@ func NewHost(cfg HostConfig) (*Host, error) {
 			cfg.FaultCodes = append(cfg.FaultCodes, c)
 		}
 	}
+	separate := os.Geteuid() == 0
+	if separate {
+		if err := limitUserProcesses(HostProcessLimit); err != nil {
+			return nil, fmt.Errorf("sandbox: %w", err)
+		}
+	}
 	work, err := os.MkdirTemp(cfg.Work, "srb-verification-")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	h := &Host{cfg: cfg, work: work, srcs: map[string]string{RoleOriginal: cfg.Original, RoleSubmission: cfg.Submission}}
-	var salt [16]byte
-	if _, err := rand.Read(salt[:]); err != nil {
-		h.Close()
-		return nil, fmt.Errorf("sandbox: salt: %w", err)
-	}
-	h.salt = hex.EncodeToString(salt[:])
-	if h.command, err = CheckCommand(cfg.Command, cfg.PathMap); err != nil {
+	h := &Host{cfg: cfg, work: work, reach: work, toolUID: -1, srcs: map[string]string{RoleOriginal: cfg.Original, RoleSubmission: cfg.Submission}}
+	fail := func(err error) (*Host, error) {
+		h.cfg.Keep = false
 		h.Close()
 		return nil, err
 	}
-	for _, d := range []string{"pristine", "trees", "view", "candidates", "run", "home"} {
-		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
-			h.Close()
-			return nil, fmt.Errorf("sandbox: %w", err)
+	var salt [16]byte
+	if _, err := rand.Read(salt[:]); err != nil {
+		return fail(fmt.Errorf("sandbox: salt: %w", err))
+	}
+	h.salt = hex.EncodeToString(salt[:])
+	if separate {
+		if err := os.Chmod(work, 0o711); err != nil {
+			return fail(fmt.Errorf("sandbox: %w", err))
+		}
+		if !searchable(filepath.Dir(work)) {
+			// A folder above work is closed to the candidates' users.
+			if h.reach, err = os.MkdirTemp("/tmp", "srb-verification-trees-"); err != nil {
+				return fail(fmt.Errorf("sandbox: %w", err))
+			}
+			if err := os.Chmod(h.reach, 0o711); err != nil {
+				return fail(fmt.Errorf("sandbox: %w", err))
+			}
 		}
 	}
-	for _, role := range []string{RoleOriginal, RoleSubmission} {
+	if err := os.MkdirAll(filepath.Join(work, "pristine"), 0o700); err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
+	}
+	for _, d := range []string{filepath.Join(h.reach, "candidates"), filepath.Join(h.reach, "assets")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fail(fmt.Errorf("sandbox: %w", err))
+		}
+	}
+	// The task's assets are copied, so no candidate can change what the
+	// next run executes (and the task folder stays as it was).
+	pathMap := map[string]string{}
+	froms := slices.Sorted(maps.Keys(cfg.PathMap))
+	for i, from := range froms {
+		dst := filepath.Join(h.reach, "assets", strconv.Itoa(i))
+		if err := copyTree(cfg.PathMap[from], dst); err != nil {
+			return fail(fmt.Errorf("sandbox: copy %s: %w", cfg.PathMap[from], err))
+		}
+		if err := openToAll(dst); err != nil {
+			return fail(fmt.Errorf("sandbox: %w", err))
+		}
+		pathMap[from] = dst
+	}
+	if h.command, err = CheckCommand(cfg.Command, pathMap); err != nil {
+		// Name the task's path, not the copy's.
+		msg := err.Error()
+		for _, from := range froms {
+			msg = strings.ReplaceAll(msg, pathMap[from], cfg.PathMap[from])
+		}
+		return fail(errors.New(msg))
+	}
+	uids := []int{-1, -1, -1}
+	if separate {
+		if uids, err = unusedIDs(3); err != nil {
+			return fail(err)
+		}
+	}
+	// The run tool's commands run as a third user, in views only it (and
+	// root) may enter, so what a command runs (a Makefile of the
+	// submission's, say) reaches neither tree's folders nor srb's.
+	h.toolUID = uids[2]
+	if err := os.Mkdir(h.viewRoot(), 0o700); err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
+	}
+	if err := os.Mkdir(filepath.Join(h.viewRoot(), ".home"), 0o700); err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
+	}
+	if err := chownTree(h.viewRoot(), h.toolUID); err != nil {
+		return fail(fmt.Errorf("sandbox: give the views to the run tool's user: %w", err))
+	}
+	h.sides = map[string]hostSide{}
+	for i, role := range []string{RoleOriginal, RoleSubmission} {
 		if err := copyTree(h.srcs[role], h.pristine(role)); err != nil {
-			h.Close()
-			return nil, fmt.Errorf("sandbox: copy the %s tree: %w", role, err)
+			return fail(fmt.Errorf("sandbox: copy the %s tree: %w", role, err))
+		}
+		s := hostSide{dir: filepath.Join(h.reach, h.Token(role)), uid: uids[i]}
+		h.sides[role] = s
+		for _, d := range []string{s.dir, s.work(), s.home(), s.tmp()} {
+			if err := os.Mkdir(d, 0o700); err != nil {
+				return fail(fmt.Errorf("sandbox: %w", err))
+			}
+		}
+		if cfg.HomeSeed != "" {
+			if err := copyInto(cfg.HomeSeed, s.home()); err != nil {
+				return fail(fmt.Errorf("sandbox: seed HOME from %s: %w", cfg.HomeSeed, err))
+			}
+		}
+		if err := chownTree(s.dir, s.uid); err != nil {
+			return fail(fmt.Errorf("sandbox: give the tree's folder to its user: %w", err))
 		}
 	}
 	env := slices.Clone(cfg.Env)
@@ -240,13 +402,11 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		}
 		env = []string{"PATH=" + path, "LANG=C.UTF-8"}
 	}
-	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }) {
-		env = append(env, "HOME="+filepath.Join(work, "home"))
-	}
-	h.env = env
+	h.env = slices.DeleteFunc(env, func(kv string) bool {
+		return strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=")
+	})
 	if err := h.Reset(context.Background()); err != nil {
-		h.Close()
-		return nil, err
+		return fail(err)
 	}
 	return h, nil
 }
@@ -260,16 +420,29 @@ func (h *Host) Token(role string) string {
 // Work returns the sandbox's scratch folder.
 func (h *Host) Work() string { return h.work }
 
+// UID returns the user role's candidates run as (-1: this process's own).
+func (h *Host) UID(role string) int { return h.sides[role].uid }
+
 func (h *Host) pristine(role string) string { return filepath.Join(h.work, "pristine", h.Token(role)) }
-func (h *Host) tree(role string) string     { return filepath.Join(h.work, "trees", h.Token(role)) }
+func (h *Host) tree(role string) string     { return h.sides[role].tree() }
 func (h *Host) view(role string) string {
 	if role == RoleSubmission {
-		return filepath.Join(h.work, "view", "workspace")
+		return filepath.Join(h.viewRoot(), "workspace")
 	}
-	return filepath.Join(h.work, "view", "original")
+	return filepath.Join(h.viewRoot(), "original")
 }
 
-// Reset implements [Sandbox].
+// viewRoot holds the toolbox's views: in work, or, when the run tool has
+// a user of its own, in reach (where that user can enter it).
+func (h *Host) viewRoot() string {
+	if h.toolUID >= 0 {
+		return filepath.Join(h.reach, "view")
+	}
+	return filepath.Join(h.work, "view")
+}
+
+// Reset implements [Sandbox]: both working trees (each its user's) and
+// both views, from the pristine copies.
 func (h *Host) Reset(ctx context.Context) error {
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
 		for _, dst := range []string{h.tree(role), h.view(role)} {
@@ -280,6 +453,12 @@ func (h *Host) Reset(ctx context.Context) error {
 				return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
 			}
 		}
+		if err := chownTree(h.tree(role), h.sides[role].uid); err != nil {
+			return fmt.Errorf("sandbox: the %s tree could not be given to its user: %w", role, err)
+		}
+		if err := chownTree(h.view(role), h.toolUID); err != nil {
+			return fmt.Errorf("sandbox: the %s view could not be given to the run tool's user: %w", role, err)
+		}
 	}
 	return ctx.Err()
 }
@@ -289,36 +468,159 @@ func (h *Host) Roots() []agent.RootSpec {
 	return []agent.RootSpec{{Name: "original", Dir: h.view(RoleOriginal)}, {Name: "workspace", Dir: h.view(RoleSubmission)}}
 }
 
-// RunTool implements [Sandbox]: the run tool runs on this machine.
-func (h *Host) RunTool() (agent.Runner, func(string) string) { return agent.LocalRunner{}, os.Getenv }
-
-// Close implements [Sandbox]: it removes the scratch folder, unless
-// HostConfig.Keep.
-func (h *Host) Close() error {
-	if h.cfg.Keep {
-		return nil
+// RunTool implements [Sandbox]: the run tool runs on this machine, as a
+// user of its own when this process is root (HOME a folder of that
+// user's), whose processes and leftovers in the shared temporary folders
+// are removed after every command.
+func (h *Host) RunTool() (agent.Runner, func(string) string) {
+	if h.toolUID < 0 {
+		return agent.LocalRunner{}, os.Getenv
 	}
-	return forceRemove(h.work)
+	home := filepath.Join(h.viewRoot(), ".home")
+	return toolRunner{uid: h.toolUID, network: h.cfg.Network}, func(name string) string {
+		if name == "HOME" {
+			return home
+		}
+		return os.Getenv(name)
+	}
+}
+
+// toolRunner is the run tool's [agent.Runner] on this machine as root:
+// each command runs contained ([proc.Run]) as uid (no supplementary
+// groups, a fresh IPC namespace, and a fresh network namespace unless
+// network is allowed), killed at its timeout; afterwards
+// every process of uid is killed and what it left in the shared temporary
+// folders removed. Output is kept to [agent.MaxCapturedOutput] bytes per
+// stream.
+type toolRunner struct {
+	uid     int
+	network bool
+}
+
+// cloneflags are the namespaces a command of the run tool gets: IPC, and
+// network unless the task allows it (the host's loopback would reach the
+// machine's own services, which no stage-3 process may).
+func (r toolRunner) cloneflags() uintptr {
+	if r.network {
+		return syscall.CLONE_NEWIPC
+	}
+	return syscall.CLONE_NEWIPC | syscall.CLONE_NEWNET
+}
+
+// Run implements [agent.Runner].
+func (r toolRunner) Run(ctx context.Context, c agent.Command) (agent.RunResult, error) {
+	if len(c.Argv) == 0 {
+		return agent.RunResult{ExitCode: -1}, errors.New("run: empty argv")
+	}
+	defer func() {
+		sweepUser(r.uid)
+		clearShared(r.uid)
+	}()
+	rctx, cancel := context.WithTimeout(ctx, c.Timeout)
+	defer cancel()
+	env := c.Env
+	if env == nil {
+		env = []string{}
+	}
+	stdout, stderr := &capped{max: agent.MaxCapturedOutput}, &capped{max: agent.MaxCapturedOutput}
+	e, err := proc.Run(rctx, proc.Spec{Argv: c.Argv, Dir: c.Dir, Env: env, Stdout: stdout, Stderr: stderr, WaitDelay: 2 * time.Second,
+		Credential: &syscall.Credential{Uid: uint32(r.uid), Gid: uint32(r.uid), Groups: []uint32{}}, Cloneflags: r.cloneflags()})
+	res := agent.RunResult{ExitCode: -1, Stdout: stdout.b, Stderr: stderr.b}
+	if rctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+		res.TimedOut = true
+		return res, nil
+	}
+	switch {
+	case err != nil:
+		return res, err
+	case e.Exited():
+		res.ExitCode = e.Code
+	}
+	return res, nil
+}
+
+// capped keeps the first max bytes written to it and accepts the rest.
+type capped struct {
+	b   []byte
+	max int
+}
+
+// Write implements io.Writer.
+func (c *capped) Write(p []byte) (int, error) {
+	if room := c.max - len(c.b); room > 0 {
+		c.b = append(c.b, p[:min(len(p), room)]...)
+	}
+	return len(p), nil
+}
+
+// users returns the uids of the sandbox's own users (the trees' and the
+// run tool's) that it has drawn: none when it runs as this process's
+// user. Never 0: sweeping root would kill srb.
+func (h *Host) users() []int {
+	var out []int
+	for _, s := range h.sides {
+		if s.uid > 0 {
+			out = append(out, s.uid)
+		}
+	}
+	if h.toolUID > 0 {
+		out = append(out, h.toolUID)
+	}
+	return out
+}
+
+// Close implements [Sandbox]: every process of the trees' users is
+// killed, what they left in the shared temporary folders removed, and the
+// scratch folder removed, unless HostConfig.Keep (the trees' folders are
+// then moved under it when they were made in /tmp).
+func (h *Host) Close() error {
+	for _, uid := range h.users() {
+		sweepUser(uid)
+		clearShared(uid)
+	}
+	var err error
+	if h.reach != h.work {
+		if h.cfg.Keep && os.Rename(h.reach, filepath.Join(h.work, "trees")) == nil {
+			return nil
+		}
+		err = forceRemove(h.reach)
+	}
+	if h.cfg.Keep {
+		return err
+	}
+	return errors.Join(err, forceRemove(h.work))
 }
 
 // Execute implements [Sandbox].
 func (h *Host) Execute(ctx context.Context, c *Candidate, role string) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
-	file := filepath.Join(h.work, "candidates", c.Filename)
-	if err := os.WriteFile(file, []byte(c.Code), 0o755); err != nil {
-		run.Stderr = "cannot run candidate command: cannot write the candidate: " + err.Error()
+	side := h.sides[role]
+	harness := func(why string) CandidateRun {
+		run.Harness = why
+		run.Stderr = "cannot run candidate command: " + why
 		return run
 	}
-	tree := h.tree(role)
+	// Nothing of either tree's user, or of the run tool's, may be
+	// running when a run starts.
+	for _, uid := range h.users() {
+		sweepUser(uid)
+	}
+	file := filepath.Join(h.reach, "candidates", c.Filename)
+	if err := os.WriteFile(file+".tmp", []byte(c.Code), 0o755); err != nil {
+		return harness("cannot write the candidate: " + err.Error())
+	}
+	if err := errors.Join(os.Chmod(file+".tmp", 0o755), os.Rename(file+".tmp", file)); err != nil {
+		return harness("cannot write the candidate: " + err.Error())
+	}
 	env := CandidateEnv(h.env, h.cfg.Network,
 		EnvCandidate+"="+file, EnvCandidateName+"="+c.Name,
-		EnvTarget+"="+tree, EnvTargetToken+"="+h.Token(role), EnvWork+"="+filepath.Join(h.work, "run"))
+		EnvTarget+"="+side.tree(), EnvTargetToken+"="+h.Token(role), EnvWork+"="+side.work(),
+		"HOME="+side.home(), "TMPDIR="+side.tmp())
 	argv := append(slices.Clone(h.command), role)
 	stdout, err1 := os.CreateTemp(h.work, ".stdout-*")
 	stderr, err2 := os.CreateTemp(h.work, ".stderr-*")
 	if err := errors.Join(err1, err2); err != nil {
-		run.Stderr = "cannot run candidate command: " + err.Error()
-		return run
+		return harness(err.Error())
 	}
 	defer func() {
 		stdout.Close()
@@ -326,52 +628,279 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 		os.Remove(stdout.Name())
 		os.Remove(stderr.Name())
 	}()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = tree, env, stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		run.Stderr = "cannot run candidate command: " + err.Error()
-		return run
+	spec := proc.Spec{Argv: argv, Dir: side.tree(), Env: env, Stdout: stdout, Stderr: stderr}
+	if side.uid >= 0 {
+		spec.Credential = &syscall.Credential{Uid: uint32(side.uid), Gid: uint32(side.uid), Groups: []uint32{}}
+		// SysV IPC and POSIX message queues die with the run.
+		spec.Cloneflags = syscall.CLONE_NEWIPC
+		if !h.cfg.Network {
+			// A network namespace of the run's own (loopback only, and
+			// down): the host's is shared by both trees, and what a run
+			// leaves in it outlives every process (a TCP socket in
+			// TIME_WAIT lasts a minute), so the original's runs could
+			// tell the submission's which run it is.
+			spec.Cloneflags |= syscall.CLONE_NEWNET
+		}
 	}
-	pgid := cmd.Process.Pid
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	p, err := proc.Start(spec)
+	if err != nil {
+		return harness(err.Error())
+	}
 	timer := time.NewTimer(h.cfg.Timeout)
 	defer timer.Stop()
-	var err error
 	select {
-	case err = <-done:
+	case <-p.Done():
 	case <-timer.C:
-		// Reap the group first, then collect (HARNESS.md §7 bug 95).
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		err = <-done
+		p.Kill()
 		run.TimedOut = true
 	case <-ctx.Done():
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-		err = <-done
+		p.Kill()
+		run.Harness = "cancelled: " + ctx.Err().Error()
 		run.Stderr = "cannot run candidate command: cancelled"
 	}
+	// Wait returns once everything the candidate started is gone, setsid
+	// and double-forked processes included (HARNESS.md §7 bugs 94, 95).
+	exit := p.Wait()
 	run.DurationSec = time.Since(start).Seconds()
-	// Anything the candidate left running is killed before the next run
-	// (HARNESS.md §7 bug 94).
-	run.Reaped = reap(pgid)
-	var ee *exec.ExitError
-	switch {
-	case run.TimedOut:
-		run.ExitCode = -1
-	case err == nil:
-		run.ExitCode = 0
-	case errors.As(err, &ee) && ee.ExitCode() >= 0:
-		run.ExitCode = ee.ExitCode()
+	run.Reaped = exit.Leftovers != 0
+	if exit.Err != nil && run.Harness == "" && !run.TimedOut {
+		run.Harness = exit.Err.Error()
 	}
-	run.Passed = run.ExitCode == 0
-	run.Fault = !run.TimedOut && run.ExitCode > 1 && slices.Contains(h.cfg.FaultCodes, run.ExitCode)
+	// Every process of the tree's user is gone too, and what it left in
+	// the shared temporary folders.
+	if side.uid >= 0 {
+		run.Reaped = sweepUser(side.uid) || run.Reaped
+		if err := clearShared(side.uid); err != nil && run.Harness == "" {
+			run.Harness = "cannot clear what the run left: " + err.Error()
+		}
+	}
+	switch {
+	case run.TimedOut || run.Harness != "":
+		run.ExitCode = -1
+	case exit.Exited():
+		run.ExitCode = exit.Code
+	}
+	run.Passed = run.ExitCode == 0 && run.Harness == ""
+	run.Fault = !run.TimedOut && run.Harness == "" && run.ExitCode > 1 && slices.Contains(h.cfg.FaultCodes, run.ExitCode)
 	run.Stdout = tail(stdout)
 	if e := tail(stderr); e != "" || run.Stderr == "" {
 		run.Stderr = e + run.Stderr
 	}
 	return run
+}
+
+// searchable reports whether every folder from dir up to / lets other
+// users pass through it (o+x).
+func searchable(dir string) bool {
+	for d := dir; ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if d == filepath.Dir(d) {
+			return true
+		}
+	}
+}
+
+// openToAll lets every user read (never write) what is under dir.
+func openToAll(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Type()&fs.ModeSymlink != 0 {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := info.Mode().Perm()&^0o022 | 0o444
+		if d.IsDir() || mode&0o100 != 0 {
+			mode |= 0o111
+		}
+		return os.Chmod(p, mode)
+	})
+}
+
+// copyInto copies the content of src into the existing folder dst.
+func copyInto(src, dst string) error {
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// chownTree gives everything under dir to uid (and the group of the same
+// number), never following a symbolic link; uid -1 changes nothing.
+func chownTree(dir string, uid int) error {
+	if uid < 0 {
+		return nil
+	}
+	return filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, uid, uid)
+	})
+}
+
+// The uids a [Host] draws its trees' users from: far above any a system
+// allocates (useradd's and subuid's ranges end well below), far below the
+// 32-bit limit.
+const (
+	hostUIDBase = 1_000_000_000
+	hostUIDSpan = 1_000_000_000
+)
+
+// unusedIDs draws n distinct uids at random from the host range that no
+// account, group or process of this machine uses.
+func unusedIDs(n int) ([]int, error) {
+	used := map[int]bool{}
+	for _, f := range []string{"/etc/passwd", "/etc/group"} {
+		b, _ := os.ReadFile(f)
+		for _, line := range strings.Split(string(b), "\n") {
+			if parts := strings.Split(line, ":"); len(parts) > 2 {
+				if id, err := strconv.Atoi(parts[2]); err == nil {
+					used[id] = true
+				}
+			}
+		}
+	}
+	for _, p := range procs() {
+		for _, id := range p.uids {
+			used[id] = true
+		}
+	}
+	var out []int
+	for tries := 0; len(out) < n && tries < 1000; tries++ {
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("sandbox: draw a user: %w", err)
+		}
+		id := hostUIDBase + int(uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]))%hostUIDSpan
+		if !used[id] {
+			used[id] = true
+			out = append(out, id)
+		}
+	}
+	if len(out) < n {
+		return nil, errors.New("sandbox: no unused user id found for the trees")
+	}
+	return out, nil
+}
+
+// hostProc is one process of this machine: its pid and its real,
+// effective, saved and file-system uids.
+type hostProc struct {
+	pid  int
+	uids []int
+}
+
+// procs lists this machine's processes from /proc.
+func procs() []hostProc {
+	ents, _ := os.ReadDir("/proc")
+	var out []hostProc
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+				p := hostProc{pid: pid}
+				for _, f := range strings.Fields(rest) {
+					if id, err := strconv.Atoi(f); err == nil {
+						p.uids = append(p.uids, id)
+					}
+				}
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sweepUser kills every process any of whose uids is uid, until none is
+// left (at most 5 s), and reports whether there was one. A uid below the
+// range sandboxes draw from is refused (nothing is killed).
+func sweepUser(uid int) bool {
+	if uid < hostUIDBase {
+		return false // never a user of this machine's own
+	}
+	any := false
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		found := false
+		for _, p := range procs() {
+			if slices.Contains(p.uids, uid) {
+				found, any = true, true
+				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			}
+		}
+		if !found || time.Now().After(deadline) {
+			return any
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// sharedTmp are the folders of this machine every user may write in,
+// where a tree's run could leave something for the other's.
+var sharedTmp = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue"}
+
+// clearShared removes everything uid owns in the shared temporary folders
+// (and in every folder there that every user may write in, at any depth),
+// never following a link. A uid below the range sandboxes draw from is
+// refused (nothing is removed).
+func clearShared(uid int) error {
+	if uid < hostUIDBase {
+		return nil // never a user of this machine's own
+	}
+	dirs := slices.Clone(sharedTmp)
+	if t := os.TempDir(); !slices.Contains(dirs, t) {
+		dirs = append(dirs, t)
+	}
+	var errs []error
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			p := filepath.Join(dir, e.Name())
+			fi, err := os.Lstat(p)
+			if err != nil {
+				continue
+			}
+			st, ok := fi.Sys().(*syscall.Stat_t)
+			switch {
+			case ok && int(st.Uid) == uid:
+				if err := forceRemove(p); err != nil {
+					errs = append(errs, err)
+				}
+			case fi.IsDir() && fi.Mode().Perm()&0o002 != 0 && depth < 16:
+				walk(p, depth+1)
+			}
+		}
+	}
+	for _, d := range dirs {
+		if st, err := os.Lstat(d); err == nil && st.IsDir() && st.Mode().Perm()&0o002 != 0 {
+			walk(d, 0)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // CandidateEnv returns a candidate's environment (HARNESS.md §4.3
@@ -393,50 +922,6 @@ func CandidateEnv(base []string, network bool, extra ...string) []string {
 		}
 	}
 	return out
-}
-
-// reap kills whatever is left of process group pgid and reports whether
-// anything was (a zombie awaiting its parent is not).
-func reap(pgid int) bool {
-	if !groupAlive(pgid) {
-		return false
-	}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	deadline := time.Now().Add(5 * time.Second)
-	for groupAlive(pgid) && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
-}
-
-// groupAlive reports whether a live (not zombie) process is in group pgid.
-func groupAlive(pgid int) bool {
-	if err := syscall.Kill(-pgid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return true
-	}
-	for _, e := range ents {
-		if _, err := strconv.Atoi(e.Name()); err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) >= 3 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" && f[0] != "X" {
-			return true
-		}
-	}
-	return false
 }
 
 // tail returns the last MaxRunTail bytes of f, as valid UTF-8.
@@ -501,56 +986,12 @@ func checkLaunch(cmd []string) error {
 	return nil
 }
 
-// copyTree copies src to dst: directories, regular files (modes and
-// modification times kept) and symbolic links (as links); .git and
-// anything that is neither is left out.
+// copyTree copies src to dst (copytree): folders, regular files (modes
+// kept with the owner's write bit, modification times kept) and symbolic
+// links (as links); .git and special files are left out.
 func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == ".git" && rel != "." {
-			return filepath.SkipDir
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case d.Type().IsRegular():
-			in, err := os.Open(p)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			out, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, info.Mode().Perm()|0o200)
-			if err != nil {
-				return err
-			}
-			if _, err := io.Copy(out, in); err != nil {
-				out.Close()
-				return err
-			}
-			if err := out.Close(); err != nil {
-				return err
-			}
-			return os.Chtimes(target, info.ModTime(), info.ModTime())
-		}
-		return nil
-	})
+	_, err := copytree.Copy(src, dst, copytree.Options{FileBits: 0o200, DirBits: 0o700, Times: true, Git: copytree.GitSkip})
+	return err
 }
 
 // forceRemove removes p even when a candidate left folders without write
@@ -566,4 +1007,84 @@ func forceRemove(p string) error {
 		return nil
 	})
 	return os.RemoveAll(p)
+}
+
+// TreeDigest returns "sha256:<hex>" over the tree at dir as a sandbox
+// copies it (.git left out): for every entry, in lexical path order, its
+// path, type and permission bits, and its content's sha256 or its link
+// target. verification.json records the trees' digests
+// (metadata.inputs), so a re-run knows whether it grades the same trees.
+func TreeDigest(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" && rel != "." {
+			return filepath.SkipDir
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel = strings.ReplaceAll(filepath.ToSlash(rel), "\n", `\n`)
+		switch {
+		case d.IsDir():
+			fmt.Fprintf(h, "d %s %o\n", rel, info.Mode().Perm())
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "l %s %q\n", rel, link)
+		case d.Type().IsRegular():
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			fh := sha256.New()
+			_, err = io.Copy(fh, f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "f %s %o %x\n", rel, info.Mode().Perm(), fh.Sum(nil))
+		}
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("tree digest of %s: %w", dir, err)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// HostProcessLimit is the most tasks (processes and threads) a candidate's
+// uid may have at once on --host as root: the soft and hard RLIMIT_NPROC
+// srb sets on itself there, which every process it starts inherits. A
+// fork bomb in a candidate otherwise fills the machine's PID space and
+// fails the grader's own forks and threads (an invalid verdict the graded
+// side chose). Root, srb itself, is not bound by it.
+const HostProcessLimit = 4096
+
+// limitUserProcesses lowers this process's RLIMIT_NPROC to n (soft and
+// hard) when it is higher; processes it starts afterwards inherit it, and
+// it binds each non-root uid they switch to. An error is the kernel's
+// refusal.
+func limitUserProcesses(n uint64) error {
+	var l unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NPROC, &l); err != nil {
+		return fmt.Errorf("RLIMIT_NPROC: %w", err)
+	}
+	if l.Cur <= n && l.Max <= n {
+		return nil
+	}
+	l.Cur, l.Max = min(l.Cur, n), min(l.Max, n)
+	if err := unix.Setrlimit(unix.RLIMIT_NPROC, &l); err != nil {
+		return fmt.Errorf("RLIMIT_NPROC: %w", err)
+	}
+	return nil
 }

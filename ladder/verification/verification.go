@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -94,7 +98,11 @@ type Adversary struct {
 // claim). AllowedCommands and RunTimeout configure the toolbox's run tool.
 // LogDir receives round-<adversary>.jsonl and
 // adjudication-<adversary>-<candidate>.jsonl (stale ones are removed
-// first). MaxResumes is the adversaries' loop setting. Budget is the
+// first, but for those a kept round names). Kept are finished rounds of
+// an earlier run on the same inputs, by adversary id, which are not
+// played again; Checkpoint receives the stage so far after each round;
+// Metadata is merged into every stage result Run makes (the inputs'
+// digests, say). MaxResumes is the adversaries' loop setting. Budget is the
 // stage's overall clock (the task's timeouts.verification; 0: none): when
 // it runs out, the round then running is stopped and it and every round
 // not yet started end as errors, while every round that finished is kept.
@@ -113,7 +121,13 @@ type Config struct {
 	NewDriver      func(a Adversary) (models.Driver, error)
 	NewAdjudicator func() (models.Driver, error)
 
-	LogDir     string
+	LogDir string
+	// Progress, when set, gets one line as each round starts and one as
+	// it ends, with its outcome (agent.Announce), as it happens.
+	Progress   io.Writer
+	Kept       map[string]Kept
+	Checkpoint func(*result.Stage) error
+	Metadata   map[string]any
 	MaxResumes *int
 	Budget     time.Duration
 	Now        func() time.Time
@@ -260,13 +274,83 @@ func (r *Round) Map() map[string]any {
 	return m
 }
 
+// Kept is a round carried over from an earlier run of the stage on the
+// same inputs (see [Config.Kept]): its record as metadata.rounds[] holds
+// it, and its check and unit as the earlier verification.json holds them.
+// Only a finished round (survived or broken) may be kept.
+type Kept struct {
+	Record map[string]any
+	Check  result.Check
+	Unit   result.Unit
+}
+
+// entry is one round of the stage result, played now or kept.
+type entry struct {
+	id      string
+	outcome string
+	reason  string
+	runs    int
+	record  map[string]any
+	check   result.Check
+	unit    result.Unit
+}
+
+// entryOf is a round just played as the stage result records it.
+func entryOf(r *Round) entry {
+	d := round(r.ElapsedSec, 3)
+	unit := result.Unit{ID: r.Adversary.ID, Weight: 1, Status: result.UnitOK, DurationSec: &d}
+	c := result.Check{ID: r.Adversary.ID, Unit: r.Adversary.ID, Weight: 1, Metadata: map[string]any{"kind": "round"}}
+	if r.Adversary.Direction != "" {
+		c.Metadata["direction"] = r.Adversary.Direction
+	}
+	switch r.Outcome {
+	case OutcomeSurvived:
+		c.Verdict, c.Summary = result.VerdictPass, runeCut(r.Reason, 1000)
+	case OutcomeBroken:
+		c.Verdict, c.Summary = result.VerdictFail, runeCut(r.Claim, 1000)
+		if c.Summary == "" {
+			c.Summary = r.Claimed
+		}
+		c.Detail = r.Reason
+		if cand := r.candidate(r.Claimed); cand != nil {
+			c.Evidence = breakEvidence(cand)
+		}
+	default:
+		c.Verdict, c.Summary = result.VerdictError, runeCut(r.Reason, 1000)
+		unit.Status = result.UnitError
+		unit.Summary = runeCut(r.Reason, 1000)
+	}
+	return entry{id: r.Adversary.ID, outcome: r.Outcome, reason: r.Reason, runs: r.CandidateRuns(), record: r.Map(), check: c, unit: unit}
+}
+
+// keptEntry is a kept round as the stage result records it, marked
+// metadata.rounds[].kept: true.
+func keptEntry(id string, k Kept) entry {
+	rec := maps.Clone(k.Record)
+	rec["kept"] = true
+	outcome, _ := rec["outcome"].(string)
+	reason, _ := rec["reason"].(string)
+	runs := 0
+	if n, ok := rec["candidate_runs"].(float64); ok {
+		runs = int(n)
+	} else if n, ok := rec["candidate_runs"].(int); ok {
+		runs = n
+	}
+	return entry{id: id, outcome: outcome, reason: reason, runs: runs, record: rec, check: k.Check, unit: k.Unit}
+}
+
 // Run plays every adversary's round, one after another, and returns the
 // stage result (HARNESS.md §4.3 "Stage"): one unit and one check per
 // round (id and unit the adversary id, kind "round", weight 1; survived is
 // pass, broken fail, error error). When every round errored the stage
 // status is error ("no verification round completed"); when some did, a
-// note names them. The error return is for a configuration that cannot
-// run at all; everything a round does is recorded in the result.
+// note names them. Rounds in cfg.Kept are not played again: their earlier
+// record stands (metadata.rounds[].kept, metadata.kept). After each round
+// cfg.Checkpoint, when set, receives the stage so far (status error,
+// metadata.partial: true, the rounds not yet finished missing), so a
+// stage that is killed leaves its finished rounds behind. The error
+// return is for a configuration that cannot run at all; everything a
+// round does is recorded in the result.
 func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 	switch {
 	case len(cfg.Adversaries) == 0:
@@ -284,12 +368,10 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 		cfg.Reruns = 1
 	}
 	start := now()
-	st := result.NewStage(result.StageVerification, cfg.Task, start)
+	var notes []string
 	if cfg.LogDir != "" {
-		for _, pat := range []string{"round-*.jsonl", "adjudication-*.jsonl"} {
-			if err := agent.RemoveStale(cfg.LogDir, pat); err != nil {
-				st.Note(fmt.Sprintf("stale transcripts could not all be removed: %v", err))
-			}
+		if err := removeStale(cfg.LogDir, cfg.Kept); err != nil {
+			notes = append(notes, fmt.Sprintf("stale transcripts could not all be removed: %v", err))
 		}
 	}
 	stageCtx := ctx
@@ -309,19 +391,25 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 		}
 		return ""
 	}
-	var rounds []*Round
+	var entries []entry
 	cut := false // a round was cut short or never started
 	for _, a := range cfg.Adversaries {
+		if k, ok := cfg.Kept[a.ID]; ok {
+			entries = append(entries, keptEntry(a.ID, k))
+			continue
+		}
 		if why := stopped(); why != "" {
 			r := &Round{Adversary: a, Outcome: OutcomeError, Reason: why + " before the round started"}
 			r.Error = r.Reason
-			rounds = append(rounds, r)
+			entries = append(entries, entryOf(r))
 			cut = true
 			continue
 		}
 		t0 := now()
+		end := agent.Announce(cfg.Progress, "verification: round "+a.ID, now)
 		r := playRound(stageCtx, cfg, a, now)
 		r.ElapsedSec = now().Sub(t0).Seconds()
+		end(r.Outcome + ": " + r.Reason)
 		if why := stopped(); why != "" {
 			// Whatever the round concluded, it was cut short: an
 			// unfinished round is an error (re-run), never a survival or
@@ -331,8 +419,19 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 			r.Error = r.Reason
 			cut = true
 		}
-		rounds = append(rounds, r)
+		entries = append(entries, entryOf(r))
+		if cfg.Checkpoint != nil && len(entries) < len(cfg.Adversaries) {
+			partial := assemble(cfg, entries, notes, start, now)
+			partial.Status = result.StatusError
+			partial.Metadata["partial"] = true
+			partial.Metadata["error"] = fmt.Sprintf("the stage has finished %d of its %d rounds (still running, or stopped before the rest)", len(entries), len(cfg.Adversaries))
+			partial.Note(partial.Metadata["error"].(string) + "; re-running srb verification on this results folder plays only the rounds that did not finish")
+			if err := cfg.Checkpoint(partial); err != nil {
+				notes = append(notes, fmt.Sprintf("the stage so far could not be saved after round %s: %v", a.ID, err))
+			}
+		}
 	}
+	st := assemble(cfg, entries, notes, start, now)
 	if cfg.Budget > 0 {
 		st.Metadata["budget_sec"] = cfg.Budget.Seconds()
 		if cut && ctx.Err() == nil {
@@ -340,49 +439,44 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 			st.Note(fmt.Sprintf("the stage's budget (timeouts.verification, %g s) ran out; the rounds it cut short or never started are errors", cfg.Budget.Seconds()))
 		}
 	}
+	return st, nil
+}
+
+// assemble builds the stage result from the rounds so far.
+func assemble(cfg Config, entries []entry, notes []string, start time.Time, now func() time.Time) *result.Stage {
+	st := result.NewStage(result.StageVerification, cfg.Task, start)
+	for _, n := range notes {
+		st.Note(n)
+	}
+	maps.Copy(st.Metadata, cfg.Metadata)
 	var survived, broken, errored []string
-	runs := 0
-	maps := make([]any, len(rounds))
-	for i, r := range rounds {
-		maps[i] = r.Map()
-		runs += r.CandidateRuns()
-		d := round(r.ElapsedSec, 3)
-		unit := result.Unit{ID: r.Adversary.ID, Weight: 1, Status: result.UnitOK, DurationSec: &d}
-		c := result.Check{ID: r.Adversary.ID, Unit: r.Adversary.ID, Weight: 1, Metadata: map[string]any{"kind": "round"}}
-		if r.Adversary.Direction != "" {
-			c.Metadata["direction"] = r.Adversary.Direction
+	runs, kept := 0, 0
+	records := make([]any, len(entries))
+	for i, e := range entries {
+		records[i] = e.record
+		runs += e.runs
+		if e.record["kept"] == true {
+			kept++
 		}
-		switch r.Outcome {
+		switch e.outcome {
 		case OutcomeSurvived:
-			survived = append(survived, r.Adversary.ID)
-			c.Verdict, c.Summary = result.VerdictPass, runeCut(r.Reason, 1000)
+			survived = append(survived, e.id)
 		case OutcomeBroken:
-			broken = append(broken, r.Adversary.ID)
-			c.Verdict, c.Summary = result.VerdictFail, runeCut(r.Claim, 1000)
-			if c.Summary == "" {
-				c.Summary = r.Claimed
-			}
-			c.Detail = r.Reason
-			if cand := r.candidate(r.Claimed); cand != nil {
-				c.Evidence = breakEvidence(cand)
-			}
+			broken = append(broken, e.id)
 		default:
-			errored = append(errored, r.Adversary.ID)
-			c.Verdict, c.Summary = result.VerdictError, runeCut(r.Reason, 1000)
-			unit.Status = result.UnitError
-			unit.Summary = runeCut(r.Reason, 1000)
+			errored = append(errored, e.id)
 		}
-		st.Units = append(st.Units, unit)
-		st.Add(c)
+		st.Units = append(st.Units, e.unit)
+		st.Add(e.check)
 	}
 	switch {
-	case len(errored) == len(rounds):
+	case len(errored) == len(entries):
 		st.Status = result.StatusError
 		st.Note("no verification round completed")
-		st.Metadata["error"] = "no verification round completed: " + firstReason(rounds)
+		st.Metadata["error"] = "no verification round completed: " + firstReason(entries)
 	case len(errored) > 0:
 		st.Note(fmt.Sprintf("%d of %d rounds did not complete (%s); they pay nothing and are not counted as survivals",
-			len(errored), len(rounds), strings.Join(errored, ", ")))
+			len(errored), len(entries), strings.Join(errored, ", ")))
 	}
 	allow := make([]any, len(cfg.Scope.Allow))
 	for i, it := range cfg.Scope.Allow {
@@ -392,21 +486,57 @@ func Run(ctx context.Context, cfg Config) (*result.Stage, error) {
 	for i, it := range cfg.Scope.Deny {
 		deny[i] = it.Text
 	}
-	st.Metadata["rounds"] = maps
-	st.Metadata["adversaries"] = len(rounds)
+	st.Metadata["rounds"] = records
+	st.Metadata["adversaries"] = len(entries)
 	st.Metadata["survived"] = len(survived)
 	st.Metadata["broken"] = len(broken)
 	st.Metadata["errored"] = len(errored)
 	st.Metadata["candidate_runs"] = runs
+	if kept > 0 {
+		st.Metadata["kept"] = kept
+		st.Note(fmt.Sprintf("%d round(s) kept from an earlier run on the same inputs", kept))
+	}
 	st.Metadata["scope"] = map[string]any{"allow": allow, "deny": deny, "reruns": cfg.Reruns}
 	st.DurationSec = now().Sub(start).Seconds()
-	return st, nil
+	return st
 }
 
-func firstReason(rounds []*Round) string {
-	for _, r := range rounds {
-		if r.Reason != "" {
-			return r.Adversary.ID + ": " + r.Reason
+// removeStale removes the transcripts of an earlier run from dir
+// (round-*.jsonl, adjudication-*.jsonl), except those a kept round names.
+func removeStale(dir string, kept map[string]Kept) error {
+	keep := map[string]bool{}
+	for _, k := range kept {
+		if p, ok := k.Record["transcript"].(string); ok {
+			keep[filepath.Clean(p)] = true
+		}
+		if adj, ok := k.Record["adjudication"].(map[string]any); ok {
+			if p, ok := adj["transcript"].(string); ok {
+				keep[filepath.Clean(p)] = true
+			}
+		}
+	}
+	var errs []error
+	for _, pat := range []string{"round-*.jsonl", "adjudication-*.jsonl"} {
+		matches, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return err
+		}
+		for _, m := range matches {
+			if keep[filepath.Clean(m)] {
+				continue
+			}
+			if err := os.Remove(m); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func firstReason(entries []entry) string {
+	for _, e := range entries {
+		if e.reason != "" {
+			return e.id + ": " + e.reason
 		}
 	}
 	return "no round said why"
@@ -485,6 +615,9 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 	if loop.HarnessFault() {
 		return fail("the adversary's conversation failed: " + loop.Error)
 	}
+	if why := harnessFault(r); why != "" {
+		return fail(why)
+	}
 	if why := notAttacked(r); why != "" {
 		return fail(why)
 	}
@@ -542,6 +675,41 @@ func notAttacked(r *Round) string {
 	}
 	if total > 0 && never == total {
 		return fmt.Sprintf("no candidate run ever started (%d run(s)): the candidate command could not be launched", total)
+	}
+	// A round whose candidates never tested both trees (every pair had a
+	// fault code, a timeout or a run srb could not carry out on one side
+	// or the other) established nothing: a survival there would pay a
+	// submission that cannot be tested.
+	pairs, decided, faults, timeouts := 0, 0, 0, 0
+	for _, c := range r.Candidates {
+		for i := 0; i+1 < len(c.Runs); i += 2 {
+			o, s := c.Runs[i], c.Runs[i+1]
+			pairs++
+			switch {
+			case o.decided() && s.decided():
+				decided++
+			case o.Fault || s.Fault:
+				faults++
+			default:
+				timeouts++
+			}
+		}
+	}
+	if pairs > 0 && decided == 0 {
+		return fmt.Sprintf("no candidate tested both trees: of %d pair(s) of runs, %d had a fault code and %d a run that timed out or could not be carried out, so the round established nothing", pairs, faults, timeouts)
+	}
+	return ""
+}
+
+// harnessFault says why a round cannot count because srb itself could not
+// carry out one of its candidate runs (the engine failed, say), or "".
+func harnessFault(r *Round) string {
+	for _, c := range r.Candidates {
+		for _, run := range c.Runs {
+			if run.Harness != "" {
+				return fmt.Sprintf("srb could not carry out a run of candidate %s on the %s: %s", c.Name, run.Target, run.Harness)
+			}
+		}
 	}
 	return ""
 }
@@ -691,6 +859,8 @@ func checkReport(r *Round, p map[string]any) string {
 		return ""
 	case CandidateInvalid:
 		return fmt.Sprintf("Candidate %s does not currently discriminate: in its latest runs a tree could not be tested (an infrastructure fault), which counts neither way. Nothing was recorded; report found=false if you have nothing else.", c.Name)
+	case CandidateUndecided:
+		return fmt.Sprintf("Candidate %s does not currently discriminate: in its latest runs a tree's run timed out or could not be carried out, which counts neither way (bound a hang yourself, with timeout, so that the candidate fails on its own). Nothing was recorded.", c.Name)
 	default:
 		return fmt.Sprintf("Candidate %s does not currently discriminate (its latest runs: %s); only a candidate that passes on the original and fails on the submission can be reported. Nothing was recorded.", c.Name, v)
 	}
@@ -723,6 +893,9 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 	}
 	if why := invalidPair(*orig, *sub); why != "" {
 		adj.Decision, adj.Reason = DecisionInvalid, why
+		if pairVerdict(orig, sub) == CandidateUndecided {
+			adj.Decision = DecisionUndecided
+		}
 		return adj
 	}
 	adj.Reproduced = 1
@@ -741,6 +914,9 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 			}
 			adj.Decision = DecisionInvalid
 			adj.Reason = fmt.Sprintf("the break held %d time(s) of %d and then the %s tree could not be tested (exit %d), which is a fault of the harness or the tree rather than a verdict about behaviour", adj.Reproduced, need, side, map[bool]int{true: s.ExitCode, false: o.ExitCode}[s.Fault])
+		case CandidateUndecided:
+			adj.Decision = DecisionUndecided
+			adj.Reason = fmt.Sprintf("the break held %d time(s) of %d and then %s", adj.Reproduced, need, undecidedWhy(o, s))
 		default:
 			adj.Decision = DecisionRejected
 			adj.Reason = fmt.Sprintf("the outcome is not stable: it held %d time(s) of %d required", adj.Reproduced, need)
@@ -811,15 +987,29 @@ func invalidPair(orig, sub CandidateRun) string {
 			}
 		}
 		return strings.Join(sides, "; ") + ", which is a fault of the harness or the tree rather than a verdict about behaviour"
+	case CandidateUndecided:
+		return undecidedWhy(orig, sub)
 	case CandidateBrokenTest:
-		if orig.TimedOut {
-			return "broken test: it timed out on the original"
-		}
 		return fmt.Sprintf("broken test: it does not pass on the original (exit %d)", orig.ExitCode)
 	case CandidateNoDifference:
 		return "it passes on the submission too"
 	}
 	return ""
+}
+
+// undecidedWhy says why a pair of runs decides nothing: a run timed out
+// or could not be carried out.
+func undecidedWhy(orig, sub CandidateRun) string {
+	var sides []string
+	for _, r := range []CandidateRun{orig, sub} {
+		switch {
+		case r.Harness != "":
+			sides = append(sides, fmt.Sprintf("the run on the %s could not be carried out (%s)", r.Target, r.Harness))
+		case r.TimedOut:
+			sides = append(sides, fmt.Sprintf("the run on the %s timed out", r.Target))
+		}
+	}
+	return strings.Join(sides, " and ") + ": undecided, which is neither a break nor a survival"
 }
 
 // RuleSpec is the adjudicator's one tool.

@@ -1,12 +1,15 @@
 package verification
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,7 +115,7 @@ func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, a
 	if err != nil {
 		t.Fatal(err)
 	}
-	gocache := goCache(t)
+	seed := homeSeed(t)
 	return Config{
 		Task: id, Prompt: string(prompt), Scope: scope, Adversaries: advs,
 		Reruns: v.Reruns, RequireDeterministic: v.RequireDeterministic,
@@ -120,8 +123,8 @@ func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, a
 			return NewHost(HostConfig{
 				Original: stateA, Submission: submission, Command: v.CandidateCommand,
 				PathMap: map[string]string{assetsDir: assets}, Timeout: 300 * time.Second,
-				FaultCodes: v.FaultExitCodes, Work: t.TempDir(),
-				Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GOCACHE=" + gocache,
+				FaultCodes: v.FaultExitCodes, Work: t.TempDir(), HomeSeed: seed,
+				Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
 					// contract names and role names a careless caller might pass on
 					"SRB_ORIGINAL=" + stateA, "SRB_TARGET_ROLE=original", "SRB_RESULT=/tmp/x"},
 			})
@@ -145,15 +148,46 @@ func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, a
 	}
 }
 
-// goCache is the go command's own build cache, so each round's fresh go
-// build of the submission does not recompile the standard library (the
-// cache is safe to share).
-func goCache(t *testing.T) string {
-	out, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil || strings.TrimSpace(string(out)) == "" || strings.TrimSpace(string(out)) == "off" {
-		return filepath.Join(os.TempDir(), "srb-verification-gocache")
+var (
+	seedOnce sync.Once
+	seedDir  string
+	seedErr  error
+)
+
+// homeSeed is a HOME whose .cache/go-build holds the Go port's build,
+// made once per test binary: each tree of each round gets a copy of its
+// own (HostConfig.HomeSeed), so a round's go build does not recompile the
+// standard library, and no tree shares a cache with another.
+func homeSeed(t *testing.T) string {
+	t.Helper()
+	seedOnce.Do(func() {
+		if seedDir, seedErr = os.MkdirTemp("", "srb-verification-seed-"); seedErr != nil {
+			return
+		}
+		src := filepath.Join(seedDir, "src")
+		if seedErr = copyTree(goPort, src); seedErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-trimpath", "-o", "tally", ".")
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "GOCACHE="+filepath.Join(seedDir, "home", ".cache", "go-build"), "GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOPROXY=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			seedErr = fmt.Errorf("%v: %s", err, out)
+		}
+	})
+	if seedErr != nil {
+		t.Fatalf("seed HOME: %v", seedErr)
 	}
-	return strings.TrimSpace(string(out))
+	return filepath.Join(seedDir, "home")
+}
+
+// TestMain removes the seed HOME after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if seedDir != "" {
+		os.RemoveAll(seedDir)
+	}
+	os.Exit(code)
 }
 
 // port writes a copy of the Go port with edit applied to main.go.
@@ -442,8 +476,10 @@ func TestTreeInspectionIsRejected(t *testing.T) {
 
 // A submission that does not build gives invalid candidates, not breaks:
 // the runner exits 71 on the submission side, try_test says it is an
-// infrastructure fault, a claim of it is sent back, and the round
-// survives with the runs recorded as faults.
+// infrastructure fault, a claim of it is sent back, and the runs are
+// recorded as faults. Nor is the round a survival: none of its candidates
+// tested both trees, so it established nothing (an error; a submission
+// that sabotaged its own build in stage 3 would otherwise survive).
 func TestUnbuildableSubmissionGivesInvalidCandidates(t *testing.T) {
 	t.Parallel()
 	needTools(t)
@@ -452,10 +488,15 @@ func TestUnbuildableSubmissionGivesInvalidCandidates(t *testing.T) {
 		"a04-lines": {try("last", candLastLine), found("last", "the submission fails"), nothing("the submission does not build")},
 	}, []turn{rule(true, "in scope")})
 	st, rounds := runStage(t, cfg)
-	if diff := cmp.Diff(allSurvive(), verdicts(st)); diff != "" {
+	want := allSurvive()
+	want["a04-lines"] = result.VerdictError
+	if diff := cmp.Diff(want, verdicts(st)); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 	r := roundOf(t, rounds, "a04-lines")
+	if !strings.Contains(r["reason"].(string), "no candidate tested both trees: of 1 pair(s) of runs, 1 had a fault code") {
+		t.Errorf("reason %q", r["reason"])
+	}
 	if r["adjudication"] != nil {
 		t.Errorf("a fault reached the adjudicator: %v", r["adjudication"])
 	}
@@ -554,9 +595,11 @@ func (f *replay) RunTool() (agent.Runner, func(string) string) { return nil, nil
 func (f *replay) Close() error                                 { return nil }
 
 var (
-	pass  = CandidateRun{ExitCode: 0, Passed: true}
-	fails = CandidateRun{ExitCode: 1}
-	fault = CandidateRun{ExitCode: 71, Fault: true}
+	pass       = CandidateRun{ExitCode: 0, Passed: true}
+	fails      = CandidateRun{ExitCode: 1}
+	fault      = CandidateRun{ExitCode: 71, Fault: true}
+	timeout    = CandidateRun{ExitCode: -1, TimedOut: true}
+	engineDown = CandidateRun{ExitCode: -1, Harness: "exec in img: container is not running", Stderr: "cannot run candidate command: exec in img: container is not running"}
 )
 
 func TestAdjudicateMechanics(t *testing.T) {
@@ -576,6 +619,16 @@ func TestAdjudicateMechanics(t *testing.T) {
 		{"fault during reruns", []CandidateRun{pass}, []CandidateRun{fails, fails, fault}, nil, DecisionInvalid,
 			"the break held 2 time(s) of 3 and then the submission tree could not be tested (exit 71), which is a fault of the harness or the tree rather than a verdict about behaviour", 2},
 		{"flaky", []CandidateRun{pass}, []CandidateRun{fails, pass}, nil, DecisionRejected, "the outcome is not stable: it held 1 time(s) of 3 required", 1},
+		// A run killed at candidate_timeout_sec is undecided on either
+		// side, never a break (issue 15): the round is an error.
+		{"timed out on the submission", []CandidateRun{pass}, []CandidateRun{timeout}, nil, DecisionUndecided,
+			"the run on the submission timed out: undecided, which is neither a break nor a survival", 0},
+		{"timed out on the original", []CandidateRun{timeout}, []CandidateRun{fails}, nil, DecisionUndecided,
+			"the run on the original timed out: undecided, which is neither a break nor a survival", 0},
+		{"timed out during reruns", []CandidateRun{pass}, []CandidateRun{fails, timeout}, nil, DecisionUndecided,
+			"the break held 1 time(s) of 3 and then the run on the submission timed out: undecided, which is neither a break nor a survival", 1},
+		{"engine failure", []CandidateRun{pass}, []CandidateRun{engineDown}, nil, DecisionUndecided,
+			"the run on the submission could not be carried out (exec in img: container is not running): undecided, which is neither a break nor a survival", 0},
 		{"no adjudicator", []CandidateRun{pass}, []CandidateRun{fails}, nil, DecisionRejected,
 			"passes on the original and fails on the submission, reproduced 3/3, but no adjudicator is configured to rule on the scope", 3},
 		{"no ruling", []CandidateRun{pass}, []CandidateRun{fails}, []turn{{"text": "hmm"}, {"text": "well"}}, DecisionRejected,
@@ -690,5 +743,158 @@ func TestStageBudgetEndsUnfinishedRoundsAsErrors(t *testing.T) {
 	st, _ = runStage(t, cfg)
 	if diff := cmp.Diff(allSurvive(), verdicts(st)); diff != "" || st.Metadata["budget_exhausted"] != nil || st.Metadata["budget_sec"] != 3600.0 {
 		t.Errorf("with an hour: verdicts (-want +got):\n%s\nbudget_exhausted %v, budget_sec %v", diff, st.Metadata["budget_exhausted"], st.Metadata["budget_sec"])
+	}
+}
+
+// stageWith runs a whole stage whose one adversary (a05-usage) writes one
+// candidate and reports it, against a sandbox that replays runs; the other
+// rounds report nothing.
+func stageWith(t *testing.T, orig, sub []CandidateRun) (*result.Stage, map[string]any) {
+	t.Helper()
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Scope:       Scope{Allow: []ScopeItem{{"usage", "usage"}}},
+		Adversaries: []Adversary{{ID: "a01"}, {ID: "a05-usage"}},
+		NewSandbox: func(context.Context, string) (Sandbox, error) {
+			return &replay{runs: map[string][]CandidateRun{RoleOriginal: orig, RoleSubmission: sub}, n: map[string]int{}}, nil
+		},
+		NewDriver: func(a Adversary) (models.Driver, error) {
+			if a.ID != "a05-usage" {
+				return scripted(t, "m", nothing("nothing")), nil
+			}
+			return scripted(t, "m", try("c", "true"), found("c", "differs"), try("d", "true"), nothing("only undecided runs")), nil
+		},
+		NewAdjudicator: func() (models.Driver, error) { return scripted(t, "adj", rule(true, "[usage]")), nil },
+	}
+	st, rounds := runStage(t, cfg)
+	return st, roundOf(t, rounds, "a05-usage")
+}
+
+// A trivial candidate killed by candidate_timeout_sec on the submission's
+// side cannot "break" a correct port (issue 15): its claim is sent back
+// (undecided), and a round whose every pair was undecided established
+// nothing: an error, never a survival or a break.
+func TestTimedOutCandidateIsNoBreak(t *testing.T) {
+	st, r := stageWith(t, []CandidateRun{pass}, []CandidateRun{timeout})
+	if v := verdicts(st); v["a05-usage"] != result.VerdictError || v["a01"] != result.VerdictPass {
+		t.Errorf("verdicts %v", v)
+	}
+	if r["adjudication"] != nil || !strings.Contains(r["reason"].(string), "no candidate tested both trees: of 2 pair(s) of runs, 0 had a fault code and 2 a run that timed out") {
+		t.Errorf("round %v", r)
+	}
+	if c := r["candidates"].([]any)[0].(map[string]any); c["verdict"] != CandidateUndecided {
+		t.Errorf("candidate %v", c)
+	}
+}
+
+// A runner that exits with a fault code for every candidate on both trees
+// gives no survival (issue 15: six such rounds were a valid 100): the
+// round is an error. So is a submission that cannot be tested at all.
+func TestAllFaultedRoundIsAnError(t *testing.T) {
+	for name, runs := range map[string][2][]CandidateRun{
+		"both trees":      {{fault}, {fault}},
+		"submission only": {{pass}, {fault}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st, r := stageWith(t, runs[0], runs[1])
+			if v := verdicts(st); v["a05-usage"] != result.VerdictError {
+				t.Errorf("verdicts %v", v)
+			}
+			if !strings.Contains(r["reason"].(string), "no candidate tested both trees: of 2 pair(s) of runs, 2 had a fault code") {
+				t.Errorf("reason %q", r["reason"])
+			}
+			if st.Metadata["survived"] != 1 || st.Metadata["errored"] != 1 {
+				t.Errorf("metadata %v", st.Metadata)
+			}
+		})
+	}
+}
+
+// A run srb could not carry out (the engine failed) makes its round an
+// error, whatever the other runs said: never the submission's failure.
+func TestEngineFailureIsARoundError(t *testing.T) {
+	st, r := stageWith(t, []CandidateRun{pass}, []CandidateRun{engineDown, fails})
+	if v := verdicts(st); v["a05-usage"] != result.VerdictError {
+		t.Errorf("verdicts %v", v)
+	}
+	if !strings.Contains(r["reason"].(string), "srb could not carry out a run of candidate c on the submission: exec in img: container is not running") {
+		t.Errorf("reason %q", r["reason"])
+	}
+	runs := r["candidates"].([]any)[0].(map[string]any)["runs"].([]any)
+	if runs[1].(map[string]any)["harness_error"] != "exec in img: container is not running" {
+		t.Errorf("runs %v", runs)
+	}
+}
+
+// After each round but the last the stage so far is handed to
+// Checkpoint (what srb verification writes to verification.json): status
+// error and partial, with the finished rounds only. A kept round is not
+// played again and its record stands, marked kept.
+func TestCheckpointsAndKeptRounds(t *testing.T) {
+	var partials []*result.Stage
+	played := map[string]bool{}
+	cfg := Config{Task: "t", Reruns: 1,
+		Adversaries: []Adversary{{ID: "a01"}, {ID: "a02"}, {ID: "a03"}},
+		NewSandbox: func(_ context.Context, id string) (Sandbox, error) {
+			played[id] = true
+			return &replay{runs: map[string][]CandidateRun{RoleOriginal: {pass}, RoleSubmission: {pass}}, n: map[string]int{}}, nil
+		},
+		NewDriver:  func(Adversary) (models.Driver, error) { return scripted(t, "m", nothing("nothing")), nil },
+		Checkpoint: func(st *result.Stage) error { partials = append(partials, st); return nil },
+		Metadata:   map[string]any{"inputs": map[string]any{"submission": "sha256:x"}},
+		Kept: map[string]Kept{"a02": {
+			Record: map[string]any{"adversary": "a02", "outcome": OutcomeBroken, "reason": "earlier", "candidate_runs": 6.0},
+			Check:  result.Check{ID: "a02", Unit: "a02", Weight: 1, Verdict: result.VerdictFail, Summary: "earlier break"},
+			Unit:   result.Unit{ID: "a02", Weight: 1, Status: result.UnitOK},
+		}},
+	}
+	st, rounds := runStage(t, cfg)
+	if played["a02"] || !played["a01"] || !played["a03"] {
+		t.Errorf("played %v, want a01 and a03 only", played)
+	}
+	if diff := cmp.Diff(map[string]string{"a01": "pass", "a02": "fail", "a03": "pass"}, verdicts(st)); diff != "" {
+		t.Errorf("verdicts (-want +got):\n%s", diff)
+	}
+	if roundOf(t, rounds, "a02")["kept"] != true || st.Metadata["kept"] != 1 || st.Metadata["broken"] != 1 || st.Metadata["candidate_runs"] != 6 {
+		t.Errorf("metadata %v", st.Metadata)
+	}
+	if st.Status != result.StatusOK || st.Metadata["inputs"] == nil || st.Metadata["partial"] != nil {
+		t.Errorf("final stage: status %s, metadata %v", st.Status, st.Metadata)
+	}
+	// One checkpoint after a01 (a02 is kept and not played; after a03
+	// the stage is whole and returned).
+	if len(partials) != 1 {
+		t.Fatalf("%d checkpoints, want 1", len(partials))
+	}
+	p := partials[0]
+	if p.Status != result.StatusError || p.Metadata["partial"] != true || len(p.Checks) != 1 || p.Checks[0].ID != "a01" ||
+		p.Metadata["error"] != "the stage has finished 1 of its 3 rounds (still running, or stopped before the rest)" || p.Metadata["inputs"] == nil {
+		t.Errorf("checkpoint: status %s, checks %v, metadata %v", p.Status, p.Checks, p.Metadata)
+	}
+	if err := p.Write(filepath.Join(t.TempDir(), "verification.json")); err != nil {
+		t.Errorf("the checkpoint is not a valid stage result: %v", err)
+	}
+}
+
+// Each round played says on Progress when it starts and when it ends, with
+// its outcome, as it happens; a kept round is not played and says nothing.
+func TestRoundProgressLines(t *testing.T) {
+	var progress bytes.Buffer
+	cfg := Config{Task: "t", Reruns: 1, Progress: &progress,
+		Adversaries: []Adversary{{ID: "a01"}, {ID: "a02"}},
+		NewSandbox: func(context.Context, string) (Sandbox, error) {
+			return &replay{runs: map[string][]CandidateRun{RoleOriginal: {pass}, RoleSubmission: {pass}}, n: map[string]int{}}, nil
+		},
+		NewDriver: func(Adversary) (models.Driver, error) { return scripted(t, "m", nothing("nothing")), nil },
+		Kept: map[string]Kept{"a02": {
+			Record: map[string]any{"adversary": "a02", "outcome": OutcomeSurvived, "reason": "earlier"},
+			Check:  result.Check{ID: "a02", Unit: "a02", Weight: 1, Verdict: result.VerdictPass, Summary: "earlier"},
+			Unit:   result.Unit{ID: "a02", Weight: 1, Status: result.UnitOK},
+		}},
+	}
+	runStage(t, cfg)
+	lines := strings.Split(strings.TrimSpace(progress.String()), "\n")
+	if len(lines) != 2 || lines[0] != "verification: round a01: started" ||
+		!strings.HasPrefix(lines[1], "verification: round a01: ended after ") || !strings.Contains(lines[1], ": survived: ") {
+		t.Errorf("progress lines: %q", lines)
 	}
 }

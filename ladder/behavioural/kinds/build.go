@@ -3,6 +3,7 @@ package kinds
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
 // buildKind builds each configuration once into the ledger.
@@ -101,14 +103,34 @@ func (k *buildKind) report(m *module, name string, cfg behavioural.Build, e beha
 // the copy (e.Built says which; why says so in a sentence when
 // state_b.detect decided) — with recording wrappers for the watched tools
 // first on PATH.
+//
+// With a jail the build runs as the submission's user in the sandbox
+// (<Root>/ledger/<name>/), and what it left is then copied, as root, into
+// the ledger, which the submission's processes can neither read nor
+// change; the sandbox copy is removed.
 func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo string, e *behavioural.LedgerEntry, logPath string) (ok bool, summary, why string) {
 	logf, err := os.Create(logPath)
 	if err != nil {
 		return false, err.Error(), ""
 	}
 	defer logf.Close()
-	if err := copyTree(repo, e.Tree, map[string]bool{".git": true}); err != nil {
+	ledgerTree := e.Tree
+	var sandbox string
+	if j := m.jail(); j != nil {
+		if sandbox, err = j.Scratch("ledger", name); err != nil {
+			m.harnessFault(err)
+			return false, err.Error(), ""
+		}
+		e.Tree = filepath.Join(sandbox, "tree")
+	}
+	in := buildTreeCopy
+	in.Exclude = func(rel string, _ fs.DirEntry) bool { return rel == ".git" }
+	if _, err := copytree.Copy(repo, e.Tree, in); err != nil {
 		return false, "the tree could not be copied: " + err.Error(), ""
+	}
+	if err := m.own(e.Tree); err != nil {
+		m.harnessFault(err)
+		return false, err.Error(), ""
 	}
 	commands, source, why := cfg.Select(e.Tree)
 	e.Built = source
@@ -116,8 +138,59 @@ func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo st
 		fmt.Fprintf(logf, "# %s\n", why)
 	}
 	ok, summary = k.run(m, cfg, commands, e, logf)
+	if sandbox == "" {
+		return ok, summary, why
+	}
+	// Into the ledger: the built tree and the tool log, as root.
+	if err := behavioural.Disown(sandbox); err != nil {
+		m.harnessFault(err)
+		return false, err.Error(), why
+	}
+	// What the build left is the submission's: a tree past the bounds, a
+	// file that changes while it is copied, or anything else that stops
+	// the copy is the build's failure (counted), never the grader's.
+	if _, err := copytree.Copy(e.Tree, ledgerTree, buildTreeCopy); err != nil {
+		_ = os.RemoveAll(sandbox)
+		e.Tree, e.Tools = ledgerTree, ""
+		return false, "the build left a tree that could not be kept: " + err.Error(), why
+	}
+	e.Tree = ledgerTree
+	if e.Tools != "" {
+		// The tool log is read back under openObserved's rules and
+		// written anew, as root: one that is gone, a link, a FIFO or too
+		// large was tampered with by the build (an honest build never
+		// touches it), so the build fails.
+		b, err := readObserved(e.Tools, ToolLogLimit)
+		kept := filepath.Join(filepath.Dir(ledgerTree), "tools.jsonl")
+		e.Tools = kept
+		if err != nil {
+			_ = os.RemoveAll(sandbox)
+			_ = os.WriteFile(kept, nil, 0o644)
+			return false, "the build's tool log is unreadable (the build changed it): " + err.Error(), why
+		}
+		if err := os.WriteFile(kept, b, 0o644); err != nil {
+			m.harnessFault(err)
+			return false, "the tool log could not be kept: " + err.Error(), why
+		}
+	}
+	_ = os.RemoveAll(sandbox)
 	return ok, summary, why
 }
+
+// BuildTreeBytesLimit and BuildTreeEntriesLimit bound the copy of a tree
+// a build left (8 GiB of regular files, every hard link counted in full;
+// a million entries): a sparse file of a terabyte or a million empty
+// files is refused at once, the build's failure.
+const (
+	BuildTreeBytesLimit   = 8 << 30
+	BuildTreeEntriesLimit = 1 << 20
+)
+
+// buildTreeCopy are the rules of every copy of a tree the submission
+// controls (the tree under test into the build's folder, the built tree
+// into the ledger): copyTree's, bounded.
+var buildTreeCopy = copytree.Options{DirBits: 0o700, Times: true, Replace: true,
+	MaxBytes: BuildTreeBytesLimit, MaxEntries: BuildTreeEntriesLimit}
 
 // run runs commands in e.Tree and checks the declared outputs.
 func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e *behavioural.LedgerEntry, logf *os.File) (bool, string) {
@@ -128,7 +201,7 @@ func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e
 	if len(cfg.Watch) > 0 {
 		wrapDir := filepath.Join(filepath.Dir(e.Tree), "wrap")
 		e.Tools = filepath.Join(filepath.Dir(e.Tree), "tools.jsonl")
-		if err := writeWrappers(wrapDir, e.Tools, e.Tree, m.plan.Helper, cfg.Watch); err != nil {
+		if err := writeWrappers(wrapDir, e.Tools, e.Tree, m.sandboxHelper(), cfg.Watch); err != nil {
 			return false, "the provenance wrappers could not be written: " + err.Error()
 		}
 		extra["PATH"] = wrapDir + string(os.PathListSeparator) + os.Getenv("PATH")
@@ -138,22 +211,37 @@ func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e
 		if err := os.WriteFile(e.Tools, nil, 0o644); err != nil {
 			return false, err.Error()
 		}
+		if err := m.own(e.Tools); err != nil {
+			m.harnessFault(err)
+			return false, err.Error()
+		}
 	}
-	vals := map[string]string{"WORK": m.work, "DATA": m.plan.TaskDir, "BUILD": e.Tree}
-	env := submissionEnv(extra, vals)
+	work := m.work
+	if m.jail() != nil {
+		work = filepath.Dir(e.Tree)
+	}
+	vals := map[string]string{"WORK": work, "DATA": m.data(), "BUILD": e.Tree}
+	env := m.submissionEnv(extra, vals)
 	for i, argv := range commands {
 		if !m.timeLeft() {
 			return false, "the module's deadline came before the build finished"
 		}
 		argv = expandAll(argv, vals)
 		fmt.Fprintf(logf, "$ %s\n", strings.Join(argv, " "))
-		timeout := BuildTimeout
+		timeout, atDeadline := BuildTimeout, false
 		if !m.deadline.IsZero() {
-			timeout = time.Until(m.deadline) - 500*time.Millisecond
+			if left := time.Until(m.deadline) - 500*time.Millisecond; left < timeout {
+				timeout, atDeadline = left, true
+			}
 		}
-		r := runProc(argv, e.Tree, env, nil, timeout)
+		r := m.runProc(argv, e.Tree, env, nil, timeout)
 		logf.Write(r.Stdout)
 		logf.Write(r.Stderr)
+		if r.TimedOut && atDeadline {
+			// Cut at the module's deadline, not by a build's own bound:
+			// the module ran out of time (the runner decides whose).
+			m.stoppedAtDeadline()
+		}
 		if r.Err != nil || r.TimedOut || r.Exit != 0 {
 			return false, fmt.Sprintf("build command %d (%s) ended with %v", i+1, argv[0], statusText(r))
 		}

@@ -26,9 +26,11 @@ const DefaultCaseTimeout = 10 * time.Second
 type commandKind struct {
 	CommandParams
 	norm *normaliser
-	// env is the scrubbed environment every case starts from (the
-	// helper's own, without the contract names), made once per module.
+	// env is the environment every case starts from ([module.baseEnv]),
+	// made once per module.
 	env []string
+	// casesDir holds each case's fresh folder (the module's scratch).
+	casesDir string
 }
 
 // resolved is one case ready to run, with the expected stdout when a
@@ -248,12 +250,29 @@ type caseObs struct {
 	exit           any
 	files          map[string]string
 	expect         *string
+	// cut says the case was stopped at the module's deadline, not at its
+	// own timeout: it observed nothing and the module stops there.
+	cut bool
 }
 
 func (k *commandKind) observe(m *module) error {
-	cases, err := k.cases(m.plan.TaskDir, os.Getenv(behavioural.EnvOriginal), filepath.Join(m.work, "inputs"))
+	inputs, err := m.scratch("inputs")
 	if err != nil {
 		return err
+	}
+	cases, err := k.cases(m.data(), os.Getenv(behavioural.EnvOriginal), inputs)
+	if err != nil {
+		return err
+	}
+	if err := m.own(inputs); err != nil {
+		return err
+	}
+	if k.Corpus != nil && k.Corpus.From == "original" && m.jail() != nil {
+		// State A's files are the grader's copy: the submission reads the
+		// inputs through a copy of its own.
+		if err := m.stageOriginalInputs(cases, os.Getenv(behavioural.EnvOriginal), inputs); err != nil {
+			return err
+		}
 	}
 	if k.norm, err = compileNormalisers(k.Normalise); err != nil {
 		return err
@@ -268,10 +287,12 @@ func (k *commandKind) observe(m *module) error {
 	}
 	// Every case gets a fresh folder of its own under cases/; the parent
 	// is made once here, not per case.
-	if err := os.MkdirAll(filepath.Join(m.work, "cases"), 0o755); err != nil {
+	casesDir, err := m.scratch("cases")
+	if err != nil {
 		return err
 	}
-	k.env = behavioural.SubmissionEnv(os.Environ())
+	k.casesDir = casesDir
+	k.env = m.baseEnv()
 	workers := 1
 	if k.Parallel {
 		workers = runtime.NumCPU()
@@ -305,6 +326,9 @@ func (k *commandKind) observe(m *module) error {
 			return fmt.Errorf("%w after %d of %d case(s)", errDeadline, i, len(cases))
 		}
 		o := <-results[i]
+		if o.cut {
+			return fmt.Errorf("%w after %d of %d case(s)", errDeadline, i, len(cases))
+		}
 		for _, a := range aspects {
 			id := c.ID + "/" + a
 			switch a {
@@ -330,7 +354,7 @@ func (k *commandKind) observe(m *module) error {
 
 // run runs case i in a fresh folder of its own.
 func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
-	dir := filepath.Join(m.work, "cases", fmt.Sprintf("%04d", i))
+	dir := filepath.Join(k.casesDir, fmt.Sprintf("%04d", i))
 	o := caseObs{expect: c.expect}
 	if err := freshDir(dir); err != nil {
 		o.exit = "could not prepare: " + err.Error()
@@ -344,11 +368,25 @@ func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 			return o
 		}
 	}
-	vals := map[string]string{"BUILD": build, "WORK": dir, "DATA": m.plan.TaskDir}
-	paths := [][2]string{{build, "<BUILD>"}, {dir, "<WORK>"}, {m.plan.TaskDir, "<DATA>"}}
+	if err := m.own(dir); err != nil {
+		o.exit = "could not prepare: " + err.Error()
+		m.harnessFault(err)
+		return o
+	}
+	data := m.data()
+	vals := map[string]string{"BUILD": build, "WORK": dir, "DATA": data}
+	paths := [][2]string{{build, "<BUILD>"}, {dir, "<WORK>"}, {data, "<DATA>"}}
 	timeout := DefaultCaseTimeout
 	if c.TimeoutSec > 0 {
 		timeout = time.Duration(c.TimeoutSec) * time.Second
+	}
+	// A case never runs past the module's deadline (half a second is kept
+	// to write the result): one cut there observed nothing of its own.
+	cut := false
+	if !m.deadline.IsZero() {
+		if left := time.Until(m.deadline) - 500*time.Millisecond; left < timeout {
+			timeout, cut = max(left, time.Millisecond), true
+		}
 	}
 	var stdin io.Reader
 	if c.stdinBytes != nil {
@@ -357,19 +395,31 @@ func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 	argv := expandAll(c.Argv, vals)
 	env := k.env
 	if env == nil {
-		env = behavioural.SubmissionEnv(os.Environ())
+		env = m.baseEnv()
 	}
 	if len(c.Env) > 0 {
 		env = caseEnv(env, c.Env, vals)
 	}
-	r := runProc(argv, dir, env, stdin, timeout)
+	r := m.runProc(argv, dir, env, stdin, timeout)
+	if cut && r.TimedOut {
+		o.cut = true
+		return o
+	}
 	o.stdout = k.norm.apply(text(r.Stdout), paths)
 	o.stderr = k.norm.apply(text(r.Stderr), paths)
+	// An output past the cap is observed as its size and digest, not
+	// normalised: it fails its check unless truth holds the same.
+	if r.StdoutOver != "" {
+		o.stdout = r.StdoutOver
+	}
+	if r.StderrOver != "" {
+		o.stderr = r.StderrOver
+	}
 	o.exit = statusText(r)
 	if len(c.Produces) > 0 {
 		o.files = make(map[string]string, len(c.Produces))
 		for _, p := range slices.Sorted(slices.Values(c.Produces)) {
-			o.files[p] = fileDigest(filepath.Join(dir, p))
+			o.files[p] = fileDigestUnder(dir, filepath.Join(dir, p))
 		}
 	}
 	return o
@@ -395,4 +445,30 @@ func caseEnv(base []string, extra, vals map[string]string) []string {
 		kv = append(kv, k+"="+expand(extra[k], vals))
 	}
 	return behavioural.SubmissionEnv(base, kv...)
+}
+
+// stageOriginalInputs copies every argv input of cases that lies in State
+// A's tree (original, the grader's copy) into inputs/original/, the
+// submission's, and points the case at the copy.
+func (m *module) stageOriginalInputs(cases []resolved, original, inputs string) error {
+	if original == "" {
+		return nil
+	}
+	prefix := filepath.Clean(original) + string(filepath.Separator)
+	for i := range cases {
+		for j, a := range cases[i].Argv {
+			if !strings.HasPrefix(a, prefix) {
+				continue
+			}
+			dst := filepath.Join(inputs, "original", strings.TrimPrefix(a, prefix))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			if err := copyTree(a, dst, nil); err != nil {
+				return err
+			}
+			cases[i].Argv[j] = dst
+		}
+	}
+	return m.own(inputs)
 }

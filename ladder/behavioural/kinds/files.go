@@ -2,7 +2,9 @@ package kinds
 
 import (
 	"debug/elf"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -20,14 +22,13 @@ func (k *digestsKind) observe(m *module) error {
 	if err != nil || build == "" {
 		return err
 	}
-	dir := filepath.Join(m.work, "digests")
-	_ = os.RemoveAll(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := m.scratch("digests")
+	if err != nil {
 		return err
 	}
-	vals := map[string]string{"BUILD": build, "WORK": dir, "DATA": m.plan.TaskDir}
+	vals := map[string]string{"BUILD": build, "WORK": dir, "DATA": m.data()}
 	for i, step := range k.Steps {
-		r := runProc(expandAll(step, vals), dir, submissionEnv(nil, vals), nil, DefaultCaseTimeout*6)
+		r := m.runProc(expandAll(step, vals), dir, m.submissionEnv(nil, vals), nil, DefaultCaseTimeout*6)
 		m.emit(fmt.Sprintf("step-%d/exit", i+1), statusText(r), nil)
 	}
 	for _, f := range k.Files {
@@ -35,7 +36,11 @@ func (k *digestsKind) observe(m *module) error {
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(dir, p)
 		}
-		m.emit(f, fileDigest(p), nil)
+		base := dir // the files the steps wrote, or the build's (${BUILD}/…)
+		if within(filepath.Clean(build), filepath.Clean(p)) {
+			base = build
+		}
+		m.emit(f, fileDigestUnder(base, p), nil)
 	}
 	return nil
 }
@@ -58,17 +63,22 @@ func (k *treeKind) observe(m *module) error {
 	if err != nil || build == "" {
 		return err
 	}
-	prefix := filepath.Join(m.work, "prefix")
-	_ = os.RemoveAll(prefix)
-	if err := os.MkdirAll(prefix, 0o755); err != nil {
+	prefix, err := m.scratch("prefix")
+	if err != nil {
 		return err
 	}
-	vals := map[string]string{"BUILD": build, "WORK": m.work, "DATA": m.plan.TaskDir, "PREFIX": prefix}
+	work := filepath.Dir(prefix)
+	vals := map[string]string{"BUILD": build, "WORK": work, "DATA": m.data(), "PREFIX": prefix}
 	for i, step := range k.Install {
-		r := runProc(expandAll(step, vals), build, submissionEnv(nil, vals), nil, BuildTimeout)
+		r := m.runProc(expandAll(step, vals), build, m.submissionEnv(nil, vals), nil, BuildTimeout)
 		m.emit(fmt.Sprintf("install-%d/exit", i+1), statusText(r), nil)
 	}
 	tree, err := ObserveTree(prefix, k.Include)
+	if errors.Is(err, errTreeTooLarge) || errors.Is(err, errTooManyEntries) {
+		// What the install steps left: the submission's doing.
+		m.notObserved("the installed tree: " + err.Error())
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -104,14 +114,38 @@ func matchAny(globs []string, rel string) bool {
 	return false
 }
 
+// TreeEntriesLimit and TreeBytesLimit bound what [ObserveTree] walks and
+// reads of an installed tree (which the submission's install steps
+// wrote): 100000 entries, and 1 GiB of regular files digested (each file
+// also at most [ObservedBytesLimit]).
+const (
+	TreeEntriesLimit = 100000
+	TreeBytesLimit   = 1 << 30
+)
+
+// errTooManyEntries is wrapped when a tree has more than TreeEntriesLimit
+// entries.
+var errTooManyEntries = fmt.Errorf("more than %d entries", TreeEntriesLimit)
+
+// errTreeTooLarge is returned when a tree's regular files hold more than
+// TreeBytesLimit bytes.
+var errTreeTooLarge = fmt.Errorf("its files hold more than %d bytes", TreeBytesLimit)
+
 // ObserveTree returns every path under root (relative, slash-separated)
 // whose path matches one of include (globs; all when empty), with its
-// type, mode, link target and digest.
+// type, mode, link target and digest (a file's under [fileDigest]'s
+// rules). Errors: the walk's, or one wrapping errTooManyEntries (more
+// than [TreeEntriesLimit] entries walked) or errTreeTooLarge (the regular
+// files matched hold more than [TreeBytesLimit] bytes).
 func ObserveTree(root string, include []string) (map[string]Entry, error) {
 	out := map[string]Entry{}
+	walked, bytes := 0, int64(0)
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
+		}
+		if walked++; walked > TreeEntriesLimit {
+			return errTooManyEntries
 		}
 		rel, _ := filepath.Rel(root, p)
 		if rel == "." {
@@ -133,6 +167,9 @@ func ObserveTree(root string, include []string) (map[string]Entry, error) {
 		case d.IsDir():
 			e.Type = "dir"
 		case info.Mode().IsRegular():
+			if bytes += info.Size(); bytes > TreeBytesLimit {
+				return errTreeTooLarge
+			}
 			e.Type = "file"
 			e.Digest = fileDigest(p)
 		default:
@@ -159,7 +196,7 @@ func (k *symbolsKind) observe(m *module) error {
 		}
 	}
 	for _, lib := range k.Libraries {
-		syms, err := ExportedSymbols(filepath.Join(build, lib))
+		syms, err := librarySymbols(build, lib)
 		if err != nil {
 			m.emit(lib, "unreadable: "+err.Error(), nil)
 			continue
@@ -175,15 +212,45 @@ func (k *symbolsKind) observe(m *module) error {
 	return nil
 }
 
-// ExportedSymbols returns the defined global and weak symbols of the ELF
-// file's dynamic symbol table as "name@version kind" (version empty when
-// unversioned; kind func, object, tls or other), sorted.
-func ExportedSymbols(p string) ([]string, error) {
-	f, err := elf.Open(p)
+// LibraryBytesLimit bounds the size of a library the symbols kind reads
+// (256 MiB): its sections are read into memory.
+const LibraryBytesLimit = 256 << 20
+
+// librarySymbols reads the symbols of lib (relative to build, a tree the
+// submission's build left): links followed only inside build, the file
+// then opened under openObserved's rules (a FIFO, a device or a link out
+// of the tree is refused, never read).
+func librarySymbols(build, lib string) ([]string, error) {
+	p, err := resolveWithin(build, lib)
+	if err != nil {
+		return nil, err
+	}
+	f, err := openObserved(p, LibraryBytesLimit)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	return exportedSymbols(f)
+}
+
+// ExportedSymbols returns the defined global and weak symbols of the ELF
+// file's dynamic symbol table as "name@version kind" (version empty when
+// unversioned; kind func, object, tls or other), sorted.
+func ExportedSymbols(p string) ([]string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return exportedSymbols(f)
+}
+
+// exportedSymbols is [ExportedSymbols] of an open file.
+func exportedSymbols(r io.ReaderAt) ([]string, error) {
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil, err
+	}
 	syms, err := f.DynamicSymbols()
 	if err != nil {
 		return nil, err

@@ -22,8 +22,9 @@ import (
 // Main runs the helper with args (without the program name) and returns
 // its exit code:
 //
-//	run PLAN                               run one declarative module
-//	suite SPEC                             run a whole stage (a [SuiteSpec])
+//	run [PLAN]                             run one declarative module ($SRB_PLAN)
+//	jail                                   run a process of the submission in its sandbox ($SRB_JAIL_SPEC)
+//	suite [SPEC]                           run a whole stage (a [SuiteSpec]; $SRB_SUITE_SPEC)
 //	wrap --log L --tool T --root R --dir D -- ARG...   a provenance wrapper
 //
 // The exit code is advisory (the runner reads $SRB_RESULT): 0 when the
@@ -36,19 +37,31 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	switch args[0] {
 	case "run":
-		if len(args) != 2 {
-			fmt.Fprintln(stderr, "usage: srb-helper run PLAN")
+		switch {
+		case len(args) == 2:
+			return runPlan(args[1], stderr)
+		case len(args) == 1 && os.Getenv(behavioural.EnvPlan) != "":
+			return runPlan(os.Getenv(behavioural.EnvPlan), stderr)
+		}
+		fmt.Fprintln(stderr, "usage: srb-helper run [PLAN] (default $SRB_PLAN)")
+		return 64
+	case "jail":
+		if len(args) != 1 {
+			fmt.Fprintln(stderr, "usage: srb-helper jail (with $"+EnvJailSpec+")")
 			return 64
 		}
-		return runPlan(args[1], stderr)
+		return jailMain(stderr)
 	case "wrap":
 		return wrap(args[1:], stderr)
 	case "suite":
-		if len(args) != 2 {
-			fmt.Fprintln(stderr, "usage: srb-helper suite SPEC")
-			return 64
+		switch {
+		case len(args) == 2:
+			return runSuite(args[1], stderr)
+		case len(args) == 1 && os.Getenv(EnvSuiteSpec) != "":
+			return runSuite(os.Getenv(EnvSuiteSpec), stderr)
 		}
-		return runSuite(args[1], stderr)
+		fmt.Fprintln(stderr, "usage: srb-helper suite [SPEC] (default $"+EnvSuiteSpec+")")
+		return 64
 	}
 	fmt.Fprintf(stderr, "srb-helper: unknown command %q\n", args[0])
 	return 64
@@ -176,6 +189,33 @@ type module struct {
 	unobserved string
 	// meta is the module result's metadata.
 	meta map[string]any
+	// truthGaps are the checks observed that the truth has no
+	// observation of (behavioural.MetaTruthGaps).
+	truthGaps []string
+	// harness is why the grader failed this module (the submission's
+	// sandbox could not be entered), or "": the module's result then
+	// says so ([behavioural.MetaHarnessFault]) and the stage is invalid.
+	harness string
+	// atDeadline says a process was cut at the module's deadline.
+	atDeadline bool
+}
+
+// stoppedAtDeadline records that a process was cut at the module's
+// deadline: the module's result then has status timeout.
+func (m *module) stoppedAtDeadline() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.atDeadline = true
+}
+
+// harnessFault records that the grader, not the tree under test, failed
+// this module (the first reason is kept).
+func (m *module) harnessFault(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.harness == "" {
+		m.harness = err.Error()
+	}
 }
 
 func runPlan(planPath string, stderr io.Writer) int {
@@ -264,10 +304,17 @@ func (m *module) emit(id string, got any, expect any) {
 		}
 	default:
 		want, ok := m.truth.Observations[id]
-		if !ok {
-			c = check{ID: id, Verdict: "error", Summary: "no truth was recorded for this check: run srb freeze"}
-		} else {
+		switch {
+		case ok:
 			c = compare(id, want, got)
+		case openEnded(m.plan.Kind, id, m.truth):
+			c = check{ID: id, Verdict: "fail", Summary: "State A has no such observation: the tree under test has it, State A's does not"}
+		default:
+			// The truth lacks what the declaration checks: a fault of the
+			// task's truth, which the runner turns into a stage error
+			// (behavioural.MetaTruthGaps), never the submission's.
+			m.truthGaps = append(m.truthGaps, id)
+			c = check{ID: id, Verdict: "error", Summary: "no truth was recorded for this check: the task's truth is incomplete (not the tree under test's fault): run srb freeze"}
 		}
 	}
 	m.checks = append(m.checks, c)
@@ -315,6 +362,16 @@ func (m *module) finish(oerr error) int {
 			m.unobserved = oerr.Error()
 		}
 	}
+	if m.atDeadline && status == "" {
+		status, summary = "timeout", errDeadline.Error()
+	}
+	if m.harness != "" {
+		status, summary = "error", "harness fault: "+m.harness
+		if m.meta == nil {
+			m.meta = map[string]any{}
+		}
+		m.meta[behavioural.MetaHarnessFault] = m.harness
+	}
 	if m.truth != nil && status == "" {
 		why := m.unobserved
 		if why == "" {
@@ -332,6 +389,12 @@ func (m *module) finish(oerr error) int {
 		if oerr != nil {
 			summary = oerr.Error()
 		}
+	}
+	if len(m.truthGaps) > 0 {
+		if m.meta == nil {
+			m.meta = map[string]any{}
+		}
+		m.meta[behavioural.MetaTruthGaps] = m.truthGaps
 	}
 	if m.plan.Observations != "" {
 		if err := behavioural.WriteJSON(m.plan.Observations, m.obs); err != nil {

@@ -7,12 +7,12 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
 type httpKind struct{ HTTPParams }
@@ -36,32 +36,30 @@ func (k *httpKind) observe(m *module) error {
 		return err
 	}
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	vals := map[string]string{"BUILD": build, "WORK": m.work, "DATA": m.plan.TaskDir, "PORT": strconv.Itoa(port)}
+	work, err := m.scratch("server")
+	if err != nil {
+		return err
+	}
+	vals := map[string]string{"BUILD": build, "WORK": work, "DATA": m.data(), "PORT": strconv.Itoa(port)}
 	logf, err := os.Create(filepath.Join(m.work, "server.log"))
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
 	argv := expandAll(k.Server.Argv, vals)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = build
-	cmd.Env = submissionEnv(k.Server.Env, vals)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	env := m.submissionEnv(k.Server.Env, vals)
+	cmd := m.commandNet(argv, build, env, false)
+	// The server's output goes to the module's log, capped: the rest is
+	// read and dropped, so the server neither blocks nor fills the disk.
+	capped := &cappedWriter{w: logf, left: ObservedBytesLimit}
+	cmd.Stdout, cmd.Stderr = capped, capped
+	p, err := proc.StartCmd(cmd)
+	if err != nil {
 		m.notObserved("the server could not start: " + err.Error())
 		return nil
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(5 * time.Second):
-		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}()
+	exited := p.Done()
+	defer p.Terminate(5 * time.Second) // the server and all it started
 	if why := k.waitReady(addr, exited); why != "" {
 		m.notObserved(why)
 		return nil
@@ -70,7 +68,7 @@ func (k *httpKind) observe(m *module) error {
 	if err != nil {
 		return err
 	}
-	paths := [][2]string{{build, "<BUILD>"}, {m.work, "<WORK>"}}
+	paths := [][2]string{{build, "<BUILD>"}, {work, "<WORK>"}}
 	aspects := k.Compare
 	if len(aspects) == 0 {
 		aspects = []string{"status", "headers", "body", "length"}
@@ -188,7 +186,12 @@ func Exchange1(addr string, req []byte, timeout time.Duration) (*Response, error
 	if _, err := c.Write(req); err != nil {
 		return nil, err
 	}
-	raw, err := io.ReadAll(c)
+	// The server is the submission's: what it sends is kept up to
+	// [ObservedBytesLimit], and more is a failed exchange.
+	raw, err := io.ReadAll(io.LimitReader(c, ObservedBytesLimit+1))
+	if len(raw) > ObservedBytesLimit {
+		return nil, fmt.Errorf("the response was %w", errTooLarge)
+	}
 	if err != nil && len(raw) == 0 {
 		return nil, err
 	}

@@ -1,32 +1,29 @@
 package kinds
 
 import (
-	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/copytree"
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
 // errBuildFailed is wrapped when a configuration's build failed.
 var errBuildFailed = errors.New("did not build")
 
-// restore copies configuration name from the ledger into <work>/build
-// (fresh) and returns that folder: every module gets its own copy, so no
+// restore copies configuration name from the ledger into the module's
+// scratch folder build/ (fresh; in the sandbox and the submission's with a
+// jail) and returns that folder: every module gets its own copy, so no
 // module can change what the next one sees.
 func (m *module) restore(name string) (string, behavioural.LedgerEntry, error) {
 	if name == "" {
@@ -40,19 +37,28 @@ func (m *module) restore(name string) (string, behavioural.LedgerEntry, error) {
 	if !e.OK {
 		return "", e, fmt.Errorf("configuration %q %w (see the build module): %s", name, errBuildFailed, e.Summary)
 	}
-	dst := filepath.Join(m.work, "build")
-	if err := os.RemoveAll(dst); err != nil {
+	dst, err := m.scratch("build")
+	if err != nil {
+		return "", e, err
+	}
+	if err := os.Remove(dst); err != nil {
 		return "", e, err
 	}
 	if len(e.Outputs) == 0 {
-		return dst, e, copyTree(e.Tree, dst, nil)
+		if err := copyTree(e.Tree, dst, nil); err != nil {
+			return "", e, err
+		}
+		return dst, e, m.own(dst)
 	}
 	for _, o := range e.Outputs {
 		if err := copyTree(filepath.Join(e.Tree, o), filepath.Join(dst, o), nil); err != nil {
 			return "", e, fmt.Errorf("restore %s: %w", name, err)
 		}
 	}
-	return dst, e, nil
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return "", e, err
+	}
+	return dst, e, m.own(dst)
 }
 
 // restoreOrFail restores a configuration; on failure it records why every
@@ -70,62 +76,18 @@ func (m *module) restoreOrFail(name string) (string, error) {
 	return "", nil
 }
 
-// copyTree copies src (a file, link or folder) to dst, keeping modes and
-// symlinks; skip names top-level entries to leave out.
+// copyTree copies src (a folder, a file or a link) to dst with copytree:
+// modes kept (folders open to their owner), modification times kept (a
+// restored build's outputs stay newer than its sources), links as links,
+// special files left out, what dst already holds replaced; a top-level
+// entry whose name skip holds is left out. It is bounded as every copy of
+// a built tree is ([buildTreeCopy]): without a sandbox the ledger holds
+// the build's tree as the build left it.
 func copyTree(src, dst string, skip map[string]bool) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if skip[strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]] && rel != "." {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case info.Mode().IsRegular():
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			return copyFile(p, target, info.Mode().Perm())
-		}
-		return nil // sockets, devices: not build outputs
-	})
-}
-
-func copyFile(src, dst string, perm fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, perm)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	o := buildTreeCopy
+	o.Exclude = func(rel string, _ fs.DirEntry) bool { return skip[strings.SplitN(rel, "/", 2)[0]] }
+	_, err := copytree.Copy(src, dst, o)
+	return err
 }
 
 // vars expands ${NAME} in s from vals; unknown names stay as written.
@@ -150,6 +112,10 @@ func expandAll(xs []string, vals map[string]string) []string {
 // procResult is one finished process.
 type procResult struct {
 	Stdout, Stderr []byte
+	// StdoutOver and StderrOver are set when the stream passed
+	// [ObservedBytesLimit]: Stdout or Stderr then holds only its first
+	// bytes, and this is the stream's observation ([cappedBuffer.overText]).
+	StdoutOver, StderrOver string
 	// Exit is the exit status, or -N for signal N; TimedOut says the
 	// process was killed at its timeout.
 	Exit     int
@@ -158,14 +124,18 @@ type procResult struct {
 	Err      error // could not start
 }
 
-// runProc runs argv in dir with env and stdin in its own process group,
-// kills the group at timeout, and always reaps what the process left
-// running (the pipes are read only after the group is gone).
-func runProc(argv []string, dir string, env []string, stdin io.Reader, timeout time.Duration) procResult {
-	var out, errb bytes.Buffer
-	cmd := exec.Command(lookPathIn(argv[0], env), argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = env
+// runProc runs argv for the tree under test ([module.command]: in its
+// sandbox when the plan has a jail) in dir with env and stdin in its own
+// process group, kills the group at timeout, and always reaps what the
+// process left running (the pipes are read only after the group is
+// gone). A sandbox that could not be entered is the grader's fault: the
+// module then ends in error ([module.harnessFault]).
+func (m *module) runProc(argv []string, dir string, env []string, stdin io.Reader, timeout time.Duration) procResult {
+	// What is kept of each stream is capped; the rest is read and
+	// discarded to EOF, so a case writing without end is not blocked on
+	// its pipe (its timeout still ends it) and cannot grow the grader.
+	out, errb := newCappedBuffer(), newCappedBuffer()
+	cmd := m.command(argv, dir, env)
 	cmd.Stdin = stdin
 	if stdin == nil {
 		// exec would open (and close) /dev/null for every process; one
@@ -174,31 +144,54 @@ func runProc(argv []string, dir string, env []string, stdin io.Reader, timeout t
 			cmd.Stdin = f
 		}
 	}
-	cmd.Stdout = &out
-	cmd.Stderr = &errb
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Stdout = out
+	cmd.Stderr = errb
 	cmd.WaitDelay = 2 * time.Second
-	if err := cmd.Start(); err != nil {
+	p, err := proc.StartCmd(cmd)
+	if err != nil {
 		return procResult{Err: err, Exit: -1}
 	}
-	pgid := cmd.Process.Pid
-	// The timer kills the group at the timeout; Wait returns once the
-	// process is gone and its pipes are drained (or WaitDelay passed).
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(timeout, func() {
-		timedOut.Store(true)
-		_ = syscall.Kill(-pgid, syscall.SIGKILL)
-	})
-	_ = cmd.Wait()
+	// Every process of the command is killed at the timeout; Wait returns
+	// once all of them (setsid and double-forked ones too) are gone and
+	// the pipes are drained (or WaitDelay passed).
+	timer := time.NewTimer(timeout)
+	timedOut := false
+	select {
+	case <-p.Done():
+	case <-timer.C:
+		timedOut = true
+		p.Kill()
+	}
 	timer.Stop()
-	r := procResult{TimedOut: timedOut.Load()}
-	_ = syscall.Kill(-pgid, syscall.SIGKILL) // leftovers of the group
-	r.Stdout, r.Stderr = out.Bytes(), errb.Bytes()
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		r.Exit = -int(ws.Signal())
-		r.Signal = ws.Signal().String()
+	e := p.Wait()
+	r := procResult{TimedOut: timedOut}
+	r.Stdout, r.Stderr = out.buf.Bytes(), errb.buf.Bytes()
+	if out.over() {
+		r.StdoutOver = out.overText()
+	}
+	if errb.over() {
+		r.StderrOver = errb.overText()
+	}
+	if e.Signal != 0 {
+		r.Exit = -int(e.Signal)
+		r.Signal = e.Signal.String()
 	} else {
-		r.Exit = cmd.ProcessState.ExitCode()
+		r.Exit = e.Code
+	}
+	if e.Err != nil && !timedOut {
+		// The init gave no honest report (a write on its channel, or it
+		// was killed): the process's end is unknown. The submission runs
+		// as another user than the init and cannot reach it, so this is
+		// the grader's fault, never a check charged either way.
+		r.Err = fmt.Errorf("the process's end could not be observed: %w", e.Err)
+		m.harnessFault(r.Err)
+		return r
+	}
+	if jerr := jailed(r.Exit, r.Stderr); jerr != nil {
+		r.Err = jerr
+		if errors.Is(jerr, errJail) {
+			m.harnessFault(jerr)
+		}
 	}
 	return r
 }
@@ -216,24 +209,11 @@ func text(b []byte) string {
 	return "base64:" + base64.StdEncoding.EncodeToString(b)
 }
 
-// fileDigest returns "sha256:<hex>" of the file at p, or "missing".
-func fileDigest(p string) string {
-	f, err := os.Open(p)
-	if err != nil {
-		return "missing"
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "unreadable: " + err.Error()
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
 // submissionEnv is the environment of a process the tree under test
-// controls: the contract names removed, then extra (KEY=VALUE).
-func submissionEnv(extra map[string]string, vals map[string]string) []string {
-	return caseEnv(os.Environ(), extra, vals)
+// controls: [module.baseEnv], then extra (values ${NAME}-expanded from
+// vals).
+func (m *module) submissionEnv(extra map[string]string, vals map[string]string) []string {
+	return caseEnv(m.baseEnv(), extra, vals)
 }
 
 // statusText renders an exit for observations: the number, or

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -47,6 +48,11 @@ type SuiteSpec struct {
 	Orchestrator string `json:"orchestrator,omitempty"`
 }
 
+// EnvSuiteSpec names the suite spec file when "srb-helper suite" is given
+// none: srb passes it so, in the helper's environment (which only root can
+// read), so no argument list in the container names a grader file.
+const EnvSuiteSpec = "SRB_SUITE_SPEC"
+
 // runSuite runs a whole stage from a spec file. Exit 0 when it ran
 // (whatever the checks decided, and also when its clock ended it), 70
 // when it could not.
@@ -80,14 +86,22 @@ func runSuite(path string, stderr io.Writer) int {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(spec.TimeoutSec)*time.Second)
 		defer cancel()
 	}
+	if os.Geteuid() == 0 && spec.Declaration.Jail == nil {
+		j, err := imageJail(&spec, path)
+		if err != nil {
+			fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
+			return 70
+		}
+		spec.Declaration.Jail = j
+	}
 	suite, err := spec.Declaration.Suite(spec.Mode, spec.Work, spec.TruthDir, spec.Helper)
 	if err != nil {
 		fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
 		return 70
 	}
 	r := &behavioural.Runner{Repo: spec.Repo, Original: spec.Original, Work: spec.Work, ResultPath: spec.Result,
-		Orchestrator: spec.Orchestrator,
-		Log:          func(format string, args ...any) { fmt.Fprintf(stderr, "srb-helper: "+format+"\n", args...) }}
+		Orchestrator: spec.Orchestrator, Jail: spec.Declaration.Jail,
+		Log: func(format string, args ...any) { fmt.Fprintf(stderr, "srb-helper: "+format+"\n", args...) }}
 	st, err := r.Run(ctx, suite)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(stderr, "srb-helper: suite: %v\n", err)
@@ -97,4 +111,38 @@ func runSuite(path string, stderr io.Writer) int {
 		return 70
 	}
 	return 0
+}
+
+// imageJail isolates the submission inside a stage container, where the
+// helper is root and no mount namespace can be made: the grader's folders
+// (the spec file, the work and results folders, the task's assets with
+// their truth and module programs, the truth folder) are closed to every
+// other user (mode 0700), and the submission runs as
+// [behavioural.SubmissionUID] in <dir of Work>/sandbox with its own copy
+// of the task's data. A folder that cannot be closed is an error in check
+// mode (the submission could read or change it) and a note otherwise
+// (State A is not an adversary).
+func imageJail(spec *SuiteSpec, specPath string) (*behavioural.Jail, error) {
+	d := spec.Declaration
+	root := filepath.Join(filepath.Dir(filepath.Clean(spec.Work)), "sandbox")
+	j, err := behavioural.NewJail(root, d.TaskDir, behavioural.SubmissionUID, behavioural.SubmissionGID, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := j.InstallHelper(spec.Helper); err != nil {
+		return nil, err
+	}
+	private := []string{specPath, spec.Work, filepath.Dir(spec.Result), d.TaskDir}
+	if spec.TruthDir != "" {
+		private = append(private, spec.TruthDir)
+	}
+	if err := os.MkdirAll(spec.Work, 0o700); err != nil {
+		return nil, err
+	}
+	for _, p := range private {
+		if err := behavioural.Private(p); err != nil && spec.Mode == behavioural.ModeCheck {
+			return nil, err
+		}
+	}
+	return j, nil
 }

@@ -52,7 +52,7 @@ if [ ! -e "$out/.built" ]; then
 		;;
 	submission)
 		(cd "$out/src" && GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod GOPROXY=off \
-			GOCACHE="${GOCACHE:-$out/gocache}" GOPATH="$out/gopath" go build -trimpath -o tally .) >"$out/build.log" 2>&1 ||
+			GOCACHE="${GOCACHE:-$HOME/.cache/go-build}" GOPATH="$out/gopath" go build -trimpath -o tally .) >"$out/build.log" 2>&1 ||
 			fault 71 "go build failed: $(tail -c 600 "$out/build.log")"
 		;;
 	esac

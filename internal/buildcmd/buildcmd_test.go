@@ -1,0 +1,99 @@
+package buildcmd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// needed lists the paths a build needs, as "path(kind)".
+func summary(t *testing.T, build [][]string) (needed, written []string) {
+	t.Helper()
+	uses, err := Analyse(build)
+	if err != nil {
+		t.Fatalf("Analyse(%q): %v", build, err)
+	}
+	for _, u := range uses {
+		if u.Needed() {
+			needed = append(needed, fmt.Sprintf("%s(%s)", u.Path, u.Kind))
+		} else {
+			written = append(written, u.Path)
+		}
+	}
+	return needed, written
+}
+
+func TestAnalyse(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		build   [][]string
+		needed  []string
+		written []string
+	}{
+		{
+			// issue 16: a sh -c script was read as one file path.
+			name:    "sh -c script with npm",
+			build:   [][]string{{"sh", "-c", "npm ci && node scripts/build.mjs && cp -r node_modules/tally dist/"}},
+			needed:  []string{"scripts/build.mjs(reads)"},
+			written: []string{"node_modules", "dist", "node_modules/tally"},
+		},
+		{
+			name:    "go build -o bin/tally",
+			build:   [][]string{{"go", "build", "-trimpath", "-o", "bin/tally", "./cmd/tally"}},
+			needed:  []string{"cmd/tally(reads)"},
+			written: []string{"bin/tally"},
+		},
+		{
+			name:    "output outside the tree",
+			build:   [][]string{{"go", "build", "-o", "../tally", "."}},
+			needed:  nil,
+			written: nil,
+		},
+		{
+			name:    "cmake -B then --build",
+			build:   [][]string{{"cmake", "-S", ".", "-B", "_build/rel", "-DCMAKE_BUILD_TYPE=Release"}, {"cmake", "--build", "_build/rel"}},
+			needed:  nil,
+			written: []string{"_build/rel", "_build/rel"},
+		},
+		{
+			name:    "cargo manifest path and target dir",
+			build:   [][]string{{"cargo", "build", "--release", "--manifest-path=src/jsonnet/Cargo.toml", "--target-dir", "target"}},
+			needed:  []string{"src/jsonnet/Cargo.toml(reads)"},
+			written: []string{"target"},
+		},
+		{
+			name:   "make -C is an input folder",
+			build:  [][]string{{"make", "-C", "jsonnet", "CONFIG=conf/x.cfg"}},
+			needed: []string{"jsonnet(changes into)", "jsonnet/conf/x.cfg(reads)"},
+		},
+		{
+			name:    "cd in a script, redirections, mkdir",
+			build:   [][]string{{"bash", "-ec", "mkdir -p out && cd src/lib && gcc -o ../../out/t main.c > build.log < flags.txt; cat \"$HOME/x\" *.c"}},
+			needed:  []string{"src/lib(changes into)", "src/lib/main.c(reads)", "src/lib/flags.txt(reads)"},
+			written: []string{"out", "out/t", "src/lib/build.log"},
+		},
+		{
+			name:   "bash script file with arguments",
+			build:  [][]string{{"bash", "./build.sh", "${BUILD}/stage", "DESTDIR=${BUILD}/stage", "CONFIG=conf/tally.cfg"}},
+			needed: []string{"build.sh(reads)", "conf/tally.cfg(reads)"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			needed, written := summary(t, tc.build)
+			if !slices.Equal(needed, tc.needed) {
+				t.Errorf("needed = %q, want %q", needed, tc.needed)
+			}
+			if !slices.Equal(written, tc.written) {
+				t.Errorf("written = %q, want %q", written, tc.written)
+			}
+		})
+	}
+}
+
+func TestAnalyseBadScript(t *testing.T) {
+	_, err := Analyse([][]string{{"go", "version"}, {"sh", "-c", "if then"}})
+	if err == nil || !strings.Contains(err.Error(), "build[1]") || !strings.Contains(err.Error(), "does not parse") {
+		t.Fatalf("err = %v, want build[1]: … does not parse", err)
+	}
+}

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"context"
+	"testing"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+func TestRecordLimits(t *testing.T) {
+	ctx := context.Background()
+	l := stageLimits(&task.Task{Limits: task.Limits{Pids: 256, MemoryMiB: 512}})
+	if l != (engine.Limits{Pids: 256, Memory: 512 << 20}) {
+		t.Fatalf("limits %+v", l)
+	}
+	f := &engine.Fake{}
+	var spec engine.Spec
+	l.Apply(&spec)
+	s, err := f.Start(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(ctx)
+	if got := f.Containers()[0].Spec; got.Pids != 256 || got.Memory != 512<<20 || got.Disk != 0 {
+		t.Errorf("container spec %+v, want the task's limits", got)
+	}
+	st := &result.Stage{Metadata: map[string]any{}}
+	recordLimits(ctx, st, s, l)
+	m := st.Metadata["limits"].(map[string]any)
+	if m["pids"] != int64(256) || m["oom_killed"] != false || m["pids_max"] != int64(0) || len(st.Notes) != 0 {
+		t.Errorf("nothing reached: metadata %v, notes %v", m, st.Notes)
+	}
+	f.Containers()[0].Hits = engine.LimitHits{OOMKilled: true, OOMKills: 1, PidsMax: 12}
+	st = &result.Stage{Metadata: map[string]any{}}
+	recordLimits(ctx, st, s, l)
+	m = st.Metadata["limits"].(map[string]any)
+	if m["oom_killed"] != true || m["pids_max"] != int64(12) || len(st.Notes) != 1 ||
+		st.Notes[0] != "the stage container reached its memory limit (the kernel killed a process) and its process limit (12 fork(s) failed)" {
+		t.Errorf("limits reached: metadata %v, notes %v", m, st.Notes)
+	}
+}

@@ -1,0 +1,502 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/internal/harbor"
+	"github.com/swe-refactor-bench/srb/internal/image"
+	"github.com/swe-refactor-bench/srb/internal/submission"
+	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/collect"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+)
+
+const trialDoc = `Run an agent on a task the way Harbor runs it, here on Docker, then grade
+the workspace it leaves with the ladder.
+
+A trial
+  1. starts a container of the task's agent image (built and loaded when
+     missing): State A at the workspace (artifacts.path, /workspace/repo),
+     no network, the agent's user, the task's limits (pids, memory, disk);
+     the instruction is at /srb-agent/instruction.md;
+  2. runs the agent for the task's budget (budget_hours; --budget may
+     shorten it):
+       nop              does nothing
+       oracle           applies --solution FIXTURE (a submission fixture)
+                        with the solve.sh srb export harbor writes
+       scripted:FILE    replays FILE's steps: write, delete, run (see
+                        docs/HARBOR.md)
+       command:PATH     runs the program PATH, copied into the container at
+                        /srb-agent/agent, in the workspace as the agent's
+                        user, the instruction on its standard input (as CLI
+                        agents are run)
+     An agent that runs past the budget is stopped; what the workspace
+     holds then is graded, and result.json says so;
+  3. collects the workspace leaving out artifacts.exclude, into
+     OUT/artifacts/repo, and destroys the container;
+  4. grades it with srb ladder into OUT/verifier (reward.json last).
+OUT follows Harbor's trial layout: agent/agent.log and
+agent/trajectory.json, verifier/, artifacts/, and result.json with each
+phase's timing. The ladder's driver flags pass through; with oracle, the
+fixture's scripts choose the scripted driver where they cover a position,
+as srb ladder --submission-fixture does.
+
+Exit status: srb ladder's (0 graded; 1 a harness fault, the published
+verdict invalid; 2 the task's configuration is wrong); 1 when the agent's
+container could not be run or collected.
+
+Examples:
+  srb trial lang90-tally-c-to-go --agent nop --out trials/nop
+  srb trial testdata/tasks/lang90-tally-c-to-go --agent oracle --solution testdata/submissions/lang90-tally-c-to-go/go-port --out trials/oracle
+  srb trial lang90-tally-c-to-go --agent command:./my-agent.sh --out trials/mine`
+
+// TrialOptions are the inputs of srb trial.
+type TrialOptions struct {
+	IO      IOStreams
+	Factory *Factory
+
+	Task     string
+	Agent    string // nop, oracle, scripted:FILE, command:PATH
+	Solution string // the oracle's submission fixture
+	Out      string
+	// Budget, when above zero, shortens the task's agent budget.
+	Budget time.Duration
+	Cache  string
+
+	// Passed to srb ladder as its flags of the same names.
+	Driver            string
+	AuditScripts      []string
+	AdversaryScripts  []string
+	AdjudicatorScript string
+}
+
+// NewCmdTrial builds `srb trial`.
+func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
+	opts := &TrialOptions{IO: f.IO, Factory: f}
+	cmd := &cobra.Command{
+		Use:   "trial TASK --agent AGENT --out DIR",
+		Short: "Run an agent on a task in its agent image, then grade it with the ladder",
+		Long:  trialDoc,
+		Args:  argsValidator(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Task = args[0]
+			if opts.Out == "" {
+				return &usageError{err: errors.New("--out DIR is required")}
+			}
+			kind, arg, _ := strings.Cut(opts.Agent, ":")
+			switch {
+			case opts.Agent == "nop":
+			case opts.Agent == "oracle":
+				if opts.Solution == "" {
+					return &usageError{err: errors.New("--agent oracle needs --solution FIXTURE")}
+				}
+			case (kind == "scripted" || kind == "command") && arg != "":
+			default:
+				return &usageError{err: fmt.Errorf("--agent %q: one of nop, oracle, scripted:FILE, command:PATH", opts.Agent)}
+			}
+			if opts.Solution != "" && opts.Agent != "oracle" {
+				return &usageError{err: errors.New("--solution is the oracle's (--agent oracle)")}
+			}
+			if opts.Budget < 0 {
+				return &usageError{err: fmt.Errorf("--budget %s: a duration above zero", opts.Budget)}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return runTrial(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Agent, "agent", "", "nop, oracle, scripted:FILE or command:PATH (required)")
+	fl.StringVar(&opts.Solution, "solution", "", "the oracle's submission fixture")
+	fl.StringVar(&opts.Out, "out", "", "the trial folder, written in Harbor's layout (required; must not exist)")
+	fl.DurationVar(&opts.Budget, "budget", 0, "shorten the agent's budget (never lengthens the task's)")
+	addCacheFlag(cmd, &opts.Cache)
+	fl.StringVar(&opts.Driver, "driver", "", "srb ladder --driver")
+	fl.StringArrayVar(&opts.AuditScripts, "audit-script", nil, "srb ladder --audit-script (repeatable)")
+	fl.StringArrayVar(&opts.AdversaryScripts, "adversary-script", nil, "srb ladder --adversary-script ID=FILE (repeatable)")
+	fl.StringVar(&opts.AdjudicatorScript, "adjudicator-script", "", "srb ladder --adjudicator-script")
+	_ = cmd.MarkFlagRequired("agent")
+	return cmd
+}
+
+// agentMount is where srb trial puts the instruction and a command agent
+// in the agent's container: root-owned, outside the workspace.
+const agentMount = "/srb-agent"
+
+// agentStep is one command the agent phase runs in the container.
+type agentStep struct {
+	step  harbor.Step
+	exec  engine.ExecSpec
+	label string
+}
+
+func runTrial(ctx context.Context, opts *TrialOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	errOut := opts.IO.ErrOut
+	dirs, err := resolveTasks([]string{opts.Task})
+	if err != nil {
+		return couldNotRun(fmt.Errorf("trial: %w", err))
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(errOut, p.Format(""))
+		}
+		return badTask(fmt.Errorf("trial: cannot read the task %s (%d problem(s)); run srb validate", dirs[0], len(problems)))
+	}
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return couldNotRun(err)
+	}
+	if _, err := os.Lstat(out); err == nil {
+		return couldNotRun(fmt.Errorf("trial: %s already exists: a trial writes a new folder", out))
+	}
+	for _, d := range []string{harbor.TrialAgentDir, harbor.TrialVerifierDir, harbor.TrialArtifactsDir} {
+		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
+			return couldNotRun(fmt.Errorf("trial: %w", err))
+		}
+	}
+	kind, arg, _ := strings.Cut(opts.Agent, ":")
+	budget := time.Duration(t.Agent.BudgetSec) * time.Second
+	if opts.Budget > 0 && opts.Budget < budget {
+		budget = opts.Budget
+	}
+	res := &harbor.TrialResult{TaskName: t.ID, TrialName: filepath.Base(out), AgentInfo: harbor.AgentInfo{Name: kind},
+		StartedAt: time.Now().UTC()}
+	switch kind {
+	case "oracle":
+		res.AgentInfo.What = filepath.Base(opts.Solution)
+	case "scripted", "command":
+		res.AgentInfo.What = filepath.Base(arg)
+	}
+	// fail records a harness fault: result.json says why, exit 1.
+	fail := func(phase string, err error) error {
+		res.ExceptionInfo = &harbor.ExceptionInfo{Type: phase, Message: err.Error()}
+		res.FinishedAt = time.Now().UTC()
+		if werr := res.Write(out); werr != nil {
+			fmt.Fprintf(errOut, "srb: trial: %v\n", werr)
+		}
+		return couldNotRun(fmt.Errorf("trial: %s: %w", phase, err))
+	}
+
+	// Environment: the agent image, and what the agent brings.
+	step := time.Now()
+	instruction, err := os.ReadFile(filepath.Join(t.Dir, t.Instruction))
+	if err != nil {
+		return fail("environment", fmt.Errorf("instruction: %w", err))
+	}
+	work, err := os.MkdirTemp("", "srb-trial-")
+	if err != nil {
+		return fail("environment", err)
+	}
+	defer os.RemoveAll(work)
+	mount := filepath.Join(work, "mount")
+	if err := os.MkdirAll(mount, 0o755); err != nil {
+		return fail("environment", err)
+	}
+	if err := os.WriteFile(filepath.Join(mount, "instruction.md"), instruction, 0o644); err != nil {
+		return fail("environment", err)
+	}
+	var steps []agentStep
+	var ladderScripts []string
+	// The agent's user by uid: the image adds agent.user as image.AgentUID.
+	agentUser := fmt.Sprintf("%d:%d", image.AgentUID, image.AgentUID)
+	as := func(argv ...string) engine.ExecSpec {
+		return engine.ExecSpec{Argv: argv, User: agentUser, WorkDir: t.Artifacts.Path,
+			Env: []string{"HOME=/home/" + t.Agent.User, "SRB_INSTRUCTION=" + agentMount + "/instruction.md"}}
+	}
+	switch kind {
+	case "oracle":
+		sol, cleanup, err := fixtureSolution(ctx, t, opts.Solution, opts.Cache)
+		if err != nil {
+			return fail("environment", fmt.Errorf("--solution %s: %w", opts.Solution, err))
+		}
+		err = sol.WriteDir(filepath.Join(mount, "solution"), t.Artifacts.Path)
+		cleanup()
+		if err != nil {
+			return fail("environment", err)
+		}
+		argv := []string{"/bin/sh", agentMount + "/solution/solve.sh"}
+		steps = append(steps, agentStep{step: harbor.Step{Kind: "run", Argv: argv}, exec: as(argv...), label: "solve.sh"})
+		ladderScripts, err = fixtureLadderFlags(opts.Solution, opts.Driver == "")
+		if err != nil {
+			return fail("environment", err)
+		}
+	case "command":
+		if _, err := copyFile(arg, filepath.Join(mount, "agent")); err != nil {
+			return fail("environment", fmt.Errorf("--agent %s: %w", opts.Agent, err))
+		}
+		if err := os.Chmod(filepath.Join(mount, "agent"), 0o755); err != nil {
+			return fail("environment", err)
+		}
+		e := as(agentMount + "/agent")
+		e.Stdin = bytes.NewReader(instruction)
+		steps = append(steps, agentStep{step: harbor.Step{Kind: "run", Argv: e.Argv}, exec: e, label: "the agent"})
+	case "scripted":
+		sc, err := harbor.ReadScript(arg)
+		if err != nil {
+			return fail("environment", err)
+		}
+		for _, s := range sc.Steps {
+			switch {
+			case s.Write != nil:
+				perm, _ := s.Write.Perm()
+				p := path.Join(t.Artifacts.Path, s.Write.Path)
+				e := as("/bin/sh", "-c", `mkdir -p -- "$(dirname -- "$1")" && cat >"$1" && chmod "$2" "$1"`, "sh", p, fmt.Sprintf("%04o", perm))
+				e.Stdin = strings.NewReader(s.Write.Content)
+				steps = append(steps, agentStep{step: harbor.Step{Kind: "write", Path: s.Write.Path}, exec: e, label: "write " + s.Write.Path})
+			case s.Delete != "":
+				e := as("rm", "-rf", "--", path.Join(t.Artifacts.Path, s.Delete))
+				steps = append(steps, agentStep{step: harbor.Step{Kind: "delete", Path: s.Delete}, exec: e, label: "delete " + s.Delete})
+			default:
+				steps = append(steps, agentStep{step: harbor.Step{Kind: "run", Argv: s.Run}, exec: as(s.Run...), label: strings.Join(s.Run, " ")})
+			}
+		}
+	}
+	eng, img, err := readyStageImage(ctx, t, "agent", "", opts.Factory.Engine, nil, errOut)
+	if err != nil {
+		return fail("environment", err)
+	}
+	res.EnvironmentSetup = harbor.NewTiming(step, time.Now())
+	fmt.Fprintf(errOut, "srb: trial: the agent image of %s is ready (%s)\n", t.ID, since(step))
+
+	// Agent setup: the container.
+	step = time.Now()
+	lim := stageLimits(t)
+	// The container's own process (sleep) is root's, so the copies in resolve
+	// their owner (the engine looks the container's user up when copying);
+	// every step of the agent runs as agentUser.
+	spec := engine.Spec{Image: img.Ref, User: "root", WorkDir: t.Artifacts.Path, Network: "none", NoNewPrivileges: true,
+		Labels: map[string]string{"srb.task": t.ID, "srb.stage": "agent"},
+		Copies: []engine.Copy{{HostPath: mount, ContainerPath: agentMount}}}
+	lim.Apply(&spec)
+	sess, err := eng.Start(ctx, spec)
+	if err != nil {
+		return fail("agent_setup", fmt.Errorf("the agent's container: %w", err))
+	}
+	closed := false
+	closeSess := func() {
+		if !closed {
+			closed = true
+			if err := sess.Close(context.WithoutCancel(ctx)); err != nil {
+				fmt.Fprintf(errOut, "srb: trial: removing the agent's container: %v\n", err)
+			}
+		}
+	}
+	defer closeSess()
+	res.AgentSetup = harbor.NewTiming(step, time.Now())
+
+	// Agent execution, within the budget.
+	step = time.Now()
+	deadline := step.Add(budget)
+	ar := &harbor.AgentResult{BudgetSec: int(budget / time.Second)}
+	res.AgentResult = ar
+	logf, err := os.Create(filepath.Join(out, harbor.TrialAgentDir, harbor.AgentLogFile))
+	if err != nil {
+		return fail("agent_execution", err)
+	}
+	defer logf.Close()
+	traj := harbor.Trajectory{Schema: harbor.TrajectorySchema, Agent: opts.Agent, Steps: []harbor.Step{}}
+	for i, s := range steps {
+		left := time.Until(deadline)
+		if left <= 0 {
+			ar.TimedOut = true
+			break
+		}
+		s.exec.Timeout = left
+		s.step.Index = i + 1
+		s.step.StartedAt = time.Now().UTC()
+		fmt.Fprintf(logf, "$ %s\n", s.label)
+		r, err := sess.Exec(ctx, s.exec)
+		if r != nil {
+			logf.Write(r.Stdout)
+			logf.Write(r.Stderr)
+			s.step.Seconds = r.Duration.Seconds()
+			s.step.TimedOut = r.TimedOut
+			s.step.Output = string(append(append([]byte{}, r.Stdout...), r.Stderr...))
+			if r.ExitCode >= 0 {
+				code := r.ExitCode
+				s.step.ExitCode, ar.ExitCode = &code, &code
+			}
+			fmt.Fprintf(logf, "[exit %d after %.1fs]\n", r.ExitCode, r.Duration.Seconds())
+		}
+		traj.Steps = append(traj.Steps, s.step)
+		ar.Steps++
+		if ctx.Err() != nil {
+			// An interrupt is the harness's, never the agent's overrun.
+			writeJSONFile(filepath.Join(out, harbor.TrialAgentDir, harbor.TrajectoryFile), traj)
+			return fail("agent_execution", fmt.Errorf("%s: interrupted: %w", s.label, ctx.Err()))
+		}
+		if err != nil && (r == nil || !r.TimedOut) {
+			writeJSONFile(filepath.Join(out, harbor.TrialAgentDir, harbor.TrajectoryFile), traj)
+			return fail("agent_execution", fmt.Errorf("%s: %w", s.label, err))
+		}
+		if r.TimedOut {
+			ar.TimedOut = true
+			break
+		}
+	}
+	res.AgentExecution = harbor.NewTiming(step, time.Now())
+	if err := writeJSONFile(filepath.Join(out, harbor.TrialAgentDir, harbor.TrajectoryFile), traj); err != nil {
+		return fail("agent_execution", err)
+	}
+	if ar.TimedOut {
+		note := fmt.Sprintf("the agent ran past its budget of %s and was stopped; the workspace as it stood then is what was graded", budget)
+		res.Notes = append(res.Notes, note)
+		fmt.Fprintf(errOut, "srb: trial: %s\n", note)
+	}
+
+	// Collect the workspace with the artifact excludes; destroy the container.
+	set, err := collect.CompileAll(t.Artifacts.Exclude)
+	if err != nil {
+		return fail("collect", err)
+	}
+	// Stopped first: a process the agent left running (a daemon, a step
+	// cut at the budget) can no longer change the workspace while it is
+	// copied out.
+	if err := sess.Kill(ctx); err != nil {
+		return fail("collect", fmt.Errorf("stopping the agent's container: %w", err))
+	}
+	raw := filepath.Join(work, "raw")
+	if err := sess.CopyOut(ctx, t.Artifacts.Path, raw); err != nil {
+		return fail("collect", fmt.Errorf("copying %s out of the agent's container: %w", t.Artifacts.Path, err))
+	}
+	closeSess()
+	repo := filepath.Join(out, harbor.TrialArtifactsDir, harbor.ArtifactsRepo)
+	sum, err := collect.Collect(raw, repo, set)
+	if err != nil {
+		return fail("collect", err)
+	}
+	ar.CollectedFiles = int64(sum.Files + sum.Links)
+	for _, ps := range sum.Excluded {
+		ar.Excluded += len(ps)
+	}
+	os.RemoveAll(raw)
+	fmt.Fprintf(errOut, "srb: trial: collected %d file(s) from %s (%d left out by artifacts.exclude) (%s)\n", ar.CollectedFiles, t.Artifacts.Path, ar.Excluded, since(step))
+
+	// Verifier: srb ladder, as the command runs it.
+	step = time.Now()
+	args := []string{"ladder", t.Dir, "--submission", repo, "--results", filepath.Join(out, harbor.TrialVerifierDir)}
+	if opts.Cache != "" {
+		args = append(args, "--cache", opts.Cache)
+	}
+	if opts.Driver != "" {
+		args = append(args, "--driver", opts.Driver)
+	}
+	args = append(args, ladderScripts...)
+	for _, s := range opts.AuditScripts {
+		args = append(args, "--audit-script", s)
+	}
+	for _, s := range opts.AdversaryScripts {
+		args = append(args, "--adversary-script", s)
+	}
+	if opts.AdjudicatorScript != "" {
+		args = append(args, "--adjudicator-script", opts.AdjudicatorScript)
+	}
+	code := Run(ctx, opts.Factory, args)
+	res.Verifier = harbor.NewTiming(step, time.Now())
+	rewardPath := filepath.Join(out, harbor.TrialVerifierDir, result.RewardFile)
+	if rw, err := result.ReadReward(rewardPath); err == nil {
+		res.VerifierResult = &harbor.VerifierResult{Rewards: rw}
+	} else {
+		res.ExceptionInfo = &harbor.ExceptionInfo{Type: "verifier", Message: fmt.Sprintf("no reward: %v", err)}
+		code = max(code, ExitCouldNotRun)
+	}
+	res.FinishedAt = time.Now().UTC()
+	if err := res.Write(out); err != nil {
+		return couldNotRun(fmt.Errorf("trial: %w", err))
+	}
+	if res.VerifierResult != nil {
+		fmt.Fprintf(opts.IO.Out, "trial %s: agent %s, reward %g (%s)\n", res.TrialName, opts.Agent, res.VerifierResult.Rewards["reward"], out)
+	}
+	if code != ExitRan {
+		return silent(code, fmt.Errorf("trial: exit %d", code))
+	}
+	return nil
+}
+
+// fixtureLadderFlags are srb ladder's script and driver flags for a
+// submission fixture's scripts (audit/*.json, adversaries/<id>.json,
+// adjudicator.json). With drivers (no --driver was given), each position a
+// script covers gets the scripted driver, as srb ladder
+// --submission-fixture gives it.
+func fixtureLadderFlags(dir string, drivers bool) ([]string, error) {
+	fx, err := submission.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	var args []string
+	if len(fx.AuditScripts) > 0 && drivers {
+		args = append(args, "--audit-driver", "scripted")
+	}
+	for _, s := range fx.AuditScripts {
+		args = append(args, "--audit-script", s)
+	}
+	ids := slices.Sorted(maps.Keys(fx.AdversaryScripts))
+	if len(ids) > 0 && drivers {
+		args = append(args, "--adversary-driver", "scripted")
+	}
+	for _, id := range ids {
+		args = append(args, "--adversary-script", id+"="+fx.AdversaryScripts[id])
+	}
+	if fx.AdjudicatorScript != "" {
+		if drivers {
+			args = append(args, "--adjudicator-driver", "scripted")
+		}
+		args = append(args, "--adjudicator-script", fx.AdjudicatorScript)
+	}
+	return args, nil
+}
+
+// copyFile copies the regular file src to dst (mode 0644) and returns the
+// bytes copied.
+func copyFile(src, dst string) (int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return 0, err
+	}
+	if !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("%s is not a regular file", src)
+	}
+	o, err := os.Create(dst)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.Copy(o, in)
+	if cerr := o.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
+}
+
+// writeJSONFile writes v as indented JSON to file.
+func writeJSONFile(file string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,97 @@
+package kinds
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+)
+
+// A command case whose program leaves setsid'd and double-forked
+// processes behind, or hangs past its timeout after doing so: none of
+// them outlives runProc, and the pipes are read to the end.
+func TestRunProcLeavesNothingRunning(t *testing.T) {
+	runProc := (&module{plan: &behavioural.Plan{}}).runProc
+	kv := "SRB_TEST_CASE=" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	env := []string{"PATH=/usr/bin:/bin", kv}
+	leave := `setsid sh -c 'sleep 300 & sleep 300' & ( setsid sleep 300 & ) & echo out; echo err >&2;`
+	r := runProc([]string{"sh", "-c", leave + " exit 4"}, t.TempDir(), env, nil, 10*time.Second)
+	if r.Err != nil || r.Exit != 4 || r.TimedOut || string(r.Stdout) != "out\n" || string(r.Stderr) != "err\n" {
+		t.Errorf("result %+v", r)
+	}
+	r = runProc([]string{"sh", "-c", leave + " sleep 30"}, t.TempDir(), env, nil, 300*time.Millisecond)
+	if !r.TimedOut || r.Exit != -9 || r.Signal != "killed" {
+		t.Errorf("timed out: result %+v", r)
+	}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if strings.Contains(string(b), kv) && !strings.Contains(string(st), ") Z") {
+			t.Errorf("process %s outlived its case", e.Name())
+		}
+	}
+	if r := runProc([]string{"srb-no-such-program"}, t.TempDir(), env, nil, time.Second); r.Err == nil {
+		t.Errorf("a missing program ran: %+v", r)
+	}
+}
+
+// With a jail (the grader is root), a case runs as the submission's user
+// with exactly the environment it is given, in a mount namespace where
+// the grader's folders are empty and /proc shows only its own user's
+// processes.
+func TestRunProcJailed(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the jail needs root")
+	}
+	root := searchableTempDir(t)
+	hidden := filepath.Join(root, "grader")
+	if err := os.MkdirAll(hidden, 0o755); err != nil || os.WriteFile(filepath.Join(hidden, "truth.json"), []byte("{}"), 0o644) != nil {
+		t.Fatal(err)
+	}
+	j, err := behavioural.NewJail(filepath.Join(root, "sandbox"), root, behavioural.SubmissionUID, behavioural.SubmissionGID, true, []string{hidden})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &module{plan: &behavioural.Plan{Module: "m", Helper: []string{os.Args[0]}, Jail: j}}
+	dir, err := m.scratch("case")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := m.baseEnv()
+	script := `id -u; id -g; cat ` + filepath.Join(hidden, "truth.json") + ` 2>&1 || true; ls /proc | grep -c '^[0-9]' ; env | sort`
+	r := m.runProc([]string{"sh", "-c", script}, dir, env, nil, 10*time.Second)
+	if r.Err != nil || r.Exit != 0 {
+		t.Fatalf("result %+v", r)
+	}
+	lines := strings.Split(strings.TrimSpace(string(r.Stdout)), "\n")
+	if len(lines) < 4 || lines[0] != strconv.Itoa(behavioural.SubmissionUID) || lines[1] != strconv.Itoa(behavioural.SubmissionGID) {
+		t.Fatalf("not the submission's user:\n%s", r.Stdout)
+	}
+	if lines[2] == "{}" || !strings.Contains(lines[2], "cat:") {
+		t.Errorf("the grader's folder is readable: %q", lines[2])
+	}
+	if n, _ := strconv.Atoi(lines[3]); n > 6 {
+		t.Errorf("/proc lists %d processes (the grader's among them?)", n)
+	}
+	for _, l := range lines[4:] {
+		name, _, _ := strings.Cut(l, "=")
+		switch name {
+		case "PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "PWD", "SHLVL", "_", "OLDPWD":
+		default:
+			if !strings.HasPrefix(name, "LC_") {
+				t.Errorf("the case was given %s", l)
+			}
+		}
+	}
+	if !strings.Contains(string(r.Stdout), "HOME="+filepath.Join(j.Root, "home")) {
+		t.Errorf("HOME is not the sandbox's:\n%s", r.Stdout)
+	}
+}

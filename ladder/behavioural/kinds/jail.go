@@ -1,0 +1,255 @@
+package kinds
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"golang.org/x/sys/unix"
+)
+
+// EnvJailSpec is the one variable the helper's jail command is started
+// with: the JSON of a [jailSpec]. Only root (the grader) can read a
+// process's environment, so nothing the submission starts learns it; the
+// command's argument list is just "jail".
+const EnvJailSpec = "SRB_JAIL_SPEC"
+
+// Exit codes of the jail command when it cannot run the program: it
+// could not be executed (as when it does not exist: "could not start"),
+// or the sandbox itself could not be entered (a harness fault). Its
+// stderr then starts with jailMark.
+const (
+	jailExecFailed  = 121
+	jailSetupFailed = 122
+	jailMark        = "srb-jail: "
+)
+
+// jailSpec is what the jail command does: enter a mount namespace where
+// Hide are empty and /proc is private (Mount), become UID:GID with no
+// supplementary groups, then execute Argv (Argv[0] a path) with exactly
+// Env in the working folder it was started in.
+type jailSpec struct {
+	UID   int      `json:"uid"`
+	GID   int      `json:"gid"`
+	Mount bool     `json:"mount,omitempty"`
+	Hide  []string `json:"hide,omitempty"`
+	// Net: the process was started in a network namespace of its own,
+	// whose loopback the jail brings up.
+	Net bool `json:"net,omitempty"`
+	// NProc, above zero, is the RLIMIT_NPROC set before becoming UID.
+	NProc uint64   `json:"nproc,omitempty"`
+	Argv  []string `json:"argv"`
+	Env   []string `json:"env"`
+}
+
+// jailMain is "srb-helper jail": it never returns when it succeeds.
+func jailMain(stderr io.Writer) int {
+	var s jailSpec
+	if err := json.Unmarshal([]byte(os.Getenv(EnvJailSpec)), &s); err != nil || len(s.Argv) == 0 {
+		fmt.Fprintf(stderr, "%sno usable %s: %v\n", jailMark, EnvJailSpec, err)
+		return jailSetupFailed
+	}
+	if err := enterJail(s); err != nil {
+		fmt.Fprintf(stderr, "%s%v\n", jailMark, err)
+		return jailSetupFailed
+	}
+	err := syscall.Exec(s.Argv[0], s.Argv, s.Env)
+	fmt.Fprintf(stderr, "%sexec %s: %v\n", jailMark, s.Argv[0], err)
+	return jailExecFailed
+}
+
+// enterJail hides the grader's folders (the process was started in a
+// fresh, private mount namespace when s.Mount) and drops to s.UID.
+func enterJail(s jailSpec) error {
+	if s.Mount {
+		const flags = syscall.MS_RDONLY | syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC
+		for _, p := range s.Hide {
+			if _, err := os.Stat(p); err != nil {
+				continue
+			}
+			if err := syscall.Mount("tmpfs", p, "tmpfs", flags, "size=4k,mode=0"); err != nil {
+				return fmt.Errorf("hide %s: %w", p, err)
+			}
+		}
+		if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "hidepid=2"); err != nil {
+			return fmt.Errorf("a private /proc: %w", err)
+		}
+	}
+	if s.Net {
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("the loopback of the network namespace: %w", err)
+		}
+	}
+	if s.NProc > 0 {
+		l := unix.Rlimit{Cur: s.NProc, Max: s.NProc}
+		if err := unix.Setrlimit(unix.RLIMIT_NPROC, &l); err != nil {
+			return fmt.Errorf("RLIMIT_NPROC %d: %w", s.NProc, err)
+		}
+	}
+	if err := syscall.Setgroups([]int{}); err != nil {
+		return fmt.Errorf("setgroups: %w", err)
+	}
+	if err := syscall.Setgid(s.GID); err != nil {
+		return fmt.Errorf("setgid %d: %w", s.GID, err)
+	}
+	if err := syscall.Setuid(s.UID); err != nil {
+		return fmt.Errorf("setuid %d: %w", s.UID, err)
+	}
+	if os.Geteuid() != s.UID {
+		return fmt.Errorf("still uid %d after setuid %d", os.Geteuid(), s.UID)
+	}
+	return nil
+}
+
+// loopbackUp brings up the loopback interface of this process's network
+// namespace (a fresh one has it down): programs of the submission that
+// talk to themselves over 127.0.0.1 work as in a stage container.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// errJail is wrapped when a process of the submission could not be put in
+// its sandbox: the grader's fault, never the submission's.
+var errJail = errors.New("the submission's sandbox could not be entered")
+
+// command returns the command that runs argv for the tree under test in
+// dir with env: through the helper's jail command when the plan has a
+// jail (as the submission's user, in its own process group), else
+// directly. env is the full environment the program gets.
+func (m *module) command(argv []string, dir string, env []string) *exec.Cmd {
+	return m.commandNet(argv, dir, env, true)
+}
+
+// commandNet is [module.command]; ownNet false keeps the host's network
+// even when the jail gives each process its own (an http module's
+// server, which the grader must reach on 127.0.0.1).
+func (m *module) commandNet(argv []string, dir string, env []string, ownNet bool) *exec.Cmd {
+	prog := lookPathIn(argv[0], env)
+	j := m.jail()
+	if j == nil || len(m.plan.Helper) == 0 {
+		cmd := exec.Command(prog, argv[1:]...)
+		cmd.Dir, cmd.Env = dir, env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return cmd
+	}
+	if !strings.Contains(prog, "/") {
+		prog = filepath.Join(dir, prog) // not found on PATH: exec fails, as exec.Command would
+	}
+	net := j.Net && j.Mount && ownNet
+	spec, _ := json.Marshal(jailSpec{UID: j.UID, GID: j.GID, Mount: j.Mount, Hide: j.Hide, Net: net, NProc: j.NProc,
+		Argv: append([]string{prog}, argv[1:]...), Env: env})
+	cmd := exec.Command(m.plan.Helper[0], append(append([]string{}, m.plan.Helper[1:]...), "jail")...)
+	cmd.Dir = dir
+	cmd.Env = []string{EnvJailSpec + "=" + string(spec)}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if j.Mount {
+		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
+	}
+	if net {
+		cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNET
+	}
+	return cmd
+}
+
+// jailed reads what the jail command said when it could not run the
+// program: nil when it did (or there was no jail), an error wrapping
+// errJail when the sandbox could not be entered, or a plain error when
+// the program could not be executed.
+func jailed(exit int, stderr []byte) error {
+	if (exit != jailExecFailed && exit != jailSetupFailed) || !strings.HasPrefix(string(stderr), jailMark) {
+		return nil
+	}
+	msg := strings.TrimSpace(strings.TrimPrefix(string(stderr), jailMark))
+	if exit == jailSetupFailed {
+		return fmt.Errorf("%w: %s", errJail, msg)
+	}
+	return errors.New(msg)
+}
+
+// jail returns the plan's jail, or nil.
+func (m *module) jail() *behavioural.Jail {
+	if m.plan == nil {
+		return nil
+	}
+	return m.plan.Jail
+}
+
+// baseEnv is the environment every process of the tree under test starts
+// from: with a jail, the allow-listed names, HOME and TMPDIR in the
+// sandbox, and the task's declared variables; without one, the helper's
+// own environment (which the runner built the same way) without the
+// contract names.
+func (m *module) baseEnv() []string {
+	var declared []string
+	if m.plan != nil {
+		for _, k := range sortedKeys(m.plan.Env) {
+			declared = append(declared, k+"="+m.plan.Env[k])
+		}
+	}
+	if j := m.jail(); j != nil {
+		return j.Env(os.Environ(), declared...)
+	}
+	return behavioural.SubmissionEnv(os.Environ(), declared...)
+}
+
+// scratch returns a fresh folder named name for the submission's use in
+// this module: in the sandbox, owned by the submission's user, when the
+// plan has a jail; else under the module's work folder.
+func (m *module) scratch(name string) (string, error) {
+	if j := m.jail(); j != nil {
+		return j.Scratch(m.plan.Module, name)
+	}
+	dir := filepath.Join(m.work, name)
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// own gives p (a folder srb prepared, as root) to the submission's user
+// when the plan has a jail.
+func (m *module) own(p string) error {
+	if j := m.jail(); j != nil {
+		return j.Own(p, false)
+	}
+	return nil
+}
+
+// data is ${DATA}: the copy of the task's data in the sandbox, or the
+// task folder without a jail.
+func (m *module) data() string {
+	if j := m.jail(); j != nil && j.Data != "" {
+		return j.Data
+	}
+	return m.plan.TaskDir
+}
+
+// sandboxHelper is the argv prefix the submission's processes run the
+// helper with (the tool-provenance wrappers): the jail's copy, which the
+// submission's user can execute, or the plan's helper.
+func (m *module) sandboxHelper() []string {
+	if j := m.jail(); j != nil && len(j.Helper) > 0 {
+		return j.Helper
+	}
+	return m.plan.Helper
+}

@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Limits bound a stage container: the task's limits block (docs/SCHEMA.md
+// "limits"). A zero field is no limit.
+type Limits struct {
+	// Pids is the most processes (threads included) the container holds
+	// at once; a fork past it fails with EAGAIN.
+	Pids int64
+	// Memory is the container's memory in bytes, swap included; past it
+	// the kernel's OOM killer ends a process of the container.
+	Memory int64
+	// Disk is the size in bytes of the container's writable layer. Docker
+	// enforces it only where its storage driver can (overlay2 on xfs with
+	// pquota, btrfs, zfs); elsewhere Start fails and says so.
+	Disk int64
+}
+
+// DefaultLimits are the schema's defaults (task.cue limits): 1024
+// processes and 8 GiB.
+var DefaultLimits = Limits{Pids: 1024, Memory: 8192 << 20}
+
+// Apply sets s's limits from l.
+func (l Limits) Apply(s *Spec) {
+	s.Pids, s.Memory, s.Disk = l.Pids, l.Memory, l.Disk
+}
+
+// Map renders l for a stage result's metadata: pids, memory_bytes and
+// disk_bytes, each only when set.
+func (l Limits) Map() map[string]any {
+	m := map[string]any{}
+	if l.Pids > 0 {
+		m["pids"] = l.Pids
+	}
+	if l.Memory > 0 {
+		m["memory_bytes"] = l.Memory
+	}
+	if l.Disk > 0 {
+		m["disk_bytes"] = l.Disk
+	}
+	return m
+}
+
+// LimitHits says which of its limits a container reached so far.
+type LimitHits struct {
+	// OOMKilled is true when the OOM killer ended a process of the
+	// container (the memory limit).
+	OOMKilled bool
+	// OOMKills is how many processes it ended; -1 when the container's
+	// memory cgroup could not be read (OOMKilled then comes from the
+	// engine alone).
+	OOMKills int64
+	// PidsMax is how many forks failed at the pids limit; -1 when the
+	// container's pids cgroup could not be read (a remote engine, an
+	// engine that does not say where its cgroup is).
+	PidsMax int64
+}
+
+// Hit reports whether any limit was reached.
+func (h LimitHits) Hit() bool { return h.OOMKilled || h.OOMKills > 0 || h.PidsMax > 0 }
+
+// Map renders h for a stage result's metadata: oom_killed, oom_kills and
+// pids_max (the counts -1 when unknown).
+func (h LimitHits) Map() map[string]any {
+	return map[string]any{"oom_killed": h.OOMKilled, "oom_kills": h.OOMKills, "pids_max": h.PidsMax}
+}
+
+// Note is one sentence for a stage result's notes when a limit was hit,
+// "" otherwise.
+func (h LimitHits) Note() string {
+	var hit []string
+	if h.OOMKilled || h.OOMKills > 0 {
+		hit = append(hit, "its memory limit (the kernel killed a process)")
+	}
+	if h.PidsMax > 0 {
+		hit = append(hit, fmt.Sprintf("its process limit (%d fork(s) failed)", h.PidsMax))
+	}
+	if len(hit) == 0 {
+		return ""
+	}
+	return "the stage container reached " + strings.Join(hit, " and ")
+}
+
+// LimitHits reports which of its limits the container reached so far.
+// It works on a stopped container too, until Close.
+func (s *Session) LimitHits(ctx context.Context) (LimitHits, error) {
+	return s.c.LimitHits(ctx)
+}
+
+// LimitHits implements [Container].
+func (c *dockerContainer) LimitHits(ctx context.Context) (LimitHits, error) {
+	h := LimitHits{OOMKills: -1, PidsMax: -1}
+	info, err := c.d.Client.ContainerInspect(ctx, c.id)
+	if err != nil {
+		return h, fmt.Errorf("docker inspect %s: %w", c.image, err)
+	}
+	if info.State != nil {
+		h.OOMKilled = info.State.OOMKilled
+		if info.State.Pid > 0 {
+			h.OOMKills, h.PidsMax = cgroupCounts(fmt.Sprintf("/proc/%d/cgroup", info.State.Pid), "/sys/fs/cgroup")
+			if h.OOMKills > 0 {
+				h.OOMKilled = true
+			}
+		}
+	}
+	return h, nil
+}
+
+// cgroupCounts reads, for the process whose /proc/PID/cgroup is procFile,
+// the OOM kills of its memory cgroup and the failed forks of its pids
+// cgroup under the cgroup mount root (v1 controllers or v2 unified); -1
+// for what cannot be read.
+func cgroupCounts(procFile, root string) (oomKills, pidsMax int64) {
+	oomKills, pidsMax = -1, -1
+	f, err := os.Open(procFile)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	paths := map[string]string{} // controller ("" for v2) → path
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, ctl := range strings.Split(parts[1], ",") {
+			paths[ctl] = parts[2]
+		}
+	}
+	if p, ok := paths["memory"]; ok {
+		oomKills = counter(filepath.Join(root, "memory", p, "memory.oom_control"), "oom_kill")
+	} else if p, ok := paths[""]; ok {
+		oomKills = counter(filepath.Join(root, p, "memory.events"), "oom_kill")
+	}
+	if p, ok := paths["pids"]; ok {
+		pidsMax = counter(filepath.Join(root, "pids", p, "pids.events"), "max")
+	} else if p, ok := paths[""]; ok {
+		pidsMax = counter(filepath.Join(root, p, "pids.events"), "max")
+	}
+	return
+}
+
+// counter reads "key N" from a cgroup file; -1 when it cannot.
+func counter(file, key string) int64 {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key+" "); ok {
+			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return -1
+}

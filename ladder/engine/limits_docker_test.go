@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLimitHitsInContainer: a fork loop past the pids limit and a shell
+// that grows past the memory limit are both read back as hits.
+func TestLimitHitsInContainer(t *testing.T) {
+	_, s := startTools(t, Spec{Pids: 32, Memory: 64 << 20})
+	h, err := s.LimitHits(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Hit() {
+		t.Fatalf("a fresh container reached its limits: %+v", h)
+	}
+	sh(t, s, `i=0; while [ $i -lt 80 ]; do sleep 3 & i=$((i+1)); done 2>/dev/null; kill $(jobs -p) 2>/dev/null; echo forked`)
+	h, err = s.LimitHits(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.PidsMax == -1 {
+		t.Skip("the container's pids cgroup is not readable here")
+	}
+	if h.PidsMax <= 0 {
+		t.Errorf("after 80 forks against a limit of 32: %+v", h)
+	}
+	r := sh(t, s, `x=aaaaaaaaaaaaaaaa; while :; do x="$x$x"; done`)
+	h, _ = s.LimitHits(t.Context())
+	if !h.OOMKilled || h.OOMKills < 1 || r.ExitCode != 137 {
+		t.Errorf("after growing past 64 MiB: exit %d, hits %+v; want 137 and an OOM kill", r.ExitCode, h)
+	}
+	if n := h.Note(); !strings.Contains(n, "memory limit") || !strings.Contains(n, "process limit") {
+		t.Errorf("note %q", n)
+	}
+}
+
+// TestProcInContainer runs ladder/proc's leak test inside a container (no
+// CAP_SYS_ADMIN: the namespaces are refused and the init is a
+// subreaper): nothing a setsid'd or double-forked process left survives
+// there either.
+func TestProcInContainer(t *testing.T) {
+	_, s := startTools(t, Spec{})
+	bin := filepath.Join(t.TempDir(), "proctest")
+	build := exec.Command("go", "test", "-c", "-o", bin, "../../ladder/proc")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the proc tests: %v %s", err, out)
+	}
+	setsid, err := exec.LookPath("setsid")
+	if err != nil {
+		t.Skip("no setsid on this host")
+	}
+	for host, ctr := range map[string]string{bin: "/bin/proctest", setsid: "/bin/setsid"} {
+		if err := s.CopyIn(t.Context(), host, ctr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := s.Exec(t.Context(), ExecSpec{Argv: []string{"/bin/proctest", "-test.v", "-test.run",
+		"TestSetsidDoubleForkIsGone$|TestExitStatusAndStreams|TestTerminateAndKill"}, WorkDir: "/tmp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(r.Stdout) + string(r.Stderr)
+	if r.ExitCode != 0 || !strings.Contains(out, "containment subreaper") {
+		t.Errorf("exit %d:\n%s", r.ExitCode, out)
+	}
+}

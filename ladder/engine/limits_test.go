@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+func TestCgroupCounts(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// cgroup v1: one line per hierarchy.
+	write(dir+"/v1", "9:name=systemd:/docker/abc\n8:pids:/docker/abc\n4:memory:/docker/abc\n0::/\n")
+	write(dir+"/root/pids/docker/abc/pids.events", "max 17\n")
+	write(dir+"/root/memory/docker/abc/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
+	if oom, pids := cgroupCounts(dir+"/v1", dir+"/root"); oom != 2 || pids != 17 {
+		t.Errorf("v1: oom kills %d, pids max %d; want 2 and 17", oom, pids)
+	}
+	// cgroup v2: the unified line.
+	write(dir+"/v2", "0::/system.slice/docker-abc.scope\n")
+	write(dir+"/root2/system.slice/docker-abc.scope/pids.events", "max 0\n")
+	write(dir+"/root2/system.slice/docker-abc.scope/memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n")
+	if oom, pids := cgroupCounts(dir+"/v2", dir+"/root2"); oom != 1 || pids != 0 {
+		t.Errorf("v2: oom kills %d, pids max %d; want 1 and 0", oom, pids)
+	}
+	// Nothing readable: unknown, not zero.
+	if oom, pids := cgroupCounts(dir+"/missing", dir+"/root"); oom != -1 || pids != -1 {
+		t.Errorf("missing: %d, %d; want -1, -1", oom, pids)
+	}
+	h := LimitHits{OOMKills: 0, PidsMax: 3}
+	if !h.Hit() || h.Note() != "the stage container reached its process limit (3 fork(s) failed)" {
+		t.Errorf("hits %+v: note %q", h, h.Note())
+	}
+}
+
+// A fork loop in a real pids cgroup (v1, as root): the failed forks are
+// counted where a container's would be.
+func TestCgroupCountsForkLoop(t *testing.T) {
+	cg := "/sys/fs/cgroup/pids/srb-limits-test-" + strconv.Itoa(os.Getpid())
+	if err := os.Mkdir(cg, 0o755); err != nil {
+		t.Skipf("no writable v1 pids cgroup: %v", err)
+	}
+	defer os.Remove(cg)
+	if err := os.WriteFile(cg+"/pids.max", []byte("8"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The shell joins the cgroup, saves where it is, then tries to start
+	// 20 sleepers at once.
+	where := filepath.Join(t.TempDir(), "cgroup")
+	script := `echo $$ > ` + cg + `/cgroup.procs; cat /proc/$$/cgroup > ` + where +
+		`; i=0; while [ $i -lt 20 ]; do sleep 2 & i=$((i+1)); done 2>/dev/null; kill $(jobs -p) 2>/dev/null; wait`
+	if out, err := exec.Command("/bin/sh", "-c", script).CombinedOutput(); err != nil {
+		t.Logf("fork loop: %v %s", err, out)
+	}
+	if _, err := os.Stat(cg + "/pids.events"); err != nil {
+		t.Skip("pids.events is not there on this kernel")
+	}
+	oom, pids := cgroupCounts(where, "/sys/fs/cgroup")
+	if pids <= 0 || oom != -1 && oom != 0 {
+		t.Errorf("pids max %d after 20 forks against a limit of 8, want > 0 (oom kills %d, want 0 or unknown)", pids, oom)
+	}
+}

@@ -1,0 +1,514 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	cerrdefs "github.com/containerd/errdefs"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/docker/pkg/stdcopy"
+)
+
+// DefaultMaxOutput is how many bytes of each stream an exec keeps when
+// ExecSpec.MaxOutput is 0 (16 MiB); the rest is counted, not kept.
+const DefaultMaxOutput = 16 << 20
+
+// DefaultGrace is how long a timed-out exec's process group has between
+// SIGTERM and SIGKILL when ExecSpec.Grace is 0.
+const DefaultGrace = 2 * time.Second
+
+// defaultReadonlyPaths is Docker's own read-only list (moby oci.DefaultSpec);
+// setting HostConfig.ReadonlyPaths replaces it, so Spec.ReadOnly extends it.
+var defaultReadonlyPaths = []string{"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"}
+
+// Copy is one host file or folder copied into a container before it starts
+// (Spec.Copies): HostPath's content becomes ContainerPath (absolute).
+type Copy struct {
+	HostPath      string
+	ContainerPath string
+	// UID and GID own what is copied when Owned is set; otherwise root
+	// (0:0) owns it.
+	UID, GID int
+	Owned    bool
+}
+
+// ExecSpec is one command run in a Session's container.
+type ExecSpec struct {
+	// Argv is the program and its arguments; Argv[0] is looked up on the
+	// container's PATH. Required.
+	Argv []string
+	// Env is added to the container's environment ("NAME=value").
+	Env []string
+	// WorkDir is the absolute working directory; "" is the container's.
+	WorkDir string
+	// User is "name", "uid" or "uid:gid"; "" is the container's user.
+	User string
+	// Stdin, when not nil, is copied to the command's standard input,
+	// which is closed at EOF.
+	Stdin io.Reader
+	// Timeout bounds the command; 0 means only ctx bounds it. At the
+	// timeout (or when ctx ends) the command's process group gets SIGTERM,
+	// Grace later SIGKILL, and Exec returns with Result.TimedOut set.
+	Timeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL; 0 is DefaultGrace.
+	Grace time.Duration
+	// MaxOutput bounds each of stdout and stderr in bytes; 0 is
+	// DefaultMaxOutput.
+	MaxOutput int
+}
+
+// Session is one long-lived container started by Runner.Start: commands
+// run in it with Exec, files move with CopyIn and CopyOut, and Close
+// removes it. A Session is safe for concurrent use. Always Close it
+// (defer s.Close(ctx)): the container is removed even when ctx has ended.
+type Session struct {
+	// ID is the engine's container id.
+	ID string
+	// Image is the image the container runs.
+	Image string
+
+	c       Container
+	onClose func()
+	once    sync.Once
+	err     error
+}
+
+// Container is what a Session drives: one running sandbox on one backend
+// (a Docker container here; a Kubernetes pod, or any backend that can
+// exec, write files and read files, implements it the same way, in this
+// package or outside it, and hands it to [NewSession]). The stages see
+// only the Session, so a new backend changes no stage.
+type Container interface {
+	// Exec runs es and waits for it, as [Session.Exec] documents: a
+	// command that ran and failed is a Result with its exit code and a
+	// nil error; es.Timeout signals the command's whole process group.
+	Exec(ctx context.Context, es ExecSpec) (*Result, error)
+	// CopyIn copies c.HostPath (a file or a folder, links kept as links)
+	// to c.ContainerPath, owned by c.UID:c.GID when c.Owned.
+	CopyIn(ctx context.Context, c Copy) error
+	// CopyOut copies containerPath out to hostPath.
+	CopyOut(ctx context.Context, containerPath, hostPath string) error
+	// Kill stops every process of the sandbox at once.
+	Kill(ctx context.Context) error
+	// Remove deletes the sandbox and what it holds; it is called once.
+	Remove(ctx context.Context) error
+	// LimitHits reports which of its limits the sandbox reached.
+	LimitHits(ctx context.Context) (LimitHits, error)
+}
+
+// NewSession returns the Session that drives c, the sandbox whose id is
+// id and that runs image; Close removes c.
+func NewSession(id, image string, c Container) *Session {
+	return &Session{ID: id, Image: image, c: c}
+}
+
+// Exec runs es in the container and waits for it: the result holds its
+// exit code and (bounded) output. A command that ran and failed is a
+// Result with a non-zero ExitCode and a nil error; the error is for a
+// command that could not be run, or for ctx ending (then the partial
+// Result comes with it). Timeouts need /bin/sh and kill in the image
+// (every srb stage image has them): the command is started through a
+// one-line sh that reports its process id, so its group can be signalled.
+func (s *Session) Exec(ctx context.Context, es ExecSpec) (*Result, error) {
+	if len(es.Argv) == 0 {
+		return nil, fmt.Errorf("exec in %s: empty argv", s.Image)
+	}
+	return s.c.Exec(ctx, es)
+}
+
+// CopyIn copies the host file or folder hostPath to containerPath
+// (absolute; missing parents are created 0755), keeping modes and symbolic
+// links; root owns the copy. Sockets, devices and FIFOs are left out. The
+// copy travels as a tar stream through the engine's API, so a remote
+// DOCKER_HOST works.
+func (s *Session) CopyIn(ctx context.Context, hostPath, containerPath string) error {
+	return s.c.CopyIn(ctx, Copy{HostPath: hostPath, ContainerPath: containerPath})
+}
+
+// CopyInOwned is CopyIn with uid:gid owning the copy.
+func (s *Session) CopyInOwned(ctx context.Context, hostPath, containerPath string, uid, gid int) error {
+	return s.c.CopyIn(ctx, Copy{HostPath: hostPath, ContainerPath: containerPath, UID: uid, GID: gid, Owned: true})
+}
+
+// ErrNoPath is wrapped by CopyOut when containerPath does not exist.
+var ErrNoPath = errors.New("no such file or folder in the container")
+
+// CopyOut copies the container file or folder containerPath to hostPath:
+// a folder's content lands in hostPath (created if missing), a file
+// becomes hostPath. Modes (permission bits) and symbolic links are kept;
+// nothing is written outside hostPath, whatever the links say. It works on
+// a stopped or killed container too, until Close. A containerPath that
+// does not exist is an error wrapping ErrNoPath.
+func (s *Session) CopyOut(ctx context.Context, containerPath, hostPath string) error {
+	return s.c.CopyOut(ctx, containerPath, hostPath)
+}
+
+// Kill stops every process in the container at once (SIGKILL); files stay
+// readable with CopyOut until Close. Killing a stopped container is not an
+// error.
+func (s *Session) Kill(ctx context.Context) error {
+	return s.c.Kill(ctx)
+}
+
+// Close removes the container and its anonymous volumes, whatever state it
+// is in, even if ctx has ended (it gets 30 s of its own). Later calls
+// return the first call's error.
+func (s *Session) Close(ctx context.Context) error {
+	s.once.Do(func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		s.err = s.c.Remove(cctx)
+		if s.onClose != nil {
+			s.onClose()
+		}
+	})
+	return s.err
+}
+
+// Start implements Runner: it creates the container (network "none" unless
+// spec.Network says otherwise, docker-init as PID 1 to reap orphans, the
+// limits and labels of spec), copies spec.Copies in, then starts it with
+// spec.Entrypoint/spec.Cmd, or "sleep infinity" when both are empty.
+func (d *Docker) Start(ctx context.Context, spec Spec) (*Session, error) {
+	entry, cmd := spec.Entrypoint, spec.Cmd
+	if len(entry) == 0 && len(cmd) == 0 {
+		entry = []string{"sleep", "infinity"}
+	}
+	id, err := d.create(ctx, spec, entry, cmd, true)
+	if err != nil {
+		return nil, err
+	}
+	c := &dockerContainer{d: d, id: id, image: spec.Image}
+	s := &Session{ID: id, Image: spec.Image, c: c}
+	for _, cp := range spec.Copies {
+		if err := c.CopyIn(ctx, cp); err != nil {
+			s.Close(ctx)
+			return nil, err
+		}
+	}
+	if err := d.Client.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
+		s.Close(ctx)
+		return nil, fmt.Errorf("docker start %s: %w", spec.Image, err)
+	}
+	return s, nil
+}
+
+// create creates (does not start) a container for spec.
+func (d *Docker) create(ctx context.Context, spec Spec, entry, cmd []string, init bool) (string, error) {
+	network := spec.Network
+	if network == "" {
+		network = "none"
+	}
+	hc := &container.HostConfig{NetworkMode: container.NetworkMode(network)}
+	if init {
+		t := true
+		hc.Init = &t
+	}
+	if len(spec.ReadOnly) > 0 {
+		hc.ReadonlyPaths = append(append([]string(nil), defaultReadonlyPaths...), spec.ReadOnly...)
+	}
+	hc.Memory = spec.Memory
+	if spec.Memory > 0 {
+		hc.MemorySwap = spec.Memory // no swap beyond the limit
+	}
+	if spec.Pids > 0 {
+		p := spec.Pids
+		hc.PidsLimit = &p
+	}
+	if spec.Disk > 0 {
+		hc.StorageOpt = map[string]string{"size": strconv.FormatInt(spec.Disk, 10)}
+	}
+	hc.NanoCPUs = spec.NanoCPUs
+	if spec.NoNewPrivileges {
+		hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges")
+	}
+	if len(spec.Tmpfs) > 0 {
+		hc.Tmpfs = spec.Tmpfs
+	}
+	cfg := &container.Config{
+		Image: spec.Image, Cmd: cmd, Env: spec.Env, User: spec.User, WorkingDir: spec.WorkDir,
+		Labels: spec.Labels,
+	}
+	if len(entry) > 0 {
+		cfg.Entrypoint = entry
+	}
+	created, err := d.Client.ContainerCreate(ctx, cfg, hc, nil, nil, spec.Name)
+	if err != nil {
+		return "", fmt.Errorf("docker create %s: %w", spec.Image, err)
+	}
+	return created.ID, nil
+}
+
+// dockerContainer is a Session's container on a Docker engine.
+type dockerContainer struct {
+	d     *Docker
+	id    string
+	image string
+}
+
+// pidPrefix starts the line the exec wrapper writes to stderr before it
+// execs the command.
+const pidPrefix = "srb-exec-pid "
+
+// Exec implements [Container].
+func (c *dockerContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error) {
+	start := time.Now()
+	argv := append([]string{"/bin/sh", "-c", `echo "` + pidPrefix + `$$" >&2; exec "$@"`, "srb-exec"}, es.Argv...)
+	what := fmt.Sprintf("exec %q in %s", es.Argv[0], c.image)
+	created, err := c.d.Client.ContainerExecCreate(ctx, c.id, container.ExecOptions{
+		User: es.User, WorkingDir: es.WorkDir, Env: es.Env, Cmd: argv,
+		AttachStdin: es.Stdin != nil, AttachStdout: true, AttachStderr: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	att, err := c.d.Client.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer att.Close()
+	max := es.MaxOutput
+	if max <= 0 {
+		max = DefaultMaxOutput
+	}
+	stdout := &capped{max: max}
+	stderr := &pidWriter{w: &capped{max: max}, pid: make(chan int, 1)}
+	if es.Stdin != nil {
+		go func() {
+			io.Copy(att.Conn, es.Stdin)
+			att.CloseWrite()
+		}()
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := stdcopy.StdCopy(stdout, stderr, att.Reader)
+		done <- err
+	}()
+	var timeout <-chan time.Time
+	if es.Timeout > 0 {
+		t := time.NewTimer(es.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	res := &Result{ExitCode: -1}
+	var ctxErr error
+	finished := false
+	select {
+	case err := <-done:
+		finished = true
+		if err != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("%s: reading output: %w", what, err)
+		}
+	case <-timeout:
+		res.TimedOut = true
+		finished = c.stopGroup(ctx, stderr.pid, es.Grace, done)
+	case <-ctx.Done():
+		ctxErr = ctx.Err()
+		finished = c.stopGroup(ctx, stderr.pid, es.Grace, done)
+	}
+	if !finished {
+		// A process outside the group still holds the output open.
+		att.Close()
+		<-done
+	}
+	stderr.flush()
+	res.Stdout, res.StdoutDropped = stdout.buf.Bytes(), stdout.dropped
+	inner := stderr.w.(*capped)
+	res.Stderr, res.StderrDropped = inner.buf.Bytes(), inner.dropped
+	// The exit code settles a moment after the stream closes.
+	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for ictx.Err() == nil {
+		in, err := c.d.Client.ContainerExecInspect(ictx, created.ID)
+		if err != nil {
+			break
+		}
+		if !in.Running {
+			res.ExitCode = in.ExitCode
+			break
+		}
+		if !finished {
+			break // still running outside its group: the exit code is unknown
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	res.Duration = time.Since(start)
+	if ctxErr != nil {
+		return res, fmt.Errorf("%s: %w", what, ctxErr)
+	}
+	return res, nil
+}
+
+// pidWait bounds the wait for the exec wrapper's pid line when a timeout
+// comes first (a loaded engine can take seconds to start an exec).
+const pidWait = 30 * time.Second
+
+// stopGroup sends SIGTERM to the exec's process group, and SIGKILL grace
+// later if its output has not closed, then waits up to grace once more.
+// It reports whether the output closed (done was received).
+func (c *dockerContainer) stopGroup(ctx context.Context, pidc <-chan int, grace time.Duration, done <-chan error) bool {
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), pidWait+grace*3+10*time.Second)
+	defer cancel()
+	var pid int
+	select {
+	case pid = <-pidc:
+	case <-done:
+		return true
+	case <-time.After(pidWait):
+		// The wrapper never reported its pid: there is no group to signal.
+		return false
+	}
+	for _, sig := range []string{"TERM", "KILL"} {
+		c.signal(kctx, pid, sig)
+		select {
+		case <-done:
+			return true
+		case <-time.After(grace):
+		}
+	}
+	return false
+}
+
+// signal sends sig to process group pid in the container, as root.
+func (c *dockerContainer) signal(ctx context.Context, pid int, sig string) {
+	created, err := c.d.Client.ContainerExecCreate(ctx, c.id, container.ExecOptions{
+		User: "0", Cmd: []string{"/bin/sh", "-c", "kill -s " + sig + " -- -" + strconv.Itoa(pid) + " 2>/dev/null"},
+	})
+	if err != nil {
+		return
+	}
+	att, err := c.d.Client.ContainerExecAttach(ctx, created.ID, container.ExecAttachOptions{})
+	if err != nil {
+		return
+	}
+	io.Copy(io.Discard, att.Reader)
+	att.Close()
+}
+
+// Kill implements [Container].
+func (c *dockerContainer) Kill(ctx context.Context) error {
+	err := c.d.Client.ContainerKill(ctx, c.id, "KILL")
+	if err != nil && strings.Contains(err.Error(), "is not running") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("docker kill %s: %w", c.image, err)
+	}
+	return nil
+}
+
+// Remove implements [Container].
+func (c *dockerContainer) Remove(ctx context.Context) error {
+	err := c.d.Client.ContainerRemove(ctx, c.id, container.RemoveOptions{Force: true, RemoveVolumes: true})
+	if err != nil && !strings.Contains(strings.ToLower(err.Error()), "no such container") {
+		return fmt.Errorf("docker rm %s: %w", c.image, err)
+	}
+	return nil
+}
+
+// CopyIn implements [Container].
+func (c *dockerContainer) CopyIn(ctx context.Context, cp Copy) error {
+	if !strings.HasPrefix(cp.ContainerPath, "/") {
+		return fmt.Errorf("copy %s into %s: container path %q is not absolute", cp.HostPath, c.image, cp.ContainerPath)
+	}
+	pr, pw := io.Pipe()
+	go func() { pw.CloseWithError(writeTar(pw, cp)) }()
+	err := c.d.Client.CopyToContainer(ctx, c.id, "/", pr, container.CopyToContainerOptions{CopyUIDGID: true})
+	pr.CloseWithError(errors.New("copy ended"))
+	if err != nil {
+		return fmt.Errorf("copy %s into %s:%s: %w", cp.HostPath, c.image, cp.ContainerPath, err)
+	}
+	return nil
+}
+
+// CopyOut implements [Container].
+func (c *dockerContainer) CopyOut(ctx context.Context, containerPath, hostPath string) error {
+	rc, _, err := c.d.Client.CopyFromContainer(ctx, c.id, containerPath)
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return fmt.Errorf("copy %s:%s out: %w", c.image, containerPath, ErrNoPath)
+		}
+		return fmt.Errorf("copy %s:%s out: %w", c.image, containerPath, err)
+	}
+	defer rc.Close()
+	if err := readTar(rc, hostPath); err != nil {
+		return fmt.Errorf("copy %s:%s out to %s: %w", c.image, containerPath, hostPath, err)
+	}
+	return nil
+}
+
+// capped keeps the first max bytes written and counts the rest.
+type capped struct {
+	buf     bytes.Buffer
+	max     int
+	dropped int64
+}
+
+// Write implements io.Writer; it never fails.
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - c.buf.Len()
+	if room >= len(p) {
+		c.buf.Write(p)
+		return len(p), nil
+	}
+	if room > 0 {
+		c.buf.Write(p[:room])
+	}
+	c.dropped += int64(len(p) - max(room, 0))
+	return len(p), nil
+}
+
+// pidWriter takes the wrapper's first stderr line (pidPrefix and a pid)
+// off the stream, sends the pid, and passes the rest through.
+type pidWriter struct {
+	w    io.Writer
+	pid  chan int
+	head []byte
+	seen bool
+}
+
+// Write implements io.Writer.
+func (p *pidWriter) Write(b []byte) (int, error) {
+	if p.seen {
+		return p.w.Write(b)
+	}
+	p.head = append(p.head, b...)
+	i := bytes.IndexByte(p.head, '\n')
+	if i < 0 {
+		if len(p.head) > 64 {
+			p.flush()
+		}
+		return len(b), nil
+	}
+	p.seen = true
+	line, rest := p.head[:i], p.head[i+1:]
+	if n, ok := bytes.CutPrefix(line, []byte(pidPrefix)); ok {
+		if pid, err := strconv.Atoi(string(n)); err == nil {
+			p.pid <- pid
+		}
+	} else {
+		rest = p.head
+	}
+	p.head = nil
+	p.w.Write(rest)
+	return len(b), nil
+}
+
+// flush passes on whatever is held when no pid line came.
+func (p *pidWriter) flush() {
+	if !p.seen {
+		p.seen = true
+		p.w.Write(p.head)
+		p.head = nil
+	}
+}

@@ -1,0 +1,235 @@
+package proc
+
+import (
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// init runs the containment's init when this binary was re-executed as
+// one (argv[0] "srb-proc-init" and SRB_PROC_INIT=1); it never returns
+// then. Otherwise it does nothing.
+func init() {
+	if os.Getenv(initEnv) != "1" || len(os.Args) < 5 || os.Args[0] != initName {
+		return
+	}
+	os.Exit(runInit(Containment(os.Args[1]), os.Args[2], os.Args[3], os.Args[4:]))
+}
+
+// sweepLimit bounds how long the init keeps killing what its containment
+// keeps starting after the main process ended.
+const sweepLimit = 10 * time.Second
+
+// runInit is the init: it starts path with argv, forwards SIGTERM (and
+// SIGINT, SIGHUP) to every process of its containment, SIGKILLs all of
+// them on SIGUSR1, and when the main process ends counts, kills and reaps
+// the rest, then writes its report on fd 3.
+func runInit(mode Containment, attrs, path string, argv []string) int {
+	syscall.CloseOnExec(3)
+	status := os.NewFile(3, "status")
+	var rep report
+	sys, err := decodeChildSys(attrs)
+	if err != nil {
+		rep.code, rep.left, rep.err = -1, 0, err.Error()
+		status.Write(rep.encode())
+		return 0
+	}
+	// Not dumpable: /proc/<init> belongs to root and no process of the
+	// command without CAP_SYS_PTRACE can read or take over the init's
+	// descriptors (the status channel above all) or its memory. The
+	// command's own exec makes it dumpable again.
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1)
+	inNS := mode == PIDNamespace && os.Getpid() == 1
+	switch {
+	case inNS:
+		if unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "") == nil &&
+			unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "") == nil {
+			rep.privateProc = true
+		}
+	default:
+		mode = Subreaper
+		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
+	c := containment{ns: inNS, privateProc: rep.privateProc, self: os.Getpid()}
+	env := withoutInitEnv(os.Environ())
+	child, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys: sys})
+	if err != nil {
+		rep.code, rep.left, rep.err = -1, 0, err.Error()
+		status.Write(rep.encode())
+		return 0
+	}
+	main := child.Pid
+	status.Write([]byte("ready " + strconv.Itoa(main) + "\n"))
+	go func() {
+		for s := range sigs {
+			if s == syscall.SIGUSR1 {
+				c.signalAll(syscall.SIGKILL)
+			} else {
+				c.signalAll(s.(syscall.Signal))
+			}
+		}
+	}()
+	rep.code = -1
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			break // ECHILD: cannot happen before main is reaped
+		}
+		if pid == main {
+			if ws.Signaled() {
+				rep.signal = ws.Signal()
+			} else {
+				rep.code = ws.ExitStatus()
+			}
+			break
+		}
+	}
+	reapZombies()
+	rep.left = c.count()
+	deadline := time.Now().Add(sweepLimit)
+	for time.Now().Before(deadline) {
+		c.signalAll(syscall.SIGKILL)
+		if reapZombies() && c.count() == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	status.Write(rep.encode())
+	return 0
+}
+
+// reapZombies reaps every child that has ended without waiting and
+// reports whether the init has no children left.
+func reapZombies() bool {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return true // ECHILD
+		case pid == 0:
+			return false
+		}
+	}
+}
+
+// containment is the set of processes an init holds: everything else in
+// its PID namespace (ns) or its descendants (a subreaper).
+type containment struct {
+	ns, privateProc bool
+	self            int
+}
+
+// signalAll sends sig to every process of the containment but the init.
+func (c containment) signalAll(sig syscall.Signal) {
+	if c.ns {
+		// kill(-1) from a namespace's init reaches every other process of
+		// that namespace and nothing outside it.
+		_ = syscall.Kill(-1, sig)
+		return
+	}
+	for _, pid := range descendants(c.self) {
+		_ = syscall.Kill(pid, sig)
+	}
+}
+
+// count returns how many processes of the containment other than the
+// init are alive (zombies are not).
+func (c containment) count() int {
+	switch {
+	case c.ns && c.privateProc:
+		n := 0
+		for pid, st := range scanProc() {
+			if pid != 1 && st.state != 'Z' && st.state != 'X' {
+				n++
+			}
+		}
+		return n
+	case c.ns:
+		// The host's /proc: kill(-1, 0) says whether anyone is left.
+		if syscall.Kill(-1, 0) == nil {
+			return 1
+		}
+		return 0
+	}
+	n := 0
+	procs := scanProc()
+	for _, pid := range descendantsIn(procs, c.self) {
+		if st := procs[pid].state; st != 'Z' && st != 'X' {
+			n++
+		}
+	}
+	return n
+}
+
+type procStat struct {
+	ppid  int
+	state byte
+}
+
+// scanProc reads pid, parent and state of every process in /proc.
+func scanProc() map[int]procStat {
+	out := map[int]procStat{}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parens.
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) < 2 || len(f[0]) == 0 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		out[pid] = procStat{ppid: ppid, state: f[0][0]}
+	}
+	return out
+}
+
+// descendants returns the ids of every process below root.
+func descendants(root int) []int { return descendantsIn(scanProc(), root) }
+
+func descendantsIn(procs map[int]procStat, root int) []int {
+	kids := map[int][]int{}
+	for pid, st := range procs {
+		kids[st.ppid] = append(kids[st.ppid], pid)
+	}
+	var out []int
+	stack := []int{root}
+	for len(stack) > 0 {
+		p := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, k := range kids[p] {
+			out = append(out, k)
+			stack = append(stack, k)
+		}
+	}
+	return out
+}

@@ -1,0 +1,567 @@
+// Package proc runs a command contained, so that every process it starts,
+// double-forked and setsid ones included, is gone when srb is done with it.
+// It is srb's one process reaper: every stage, driver and backend that
+// runs a process on this machine starts it here.
+//
+// The rules, written once:
+//
+//   - A command never runs directly under srb. srb starts a small init
+//     (this same binary, re-executed through /proc/self/exe) and the init
+//     starts the command. The init is the command's containment:
+//   - As root the init is PID 1 of a new PID namespace and a new mount
+//     namespace with a private /proc ([PIDNamespace]): the command sees
+//     only its own processes, and when the init exits the kernel kills
+//     everything left in the namespace, whatever it did to its session or
+//     group. Not root, srb tries a user namespace holding a PID namespace
+//     (no private /proc: the host's is still visible).
+//   - Where no namespace can be made (a container without CAP_SYS_ADMIN, a
+//     kernel that forbids it) the init marks itself a child subreaper
+//     (PR_SET_CHILD_SUBREAPER) and ends its descendants by walking /proc
+//     ([Subreaper]). This is weaker: a process whose parent chain the init
+//     no longer leads (one that outlives a SIGKILL of the init itself)
+//     escapes, so srb sends the init SIGKILL only as a last resort; every
+//     [Exit] records which containment held.
+//   - When the command's main process ends, the init counts what is still
+//     running in its containment ([Exit.Leftovers]), SIGKILLs all of it,
+//     reaps it and only then exits; [Process.Wait] returns after that.
+//   - The init reports on a socket (fd 3 of the init only, never the
+//     command's): a socket cannot be reopened through /proc/<init>/fd,
+//     and the init is not dumpable, so a process of the command cannot
+//     write a report of its own; a channel holding anything but one
+//     report is an error, as is an init killed by anyone but srb.
+//   - SIGTERM sent through [Process.Terminate] goes to every process of
+//     the containment, not to the main process alone; [Process.Kill]
+//     SIGKILLs every process of it.
+//
+// A binary that imports this package runs the init from this package's
+// init function when started with the init's marker; nothing else is
+// needed in main.
+package proc
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Containment names how a command's processes were held together.
+type Containment string
+
+const (
+	// PIDNamespace: the command ran in its own PID namespace, whose init
+	// ended everything in it. Leak-proof.
+	PIDNamespace Containment = "pid-namespace"
+	// Subreaper: no namespace could be made; the init was a child
+	// subreaper that ended its descendants by walking /proc. Weaker: see
+	// the package documentation.
+	Subreaper Containment = "subreaper"
+)
+
+// Spec is a command to run contained. Its fields mean what os/exec.Cmd's
+// do.
+type Spec struct {
+	// Argv is the command line; Argv[0] is looked up like exec.Command
+	// does (the PATH of this process) unless Path is set.
+	Argv []string
+	// Path, when set, is the executable to run; a relative Path is
+	// relative to Dir, as with exec.Cmd.
+	Path string
+	// Dir is the working folder; "" is this process's.
+	Dir string
+	// Env is the environment; nil is this process's, as with exec.Cmd.
+	Env []string
+	// Stdin, Stdout and Stderr are the standard streams; nil is the null
+	// device.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Credential, when set, is the user and groups the command runs as;
+	// the init stays root (it must be to make the namespace's /proc and
+	// to end the command's processes), so only the command and what it
+	// starts run as Credential.
+	Credential *syscall.Credential
+	// Cloneflags and Unshareflags are namespaces (syscall.CLONE_NEW*) the
+	// init makes for the command as it starts it, as in
+	// syscall.SysProcAttr (e.g. CLONE_NEWIPC; Unshareflags CLONE_NEWNS
+	// also makes the command's mounts private). When the kernel refuses
+	// them the command does not run and [Exit.Err] says why.
+	Cloneflags, Unshareflags uintptr
+	// WaitDelay bounds how long Wait waits for the output to drain after
+	// the containment ended (exec.Cmd.WaitDelay); 0 waits until it does.
+	WaitDelay time.Duration
+}
+
+// Exit is how a contained command ended.
+type Exit struct {
+	// Code is the main process's exit status, or -1 when a signal ended
+	// it or no status was reported.
+	Code int
+	// Signal is the signal that ended the main process, 0 if none did.
+	Signal syscall.Signal
+	// Leftovers is how many processes other than the main one were still
+	// running in the containment when the main process ended (all of them
+	// were then killed); 1 stands for "some" in a PID namespace without
+	// its own /proc (not root), and -1 is unknown (the init was killed
+	// itself).
+	Leftovers int
+	// Stopped is true when [Process.Terminate] or [Process.Kill] (or the
+	// end of [Run]'s context) ended the command.
+	Stopped bool
+	// Containment is how the command's processes were held together.
+	Containment Containment
+	// PrivateProc is true when the command saw a /proc of its own
+	// namespace only.
+	PrivateProc bool
+	// Err is a fault of running the command: the program could not be
+	// executed, the init failed or was killed by anyone but srb (a
+	// subreaper's init can be SIGKILLed by its own command, and what the
+	// command detached then escapes), its status channel held more than
+	// its report, or the output did not drain within WaitDelay. A
+	// non-zero exit is not an Err.
+	Err error
+}
+
+// Exited reports whether the main process ran and exited with a status
+// (possibly non-zero) rather than being ended by a signal or never
+// running.
+func (e Exit) Exited() bool { return e.Err == nil && e.Signal == 0 && e.Code >= 0 }
+
+// Process is a contained command that has started.
+type Process struct {
+	cmd     *exec.Cmd
+	status  *os.File
+	rd      *bufio.Reader
+	early   string // a report line read in place of "ready"
+	pid     int
+	mode    Containment
+	done    chan struct{}
+	exit    Exit
+	stopped atomic.Bool
+	// killedInit is set when srb itself SIGKILLs the init (Kill's last
+	// resort); an init killed otherwise was killed by its own command.
+	killedInit atomic.Bool
+	mu         sync.Mutex
+	sent       []string
+}
+
+const (
+	initName = "srb-proc-init"
+	initEnv  = "SRB_PROC_INIT"
+)
+
+// modes in the order tried; failed tracks those the kernel refused, so
+// they are not tried again by this process.
+var failed [3]atomic.Bool
+
+const (
+	modeRootNS = iota
+	modeUserNS
+	modeSubreaper
+)
+
+// Start starts s contained and returns once the command runs. An error
+// means nothing runs: the program was not found (exec.LookPath's error) or
+// could not be executed (os.StartProcess's, "fork/exec PATH: ..."), or
+// the init could not be started.
+func Start(s Spec) (*Process, error) {
+	if len(s.Argv) == 0 {
+		return nil, errors.New("proc: empty argv")
+	}
+	path := s.Path
+	if path == "" {
+		path = s.Argv[0]
+		if !strings.Contains(path, "/") {
+			lp, err := exec.LookPath(path)
+			if err != nil {
+				return nil, err
+			}
+			path = lp
+		}
+	}
+	// An absolute program that is missing or not executable is refused
+	// here, as os/exec would, without starting an init first.
+	if filepath.IsAbs(path) {
+		if _, err := exec.LookPath(path); err != nil {
+			return nil, err
+		}
+	}
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(withoutInitEnv(env), initEnv+"=1")
+	for m := modeRootNS; m <= modeSubreaper; m++ {
+		if failed[m].Load() || (m == modeRootNS && os.Geteuid() != 0) {
+			continue
+		}
+		p, err := start(s, path, env, m)
+		if err != nil && m != modeSubreaper && namespaceRefused(err) {
+			failed[m].Store(true)
+			continue
+		}
+		return p, err
+	}
+	return nil, errors.New("proc: no containment could be made")
+}
+
+func start(s Spec, path string, env []string, m int) (*Process, error) {
+	// The status channel is a socket, not a pipe: a pipe's end can be
+	// opened again through /proc/<init>/fd/3 by any process of the same
+	// user, a socket's cannot, so no process of the command can write a
+	// report of its own into it (the init is also not dumpable, so no
+	// process without CAP_SYS_PTRACE can take the descriptor over).
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("proc: status channel: %w", err)
+	}
+	r, w := os.NewFile(uintptr(fds[0]), "status"), os.NewFile(uintptr(fds[1]), "status")
+	mode := PIDNamespace
+	if m == modeSubreaper {
+		mode = Subreaper
+	}
+	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags}.encode(), path}, s.Argv...)
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: s.Dir, Env: env,
+		Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, WaitDelay: s.WaitDelay,
+		ExtraFiles: []*os.File{w}}
+	attr := &syscall.SysProcAttr{Setpgid: true}
+	switch m {
+	case modeRootNS:
+		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
+	case modeUserNS:
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		r.Close()
+		w.Close()
+		return nil, err
+	}
+	w.Close()
+	p := &Process{cmd: cmd, status: r, rd: bufio.NewReader(r), mode: mode, done: make(chan struct{})}
+	// The init says "ready" once its signal handlers are in place and the
+	// command has started, so no signal of Terminate or Kill can reach it
+	// before it can pass that signal on.
+	line, _ := p.rd.ReadString('\n')
+	if pid, ok := readyPid(line); ok {
+		p.pid = pid
+	} else {
+		// No "ready": the init could not start the command and says why
+		// (the rest of its report follows), or it died.
+		p.early = line
+		p.wait()
+		if p.exit.Err != nil {
+			return nil, p.exit.Err
+		}
+		return p, nil
+	}
+	go p.wait()
+	return p, nil
+}
+
+// namespaceRefused reports whether err is the kernel refusing to make a
+// namespace (rather than a fault of the command).
+func namespaceRefused(err error) bool {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return false
+	}
+	switch errno {
+	case syscall.EPERM, syscall.EINVAL, syscall.ENOSPC, syscall.EUSERS, syscall.ENOSYS, syscall.EACCES:
+		return true
+	}
+	return false
+}
+
+func withoutInitEnv(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, initEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// Pid returns the process id of the init holding the command (not of the
+// command itself, which has its own id inside the containment).
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Containment returns how the command's processes are held together.
+func (p *Process) Containment() Containment { return p.mode }
+
+// Done is closed once the command and everything it started are gone and
+// [Process.Wait] would return at once.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits until the command and everything it started are gone and
+// returns how the command ended. It may be called more than once and from
+// several goroutines.
+func (p *Process) Wait() Exit {
+	<-p.done
+	return p.exit
+}
+
+// Signals returns the signal names [Process.Terminate] and [Process.Kill]
+// sent, in order ("SIGTERM", "SIGKILL"); none when the command ended by
+// itself.
+func (p *Process) Signals() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.sent...)
+}
+
+func (p *Process) note(sig string) {
+	p.mu.Lock()
+	p.sent = append(p.sent, sig)
+	p.mu.Unlock()
+}
+
+// Kill SIGKILLs every process of the containment and waits until they are
+// gone. It is a no-op once the command has ended.
+func (p *Process) Kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.stopped.Store(true)
+	p.note("SIGKILL")
+	// The init SIGKILLs its containment on SIGUSR1 and reports; if it
+	// does not end soon, it is killed itself (in a PID namespace the
+	// kernel then kills the rest).
+	_ = p.cmd.Process.Signal(syscall.SIGUSR1)
+	select {
+	case <-p.done:
+		return
+	case <-time.After(2 * time.Second):
+	}
+	p.killedInit.Store(true)
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
+// Terminate sends SIGTERM to every process of the containment, waits up
+// to grace for the command to end and then calls [Process.Kill]. It
+// returns the signal names it sent; none when the command had already
+// ended.
+func (p *Process) Terminate(grace time.Duration) []string {
+	select {
+	case <-p.done:
+		return nil
+	default:
+	}
+	p.stopped.Store(true)
+	p.note("SIGTERM")
+	sent := []string{"SIGTERM"}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+		return sent
+	case <-time.After(grace):
+	}
+	select {
+	case <-p.done:
+	default:
+		p.Kill()
+		sent = append(sent, "SIGKILL")
+	}
+	return sent
+}
+
+// wait collects the init and its report.
+func (p *Process) wait() {
+	werr := p.cmd.Wait()
+	rest, _ := io.ReadAll(p.rd)
+	data := append([]byte(p.early), rest...)
+	p.status.Close()
+	e := Exit{Code: -1, Leftovers: -1, Containment: p.mode}
+	rep, ok := parseReport(data)
+	var ee *exec.ExitError
+	switch {
+	case ok && string(rep.encode()) != string(data):
+		// Only the init writes on the channel, and only one report in its
+		// own encoding: anything else was written by someone else, and
+		// none of it, the init's own lines included, is believed.
+		e.Err = fmt.Errorf("proc: the status channel of %s held %d byte(s) that are not one report of its init; the exit is unknown", p.cmd.Args[3], len(data))
+		if p.mode == Subreaper {
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	case ok:
+		e.Code, e.Signal, e.Leftovers, e.PrivateProc = rep.code, rep.signal, rep.left, rep.privateProc
+		if rep.err != "" {
+			e.Err = errors.New(rep.err)
+		}
+		if werr != nil && !errors.As(werr, &ee) && e.Err == nil {
+			e.Err = werr
+		}
+	case werr != nil && !errors.As(werr, &ee):
+		e.Err = werr
+	default:
+		// The init ended without a report: it was killed. In a PID
+		// namespace the kernel killed the rest; otherwise its group is
+		// killed here (a subreaper's orphans may have left it).
+		if ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			e.Signal = ws.Signal()
+		}
+		if p.mode == Subreaper {
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		}
+		switch {
+		case e.Signal == syscall.SIGKILL && p.killedInit.Load():
+		case p.mode == Subreaper:
+			// Its own command (same user) killed the init: the processes
+			// it had detached are no longer below anything srb holds.
+			e.Err = fmt.Errorf("proc: the init of %s was killed (%v), not by srb: containment was lost and processes the command detached may still run", p.cmd.Args[3], werr)
+		default:
+			e.Err = fmt.Errorf("proc: the init of %s ended without a report (%v)", p.cmd.Args[3], werr)
+		}
+	}
+	e.Stopped = p.stopped.Load()
+	p.exit = e
+	close(p.done)
+}
+
+// Run starts s contained and waits for it. When ctx ends first, every
+// process of the command is killed ([Process.Kill]) and the Exit says
+// Stopped. The error is only Start's: nothing ran.
+func Run(ctx context.Context, s Spec) (Exit, error) {
+	p, err := Start(s)
+	if err != nil {
+		return Exit{Code: -1, Leftovers: 0}, err
+	}
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		p.Kill()
+	}
+	return p.Wait(), nil
+}
+
+// report is what the init writes on its status pipe: one "key value" a
+// line.
+type report struct {
+	code        int
+	signal      syscall.Signal
+	left        int
+	privateProc bool
+	err         string
+}
+
+func (r report) encode() []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "code %d\nsignal %d\nleft %d\nproc %t\n", r.code, int(r.signal), r.left, r.privateProc)
+	if r.err != "" {
+		fmt.Fprintf(&b, "error %s\n", strings.ReplaceAll(r.err, "\n", " "))
+	}
+	return []byte(b.String())
+}
+
+// readyPid reads the init's first line, exactly "ready <pid>\n" with a
+// pid > 0.
+func readyPid(line string) (int, bool) {
+	v, ok := strings.CutPrefix(line, "ready ")
+	if !ok || !strings.HasSuffix(v, "\n") {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSuffix(v, "\n"))
+	if err != nil || pid <= 0 || strconv.Itoa(pid)+"\n" != v {
+		return 0, false
+	}
+	return pid, true
+}
+
+func parseReport(data []byte) (report, bool) {
+	r := report{code: -1, left: -1}
+	seen := false
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		switch k {
+		case "code":
+			r.code, _ = strconv.Atoi(v)
+			seen = true
+		case "signal":
+			n, _ := strconv.Atoi(v)
+			r.signal = syscall.Signal(n)
+		case "left":
+			r.left, _ = strconv.Atoi(v)
+		case "proc":
+			r.privateProc = v == "true"
+		case "error":
+			r.err = v
+		}
+	}
+	return r, seen
+}
+
+// childSys is what the init applies to the command, passed as JSON in
+// its argument list.
+type childSys struct {
+	Credential   *syscall.Credential `json:"credential,omitempty"`
+	Cloneflags   uintptr             `json:"cloneflags,omitempty"`
+	Unshareflags uintptr             `json:"unshareflags,omitempty"`
+}
+
+func (c childSys) encode() string {
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+func decodeChildSys(s string) (*syscall.SysProcAttr, error) {
+	var c childSys
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		return nil, fmt.Errorf("proc: bad process attributes %q: %w", s, err)
+	}
+	if c.Credential != nil && c.Credential.Groups == nil {
+		c.Credential.Groups = []uint32{}
+	}
+	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags}, nil
+}
+
+// StartCmd starts cmd contained: it is [Start] of the Spec that cmd's
+// Path, Args, Dir, Env, standard streams, WaitDelay and SysProcAttr
+// (Credential, Cloneflags and Unshareflags; Setpgid and Setsid are
+// implied) describe. cmd itself is not started and must not be. An error
+// is cmd.Err, a field this package cannot honour (ExtraFiles, other
+// SysProcAttr fields) or Start's.
+func StartCmd(cmd *exec.Cmd) (*Process, error) {
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
+	if len(cmd.ExtraFiles) > 0 || cmd.Cancel != nil {
+		return nil, errors.New("proc: ExtraFiles and Cancel cannot be passed to a contained command")
+	}
+	s := Spec{Argv: cmd.Args, Path: cmd.Path, Dir: cmd.Dir, Env: cmd.Env, Stdin: cmd.Stdin,
+		Stdout: cmd.Stdout, Stderr: cmd.Stderr, WaitDelay: cmd.WaitDelay}
+	if a := cmd.SysProcAttr; a != nil {
+		rest := *a
+		rest.Setpgid, rest.Setsid, rest.Pgid = false, false, 0
+		rest.Credential, rest.Cloneflags, rest.Unshareflags = nil, 0, 0
+		if !reflect.ValueOf(rest).IsZero() {
+			return nil, fmt.Errorf("proc: SysProcAttr %+v cannot be passed to a contained command", rest)
+		}
+		s.Credential, s.Cloneflags, s.Unshareflags = a.Credential, a.Cloneflags, a.Unshareflags
+	}
+	if len(s.Argv) == 0 {
+		s.Argv = []string{cmd.Path}
+	}
+	return Start(s)
+}

@@ -1,0 +1,132 @@
+package verification
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/agent"
+)
+
+// isolationProbe is a candidate that tries to leave something for the
+// other tree's runs and to find what the other tree's runs left: a file in
+// its SRB_WORK, HOME, TMPDIR and in /tmp and /dev/shm, a process started
+// with setsid, and a look at every folder beside its own. It prints what
+// it found, one key=value a line.
+const isolationProbe = `tag=srb-isolation-probe
+echo "uid=$(id -u)"
+found=
+for f in /tmp/$tag /dev/shm/$tag "$SRB_WORK"/../../*/work/$tag "$SRB_WORK"/../../*/home/$tag "$SRB_WORK"/../../*/tree/$tag; do
+	[ -e "$f" ] && found="$found $f($(cat "$f" 2>/dev/null || echo unreadable))"
+done
+echo "found=[$found]"
+pgrep -f "sleep 4242" >/dev/null && echo "leftover=running" || echo "leftover=none"
+for d in "$SRB_WORK" "$HOME" "$TMPDIR" /tmp /dev/shm; do echo "$(id -u)" >"$d/$tag"; done
+echo "mine=$(ls -d "$SRB_WORK"/../../*/ 2>/dev/null | wc -l)"
+setsid sleep 4242 </dev/null >/dev/null 2>&1 &
+exit 0`
+
+// With srb as root and the network denied, each candidate run has a
+// network namespace of its own: a TCP socket the original's run leaves in
+// TIME_WAIT (it outlives the run's processes) is not in the submission's
+// run's /proc/net/tcp, so it cannot tell one tree's runs from the other's
+// by counting them (the net-role attack, issue 14). Its uid may have at
+// most HostProcessLimit tasks.
+func TestHostRunsHaveTheirOwnNetwork(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("separate users per tree need root")
+	}
+	host, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Skip("no network namespaces here:", err)
+	}
+	cmd := []string{"/bin/bash", "-c", `cd "$SRB_WORK" && exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
+	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	c := &Candidate{Name: "netns", Filename: "netns.sh", Code: "readlink /proc/self/ns/net; wc -l < /proc/net/tcp; ulimit -u"}
+	run, _ := h.RunTool()
+	res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/readlink", "/proc/self/ns/net"},
+		Dir: h.view(RoleSubmission), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
+	if err != nil || res.ExitCode != 0 || strings.TrimSpace(string(res.Stdout)) == host {
+		t.Errorf("run tool: want a network namespace of its own (host %s): %v, exit %d, %s%s", host, err, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	// A namespace's inode number may be reused once it is gone: that the
+	// submission's run sees no socket is the test, not the number.
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		r := h.Execute(context.Background(), c, role)
+		if !r.Passed || r.Harness != "" {
+			t.Fatalf("%s run: exit %d %s\n%s%s", role, r.ExitCode, r.Harness, r.Stdout, r.Stderr)
+		}
+		lines := strings.Fields(r.Stdout)
+		if len(lines) != 3 || lines[0] == host || lines[1] != "1" {
+			t.Errorf("%s run: want a fresh network namespace with no TCP socket (host %s), got %q", role, host, r.Stdout)
+		}
+		// A fork bomb stops at HostProcessLimit tasks of its uid.
+		if len(lines) == 3 && lines[2] != strconv.Itoa(HostProcessLimit) {
+			t.Errorf("%s run: ulimit -u is %s, want %d", role, lines[2], HostProcessLimit)
+		}
+	}
+}
+
+// With srb as root, each tree's candidates run as a uid of their own
+// (drawn at random, never root), in folders only that uid may enter:
+// what a run on the original leaves (files in its SRB_WORK, HOME and
+// TMPDIR, in /tmp and /dev/shm, a process started with setsid) is gone or
+// out of reach when the submission's run starts, and the run tool runs as
+// a third user.
+func TestHostIsolatesTheTrees(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("separate users per tree need root")
+	}
+	cmd := []string{"/bin/bash", "-c", `cd "$SRB_WORK" && exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
+	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	uo, us := h.UID(RoleOriginal), h.UID(RoleSubmission)
+	if uo < hostUIDBase || us < hostUIDBase || uo == us || h.toolUID < hostUIDBase || h.toolUID == uo || h.toolUID == us {
+		t.Fatalf("uids: original %d, submission %d, run tool %d", uo, us, h.toolUID)
+	}
+	c := &Candidate{Name: "probe", Filename: "probe.sh", Code: isolationProbe}
+	orig := h.Execute(context.Background(), c, RoleOriginal)
+	sub := h.Execute(context.Background(), c, RoleSubmission)
+	for _, r := range []CandidateRun{orig, sub} {
+		if !r.Passed || r.Harness != "" {
+			t.Fatalf("%s run: exit %d %s\n%s%s", r.Target, r.ExitCode, r.Harness, r.Stdout, r.Stderr)
+		}
+		if !r.Reaped {
+			t.Errorf("%s run: the setsid process was not reaped", r.Target)
+		}
+	}
+	if !strings.Contains(orig.Stdout, "uid="+strconv.Itoa(uo)+"\n") || !strings.Contains(sub.Stdout, "uid="+strconv.Itoa(us)+"\n") {
+		t.Errorf("uids:\n%s\n%s", orig.Stdout, sub.Stdout)
+	}
+	for _, want := range []string{"found=[]", "leftover=none", "mine=0"} {
+		if !strings.Contains(sub.Stdout, want+"\n") {
+			t.Errorf("the submission's run did not print %s:\n%s", want, sub.Stdout)
+		}
+	}
+	for _, p := range []string{"/tmp/srb-isolation-probe", "/dev/shm/srb-isolation-probe"} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is left after the runs", p)
+		}
+	}
+	// The run tool: a third user, in the views, HOME its own.
+	run, getenv := h.RunTool()
+	res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", "id -u; touch made; echo $HOME"},
+		Dir: h.view(RoleSubmission), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + getenv("HOME")}, Timeout: time.Minute})
+	if err != nil || res.ExitCode != 0 || !strings.HasPrefix(string(res.Stdout), strconv.Itoa(h.toolUID)+"\n") {
+		t.Errorf("run tool: %v, exit %d, %s%s", err, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if _, err := os.Stat(filepath.Join(h.view(RoleSubmission), "made")); err != nil {
+		t.Errorf("the run tool could not write in its view: %v", err)
+	}
+}
