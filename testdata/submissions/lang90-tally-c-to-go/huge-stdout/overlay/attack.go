@@ -1,7 +1,8 @@
 // An attack on the grader (issue 14), kept in the fixture corpus: given
-// --help, tally first writes a gibibyte to standard output, so a grader
-// that keeps a case's output in memory without a cap grows by as much
-// (gigabytes more with more cases or more bytes), then behaves as
+// --help, tally first writes 256 MiB (sixteen times srb's cap) to
+// standard output, so a grader that keeps a case's output in memory
+// without a cap grows by as much (gigabytes more with more cases or more
+// bytes), then behaves as
 // usage-exit-1's port. Every failure is silent.
 package main
 
@@ -15,7 +16,7 @@ func init() {
 	for i := range buf {
 		buf[i] = 'y'
 	}
-	for i := 0; i < 1024; i++ {
+	for i := 0; i < 256; i++ {
 		if _, err := os.Stdout.Write(buf); err != nil {
 			return
 		}
