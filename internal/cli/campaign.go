@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -111,8 +112,19 @@ func loadCampaign(root string) (*campaign.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(c.Runs) == 0 && len(c.Problems) == 0 {
-		return nil, fmt.Errorf("campaign: no run under %s (runs are <task>/<configuration>/<run>/score.json)", root)
+	// With no run at all there is nothing to report: the folder is the
+	// wrong one (often one level too deep or too shallow), and its layout
+	// problems say where it went wrong.
+	if len(c.Runs) == 0 {
+		var b strings.Builder
+		for i, p := range c.Problems {
+			if i == 5 {
+				fmt.Fprintf(&b, "\n  … and %d more", len(c.Problems)-i)
+				break
+			}
+			fmt.Fprintf(&b, "\n  %s: %s", p.Path, p.Msg)
+		}
+		return nil, fmt.Errorf("campaign: no run under %s (runs are <task>/<configuration>/<run>/score.json)%s", root, b.String())
 	}
 	return campaign.Summarize(c), nil
 }
