@@ -359,7 +359,8 @@ type CopySummary struct {
 
 // BoundError is the error of a copy stopped by one of its CopyBounds:
 // Bound names it ("bytes", "stream bytes", "entries", "depth" or "path
-// bytes"), Limit is its value and Path the entry (relative to the copied
+// bytes"; "gone" for a tree that no longer exists, as a caller records
+// it), Limit is its value and Path the entry (relative to the copied
 // folder, as the stream named it) that passed it.
 type BoundError struct {
 	Bound string
@@ -376,6 +377,9 @@ func (e *BoundError) Error() string {
 		"depth":        "a path more than %d folders deep",
 		"path bytes":   "a path longer than %d bytes",
 	}[e.Bound]
+	if e.Bound == "gone" {
+		return fmt.Sprintf("%s no longer exists", e.Path)
+	}
 	if what == "" {
 		what = e.Bound + " past %d"
 	}

@@ -282,6 +282,23 @@ func PublishError(dir, taskID, msg string, resume bool) (*result.Verdict, error)
 	return v, result.Publish(dir, v, report.Render(v, taskID))
 }
 
+// PublishRefused publishes into dir (created when missing) the verdict on
+// a submission refused before grading for a fault of its own, why (a
+// workspace past the bounds of its copy): score 0 of policy.MaxScore, and
+// valid, since the number is a judgement about the submission; no stage
+// ran. metadata.submission_refused holds why, and a note says it in words.
+func PublishRefused(dir, taskID string, policy scoring.Policy, why string) (*result.Verdict, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ClearResults(dir, false)
+	v := result.NewVerdict(taskID, policy.MaxScore)
+	v.Metadata["submission_refused"] = why
+	v.Metadata[result.MetaProvenance] = map[string]any{"srb": result.Fingerprint(), "stages": map[string]any{}}
+	v.Notes = append(v.Notes, "the submission was refused before grading: "+why+"; no stage ran, and the score is the submission's own 0")
+	return v, result.Publish(dir, v, report.Render(v, taskID))
+}
+
 // Grade grades sub: it collects the submitted tree, runs stage 1 and
 // stage 2, stage 3 when earned, and scores the stage files into the
 // published verdict. Every path publishes a verdict into sub.Results
