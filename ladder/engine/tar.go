@@ -181,26 +181,31 @@ func readTarBounded(r io.Reader, dst string, b *CopyBounds) (*CopySummary, error
 				rel = "."
 			}
 		}
-		if hdr.Typeflag == tar.TypeReg || hdr.Typeflag == tar.TypeLink {
-			// A skipped file's content is read too (and dropped): the
-			// stream bound says how much reading a tree may cost.
-			size := hdr.Size
-			if hdr.Typeflag == tar.TypeLink {
-				size = 0
+		skip := false
+		if rel != "." && !rootIsFile {
+			if underSkipped(path.Dir(rel)) {
+				skip = true
+			} else if b.Skip != nil && b.Skip(rel) {
+				skip = true
+				skipped[rel] = true
+				sum.Skipped = append(sum.Skipped, rel)
 			}
-			if streamed += size; b.MaxStreamBytes > 0 && streamed > b.MaxStreamBytes {
+		}
+		if hdr.Typeflag == tar.TypeReg {
+			// A skipped file's content is read too (and dropped): the
+			// stream bound says how much reading a tree may cost. A kept
+			// file past the bytes left is refused first, as such.
+			if !skip && b.MaxBytes > 0 && sum.Bytes+hdr.Size > b.MaxBytes {
+				return sum, &BoundError{Bound: "bytes", Limit: b.MaxBytes, Path: rel}
+			}
+			if streamed += hdr.Size; b.MaxStreamBytes > 0 && streamed > b.MaxStreamBytes {
 				return sum, &BoundError{Bound: "stream bytes", Limit: b.MaxStreamBytes, Path: rel}
 			}
 		}
+		if skip {
+			continue
+		}
 		if rel != "." && !rootIsFile {
-			if underSkipped(path.Dir(rel)) {
-				continue
-			}
-			if b.Skip != nil && b.Skip(rel) {
-				skipped[rel] = true
-				sum.Skipped = append(sum.Skipped, rel)
-				continue
-			}
 			if b.MaxPathBytes > 0 && len(rel) > b.MaxPathBytes {
 				return sum, &BoundError{Bound: "path bytes", Limit: int64(b.MaxPathBytes), Path: rel}
 			}

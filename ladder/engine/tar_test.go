@@ -73,7 +73,9 @@ func TestReadTarBounded(t *testing.T) {
 		at      string
 	}{
 		{"sparse terabyte", []tarEntry{dir("repo/"), file("repo/a", "x"), {name: "repo/huge", typ: tar.TypeReg, size: 1 << 40}},
-			CopyBounds{MaxBytes: 8 << 30, MaxStreamBytes: 16 << 30}, "stream bytes", "huge"},
+			CopyBounds{MaxBytes: 8 << 30, MaxStreamBytes: 16 << 30}, "bytes", "huge"},
+		{"skipped sparse terabyte", []tarEntry{dir("repo/"), dir("repo/build/"), {name: "repo/build/huge", typ: tar.TypeReg, size: 1 << 40}},
+			CopyBounds{MaxBytes: 8 << 30, MaxStreamBytes: 16 << 30, Skip: func(rel string) bool { return rel == "build" }}, "stream bytes", "build/huge"},
 		{"bytes", []tarEntry{dir("repo/"), file("repo/a", "0123456789"), file("repo/b", "0123456789")},
 			CopyBounds{MaxBytes: 15}, "bytes", "b"},
 		{"hard links in full", []tarEntry{dir("repo/"), file("repo/a", "0123456789"), {name: "repo/l1", typ: tar.TypeLink, linkname: "repo/a"},
