@@ -272,13 +272,19 @@ func ClearResults(dir string, resume bool) []string {
 
 // PublishError publishes an invalid verdict naming msg into dir (created
 // when missing), after removing the result files a grading would write
-// (all but the resumed ones when resume).
-func PublishError(dir, taskID, msg string, resume bool) (*result.Verdict, error) {
+// (all but the resumed ones when resume). Each annotate is called on the
+// verdict before it is published (e.g. to add metadata.config_error).
+func PublishError(dir, taskID, msg string, resume bool, annotate ...func(*result.Verdict)) (*result.Verdict, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	ClearResults(dir, resume)
 	v := result.ErrorVerdict(taskID, msg)
+	for _, f := range annotate {
+		if f != nil {
+			f(v)
+		}
+	}
 	return v, result.Publish(dir, v, report.Render(v, taskID))
 }
 
