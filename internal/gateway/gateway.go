@@ -85,7 +85,7 @@ func Parse(raw string) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway %q: the scheme must be http or https", raw)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("gateway %q: a URL with a user or password would be recorded in the trial's result; leave it out", raw)
+		return nil, fmt.Errorf("gateway %q: a URL with a user or password would be recorded in the trial's result; leave it out", u.Redacted())
 	}
 	host := u.Hostname()
 	if host == "" {

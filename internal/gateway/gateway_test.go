@@ -40,8 +40,8 @@ func TestParse(t *testing.T) {
 		"http:///nohost":       "no host",
 		"gw.example:8080":      "http or https",
 	} {
-		if _, err := Parse(raw); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: error %v, want one saying %q", raw, err, want)
+		if _, err := Parse(raw); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "pw@") {
+			t.Errorf("%s: error %v, want one saying %q (and never the password)", raw, err, want)
 		}
 	}
 }

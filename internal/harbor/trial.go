@@ -57,7 +57,8 @@ type AgentResult struct {
 	BudgetSec int  `json:"budget_sec"`
 	Steps     int  `json:"steps"`
 	// CollectedFiles counts the files and links collected from the
-	// workspace; Excluded the entries the artifact excludes left out.
+	// workspace; Excluded the entries the artifact excludes left out (a
+	// folder once, not what it holds).
 	CollectedFiles int64 `json:"collected_files"`
 	Excluded       int   `json:"excluded"`
 	// Workspace is how the copy of the workspace out of the container
