@@ -478,8 +478,11 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		}
 		wc.OverBound, wc.OverBoundName = over.Error(), over.Bound
 		why := fmt.Sprintf("the agent's workspace %s is past srb trial's bounds on the copy out of its container: %s", t.Artifacts.Path, over.Error())
-		if over.Bound == "gone" {
+		switch over.Bound {
+		case "gone":
 			why = fmt.Sprintf("the agent's workspace %s no longer exists in its container (the agent removed it)", t.Artifacts.Path)
+		case "not a folder":
+			why = fmt.Sprintf("the agent's workspace %s is no longer a folder but %s (the agent replaced it)", t.Artifacts.Path, over.Type)
 		}
 		res.Notes = append(res.Notes, why+"; the copy stopped there, nothing was graded, and the verdict is the agent's own 0 (valid)")
 		fmt.Fprintf(errOut, "srb: trial: %s\n", why)
@@ -576,7 +579,7 @@ const (
 // workspaceBounds are the workspace copy's bounds, lowered by opts, with
 // the artifact excludes as its skip filter.
 func workspaceBounds(opts *TrialOptions, set *collect.Set) engine.CopyBounds {
-	b := engine.CopyBounds{MaxBytes: WorkspaceBytesLimit, MaxStreamBytes: WorkspaceStreamBytesLimit, MaxEntries: WorkspaceEntriesLimit,
+	b := engine.CopyBounds{Dir: true, MaxBytes: WorkspaceBytesLimit, MaxStreamBytes: WorkspaceStreamBytesLimit, MaxEntries: WorkspaceEntriesLimit,
 		MaxDepth: WorkspaceDepthLimit, MaxPathBytes: WorkspacePathBytesLimit,
 		Skip: func(rel string) bool { return set.Excluded(rel) != nil }}
 	if opts.MaxWorkspaceBytes > 0 && opts.MaxWorkspaceBytes < b.MaxBytes {

@@ -216,7 +216,9 @@ echo "interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n'
 //     --gateway, reaches nothing;
 //   - past a bound: a sparse terabyte file, more entries than
 //     --max-workspace-entries, hard links of one file past
-//     --max-workspace-bytes, a tree deeper than 128 folders. Each stops
+//     --max-workspace-bytes, a tree deeper than 128 folders, the
+//     workspace replaced by a link to "/" (the agent owns /workspace),
+//     the workspace removed. Each stops
 //     the copy at once, result.json names the bound, nothing is
 //     collected, and the verdict is the agent's own valid 0 saying why.
 //
@@ -285,6 +287,8 @@ echo "agent done"
 		{"entries", "mkdir many && cd many && seq 1 3000 | xargs touch\n", "entries", "", []string{"--max-workspace-entries", "2000"}},
 		{"hardlinks", "head -c 1048576 /dev/zero >one && for i in $(seq 1 100); do ln one link$i; done\n", "bytes", "", []string{"--max-workspace-bytes", "67108864"}},
 		{"deep", "for i in $(seq 1 200); do mkdir d && cd d; done; touch bottom\n", "depth", strings.Repeat("d/", 128) + "d", nil},
+		{"link-to-root", "cd /workspace && mv repo old && ln -s / repo\n", "not a folder", `a symbolic link to "/"`, nil},
+		{"gone", "cd / && rm -rf /workspace/repo\n", "gone", "no longer exists", nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, dir, log := r.run(c.name, append([]string{"--agent", r.agent(c.name+".sh", c.body)}, c.flags...)...)

@@ -146,6 +146,9 @@ func readTarBounded(r io.Reader, dst string, b *CopyBounds) (*CopySummary, error
 			return sum, &BoundError{Bound: "entries", Limit: int64(b.MaxEntries), Path: hdr.Name}
 		}
 		name := path.Clean(strings.TrimPrefix(hdr.Name, "/"))
+		if first == "" && b.Dir && hdr.Typeflag != tar.TypeDir {
+			return sum, &BoundError{Bound: "not a folder", Path: name, Type: typeName(hdr)}
+		}
 		if first == "" {
 			first, _, _ = strings.Cut(name, "/")
 			if hdr.Typeflag == tar.TypeDir {
@@ -336,6 +339,11 @@ type CopyBounds struct {
 	// MaxPathBytes bounds the length in bytes of a kept entry's relative
 	// path.
 	MaxPathBytes int
+	// Dir requires the copied path to be a folder: a file, a link or a
+	// special file in its place stops the copy with a *BoundError ("not a
+	// folder") before anything is written (a workspace the agent replaced
+	// by a link to "/" is never written as a link on this machine).
+	Dir bool
 	// Skip, when set, leaves out the entry at rel (slash-separated,
 	// relative to the copied folder) and everything under it; it is not
 	// asked about what lies under an entry it left out.
@@ -364,13 +372,34 @@ type CopySummary struct {
 
 // BoundError is the error of a copy stopped by one of its CopyBounds:
 // Bound names it ("bytes", "stream bytes", "entries", "depth" or "path
-// bytes"; "gone" for a tree that no longer exists, as a caller records
-// it), Limit is its value and Path the entry (relative to the copied
+// bytes", "not a folder"; "gone" for a tree that no longer exists, as a
+// caller records it), Limit is its value and Path the entry (relative to the copied
 // folder, as the stream named it) that passed it.
 type BoundError struct {
 	Bound string
 	Limit int64
 	Path  string
+	// Type is what stood where a folder was required ("not a folder"):
+	// "a symbolic link to X", "a file", "a FIFO", ….
+	Type string
+}
+
+// typeName says what a tar entry is, in words.
+func typeName(h *tar.Header) string {
+	switch h.Typeflag {
+	case tar.TypeSymlink:
+		return fmt.Sprintf("a symbolic link to %q", h.Linkname)
+	case tar.TypeReg:
+		return "a file"
+	case tar.TypeLink:
+		return "a hard link"
+	case tar.TypeFifo:
+		return "a FIFO"
+	case tar.TypeChar, tar.TypeBlock:
+		return "a device"
+	default:
+		return fmt.Sprintf("an entry of type %q", h.Typeflag)
+	}
 }
 
 // Error says which bound the copy passed, at which entry.
@@ -382,8 +411,11 @@ func (e *BoundError) Error() string {
 		"depth":        "a path more than %d folders deep",
 		"path bytes":   "a path longer than %d bytes",
 	}[e.Bound]
-	if e.Bound == "gone" {
+	switch e.Bound {
+	case "gone":
 		return fmt.Sprintf("%s no longer exists", e.Path)
+	case "not a folder":
+		return fmt.Sprintf("%s is not a folder but %s", e.Path, e.Type)
 	}
 	if what == "" {
 		what = e.Bound + " past %d"

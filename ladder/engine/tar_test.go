@@ -100,6 +100,20 @@ func TestReadTarBounded(t *testing.T) {
 		})
 	}
 
+	// A folder required, and something else in its place: nothing is
+	// written, the link least of all.
+	for _, e := range []tarEntry{{name: "repo", typ: tar.TypeSymlink, linkname: "/"}, file("repo", "x"), {name: "repo", typ: tar.TypeFifo}} {
+		dst := filepath.Join(t.TempDir(), "out")
+		_, err := readTarBounded(tarOf(e), dst, &CopyBounds{Dir: true})
+		var be *BoundError
+		if !errors.As(err, &be) || be.Bound != "not a folder" || be.Type == "" {
+			t.Errorf("%+v in place of the folder: %v", e, err)
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			t.Errorf("%+v in place of the folder was written", e)
+		}
+	}
+
 	// Within the bounds: what is skipped, special or unlinked.
 	dst := filepath.Join(t.TempDir(), "out")
 	sum, err := readTarBounded(tarOf(dir("repo/"), dir("repo/build/"), file("repo/build/big", strings.Repeat("b", 100)),
