@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -202,6 +203,36 @@ echo "interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n'
 	}
 	if rw := res.VerifierResult.Rewards; rw["valid"] != 1 {
 		t.Errorf("the ladder's verdict is not valid: %v\n%s", rw, log)
+	}
+
+	// A gateway named by a host name: the agent uses the URL as given,
+	// the name mapped to 127.0.0.1 in its /etc/hosts. The name is this
+	// machine's own, when it resolves to 127.0.0.1 here. The agent then
+	// leaves a sparse terabyte, so no ladder runs.
+	host, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addrs, err := net.LookupHost(host); err != nil || !slices.Contains(addrs, "127.0.0.1") {
+		t.Logf("skipping the named gateway: %s resolves to %q (%v), not 127.0.0.1", host, addrs, err)
+		return
+	}
+	named := "http://" + host + ":" + fu.Port() + "/v1"
+	agent = r.agent("named-agent.sh", probeScript+`
+echo "gateway url: $SRB_GATEWAY_URL"
+probe `+host+` `+fu.Port()+` v1/named
+truncate -s 1T sparse
+`)
+	res, dir, log = r.run("named", "--agent", agent, "--gateway", named)
+	if got := probes(t, dir)[host+":"+fu.Port()]; got != "OK: fake model answer to /v1/named" {
+		t.Errorf("the named gateway: %q\n%s", got, log)
+	}
+	n = res.AgentNetwork
+	if n.Mode != "gateway" || n.AgentURL != named || n.HostsEntry != host+":127.0.0.1" || n.Target != host+":"+fu.Port() || n.Connections != 1 {
+		t.Errorf("agent_network: %+v", n)
+	}
+	if res.AgentResult.Workspace.OverBoundName != "bytes" {
+		t.Errorf("workspace: %+v", res.AgentResult.Workspace)
 	}
 }
 
