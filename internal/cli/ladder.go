@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -109,6 +110,9 @@ type LadderOptions struct {
 	// Engine returns the Docker engine the stage containers run on
 	// (Factory.Engine); called only when a container is needed.
 	Engine func() (engine.Runner, error)
+	// BuildImage builds and loads a stage image of t when the engine
+	// lacks it (nil: srb build --load --stage STAGE); tests replace it.
+	BuildImage func(ctx context.Context, t *task.Task, stage string) error
 
 	// Driver is the driver of every model position no per-position flag
 	// names; the per-position fields override it.
@@ -228,9 +232,9 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	if err != nil {
 		return err
 	}
-	publishAll := func(taskID, msg string) {
+	publishAll := func(taskID, msg string, annotate ...func(*result.Verdict)) {
 		for _, r := range runs {
-			if _, err := pipeline.PublishError(r.results, taskID, msg, opts.Resume); err != nil {
+			if _, err := pipeline.PublishError(r.results, taskID, msg, opts.Resume, annotate...); err != nil {
 				fmt.Fprintf(errOut, "srb: ladder: %v\n", err)
 			}
 		}
@@ -296,12 +300,20 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 		// The behavioural and verification images are found (built and
 		// loaded when missing or stale) once, before the submissions
 		// start, so concurrent runs never build them twice.
-		err := g.Prepare(ctx, &stageImages{t: t, engine: opts.Engine, w: errOut}, func(stage, _ string, took time.Duration) {
+		err := g.Prepare(ctx, &stageImages{t: t, engine: opts.Engine, build: opts.BuildImage, w: errOut}, func(stage, _ string, took time.Duration) {
 			fmt.Fprintf(errOut, "srb: ladder: the %s image of %s is ready (%s)\n", stage, t.ID, roundDuration(took))
 		})
 		if err != nil {
+			// A build refused on the task's own configuration is the
+			// task's fault (exit 2, metadata.config_error), as srb
+			// behavioural and srb verification report it; anything else
+			// is the harness's (exit 1).
 			msg := err.Error()
-			publishAll(t.ID, msg)
+			code, meta := stageImageFailure(err)
+			publishAll(t.ID, msg, func(v *result.Verdict) { maps.Copy(v.Metadata, meta) })
+			if code == ExitBadTask {
+				return badTask(fmt.Errorf("ladder: %s", msg))
+			}
 			return couldNotRun(fmt.Errorf("ladder: %s", msg))
 		}
 	}

@@ -26,13 +26,13 @@ func LadderStages(opts *LadderOptions, t *task.Task) pipeline.Stages {
 			d := in.Drivers.Audit
 			return runAudit(ctx, &AuditOptions{IO: sio(in), Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir, Submission: in.Submission,
 				Results: in.Results, Original: in.Original, Driver: d.Driver, Model: d.Model, Scripts: d.Scripts,
-				Host: opts.Host, Engine: opts.Engine})
+				Host: opts.Host, Engine: opts.Engine, BuildImage: opts.BuildImage})
 		}),
 		Behavioural: pipeline.StageFunc(func(ctx context.Context, in pipeline.StageInput) error {
 			// The image was readied by the pipeline; the stage finds it again
 			// by its lock, so its provenance names images.lock's digest.
 			bo := &BehaviouralOptions{IO: sio(in), Now: opts.Now, Task: t.Dir, Submission: in.Submission, Results: in.Results,
-				Original: in.Original, Host: opts.Host, Engine: opts.Engine}
+				Original: in.Original, Host: opts.Host, Engine: opts.Engine, BuildImage: opts.BuildImage}
 			if opts.Host {
 				bo.Helper = opts.Helper
 			}
@@ -43,7 +43,7 @@ func LadderStages(opts *LadderOptions, t *task.Task) pipeline.Stages {
 			return runVerification(ctx, &VerificationOptions{IO: sio(in), Now: opts.Now, Lookup: opts.Lookup, Task: t.Dir,
 				Submission: in.Submission, Original: in.Original, Results: in.Results, KeepWork: in.Work,
 				Adjudicator: d.Adjudicator, Adversaries: d.Adversaries, Adversary: d.Adversary, Host: opts.Host,
-				Image: in.Image, Engine: opts.Engine})
+				Image: in.Image, Engine: opts.Engine, BuildImage: opts.BuildImage})
 		}),
 	}
 }
@@ -54,12 +54,13 @@ func LadderStages(opts *LadderOptions, t *task.Task) pipeline.Stages {
 type stageImages struct {
 	t      *task.Task
 	engine func() (engine.Runner, error)
+	build  imageBuilder // nil: srb build --load --stage STAGE
 	w      io.Writer
 }
 
 // Ready implements [pipeline.ImageProvider].
 func (s *stageImages) Ready(ctx context.Context, stage string) (string, error) {
-	_, img, err := readyStageImage(ctx, s.t, stage, "", s.engine, nil, s.w)
+	_, img, err := readyStageImage(ctx, s.t, stage, "", s.engine, s.build, s.w)
 	if err != nil {
 		return "", fmt.Errorf("%w (srb ladder --host runs the stages here)", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"os"
 	"path"
 	"path/filepath"
@@ -17,12 +18,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/gateway"
 	"github.com/swe-refactor-bench/srb/internal/harbor"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 	"github.com/swe-refactor-bench/srb/ladder/collect"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -48,8 +52,20 @@ A trial
      An agent that runs past the budget is stopped; what the workspace
      holds then is graded, and result.json says so;
   3. collects the workspace leaving out artifacts.exclude, into
-     OUT/artifacts/repo, and destroys the container;
+     OUT/artifacts/repo, and destroys the container. The copy is bounded
+     (8 GiB of files, 16 GiB read, a million entries, 128 folders deep,
+     2048 bytes of path; --max-workspace-bytes and --max-workspace-entries
+     lower them); FIFOs and devices are never opened, links never
+     followed. A workspace past a bound is the agent's own failure:
+     nothing is graded, and the verdict is a valid 0 saying why;
   4. grades it with srb ladder into OUT/verifier (reward.json last).
+
+--gateway URL lets the agent reach that one model gateway (http or https)
+and nothing else: the container keeps no network, and srb (as root, on the
+engine's machine) listens inside its network namespace on 127.0.0.1 at the
+gateway's port and carries each connection to the gateway. The agent finds
+the URL to use in SRB_GATEWAY_URL; result.json's agent_network records the
+network the agent had.
 OUT follows Harbor's trial layout: agent/agent.log and
 agent/trajectory.json, verifier/, artifacts/, and result.json with each
 phase's timing. The ladder's driver flags pass through; with oracle, the
@@ -57,13 +73,15 @@ fixture's scripts choose the scripted driver where they cover a position,
 as srb ladder --submission-fixture does.
 
 Exit status: srb ladder's (0 graded; 1 a harness fault, the published
-verdict invalid; 2 the task's configuration is wrong); 1 when the agent's
-container could not be run or collected.
+verdict invalid; 2 the task's configuration is wrong); 0 for a workspace
+refused past a bound; 1 when the agent's container could not be run or
+collected, or the gateway did not answer.
 
 Examples:
   srb trial lang90-tally-c-to-go --agent nop --out trials/nop
   srb trial testdata/tasks/lang90-tally-c-to-go --agent oracle --solution testdata/submissions/lang90-tally-c-to-go/go-port --out trials/oracle
-  srb trial lang90-tally-c-to-go --agent command:./my-agent.sh --out trials/mine`
+  srb trial lang90-tally-c-to-go --agent command:./my-agent.sh --out trials/mine
+  srb trial lang90-tally-c-to-go --agent command:./my-agent.sh --gateway http://127.0.0.1:4000/v1 --out trials/gw`
 
 // TrialOptions are the inputs of srb trial.
 type TrialOptions struct {
@@ -77,6 +95,14 @@ type TrialOptions struct {
 	// Budget, when above zero, shortens the task's agent budget.
 	Budget time.Duration
 	Cache  string
+	// Gateway, when set, is the one model gateway (an http or https URL)
+	// the agent's container may reach; "" leaves it no network.
+	Gateway string
+	// MaxWorkspaceBytes and MaxWorkspaceEntries, when above zero, lower
+	// the bounds of the workspace's copy (WorkspaceBytesLimit,
+	// WorkspaceEntriesLimit); they never raise them.
+	MaxWorkspaceBytes   int64
+	MaxWorkspaceEntries int
 
 	// Passed to srb ladder as its flags of the same names.
 	Driver            string
@@ -115,6 +141,14 @@ func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
 			if opts.Budget < 0 {
 				return &usageError{err: fmt.Errorf("--budget %s: a duration above zero", opts.Budget)}
 			}
+			if opts.Gateway != "" {
+				if _, err := gateway.Parse(opts.Gateway); err != nil {
+					return &usageError{err: fmt.Errorf("--gateway: %w", err)}
+				}
+			}
+			if opts.MaxWorkspaceBytes < 0 || opts.MaxWorkspaceEntries < 0 {
+				return &usageError{err: errors.New("--max-workspace-bytes and --max-workspace-entries take a number above zero")}
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -126,6 +160,9 @@ func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
 	fl.StringVar(&opts.Solution, "solution", "", "the oracle's submission fixture")
 	fl.StringVar(&opts.Out, "out", "", "the trial folder, written in Harbor's layout (required; must not exist)")
 	fl.DurationVar(&opts.Budget, "budget", 0, "shorten the agent's budget (never lengthens the task's)")
+	fl.StringVar(&opts.Gateway, "gateway", "", "let the agent reach this one model gateway (http[s]://host[:port][/path]) and nothing else; its URL is in SRB_GATEWAY_URL")
+	fl.Int64Var(&opts.MaxWorkspaceBytes, "max-workspace-bytes", 0, "lower the bound on the bytes of files collected from the workspace")
+	fl.IntVar(&opts.MaxWorkspaceEntries, "max-workspace-entries", 0, "lower the bound on the entries read from the workspace")
 	addCacheFlag(cmd, &opts.Cache)
 	fl.StringVar(&opts.Driver, "driver", "", "srb ladder --driver")
 	fl.StringArrayVar(&opts.AuditScripts, "audit-script", nil, "srb ladder --audit-script (repeatable)")
@@ -219,9 +256,19 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	var ladderScripts []string
 	// The agent's user by uid: the image adds agent.user as image.AgentUID.
 	agentUser := fmt.Sprintf("%d:%d", image.AgentUID, image.AgentUID)
+	env := []string{"HOME=/home/" + t.Agent.User, "SRB_INSTRUCTION=" + agentMount + "/instruction.md"}
+	var gw *gateway.Gateway
+	res.AgentNetwork = &harbor.AgentNetwork{Mode: "none"}
+	if opts.Gateway != "" {
+		if gw, err = gateway.Parse(opts.Gateway); err != nil {
+			return fail("environment", err)
+		}
+		env = append(env, gateway.EnvURL+"="+gw.AgentURL)
+		res.AgentNetwork = &harbor.AgentNetwork{Mode: "gateway", Gateway: gw.Raw, AgentURL: gw.AgentURL, Listen: gw.Listen(),
+			Target: gw.Target(), HostsEntry: gw.HostsEntry()}
+	}
 	as := func(argv ...string) engine.ExecSpec {
-		return engine.ExecSpec{Argv: argv, User: agentUser, WorkDir: t.Artifacts.Path,
-			Env: []string{"HOME=/home/" + t.Agent.User, "SRB_INSTRUCTION=" + agentMount + "/instruction.md"}}
+		return engine.ExecSpec{Argv: argv, User: agentUser, WorkDir: t.Artifacts.Path, Env: env}
 	}
 	switch kind {
 	case "oracle":
@@ -288,6 +335,9 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		Labels: map[string]string{"srb.task": t.ID, "srb.stage": "agent"},
 		Copies: []engine.Copy{{HostPath: mount, ContainerPath: agentMount}}}
 	lim.Apply(&spec)
+	if gw != nil && gw.HostsEntry() != "" {
+		spec.ExtraHosts = []string{gw.HostsEntry()}
+	}
 	sess, err := eng.Start(ctx, spec)
 	if err != nil {
 		return fail("agent_setup", fmt.Errorf("the agent's container: %w", err))
@@ -302,6 +352,34 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		}
 	}
 	defer closeSess()
+	// The gateway, when asked for: the container keeps network "none"; srb
+	// listens inside it and carries each connection to the gateway alone.
+	var fwd *gateway.Forwarder
+	closeFwd := func() {
+		if fwd != nil {
+			st := fwd.Close()
+			fwd = nil
+			n := res.AgentNetwork
+			n.Connections, n.DialFailures, n.Rejected, n.BytesToGateway, n.BytesFromGateway =
+				st.Connections, st.DialFailures, st.Rejected, st.BytesToGateway, st.BytesFromGateway
+		}
+	}
+	defer closeFwd()
+	if gw != nil {
+		c, err := net.DialTimeout("tcp", gw.Target(), gateway.DialTimeout)
+		if err != nil {
+			return fail("agent_setup", fmt.Errorf("the gateway %s does not answer: %w", gw.Raw, err))
+		}
+		c.Close()
+		pid, err := sess.HostPID(ctx)
+		if err != nil {
+			return fail("agent_setup", fmt.Errorf("--gateway: %w", err))
+		}
+		if fwd, err = gateway.Listen(pid, gw); err != nil {
+			return fail("agent_setup", err)
+		}
+		fmt.Fprintf(errOut, "srb: trial: the agent reaches %s at %s (%s in its container), and nothing else\n", gw.Target(), gw.AgentURL, gw.Listen())
+	}
 	res.AgentSetup = harbor.NewTiming(step, time.Now())
 
 	// Agent execution, within the budget.
@@ -354,6 +432,7 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 			break
 		}
 	}
+	closeFwd()
 	res.AgentExecution = harbor.NewTiming(step, time.Now())
 	if err := writeJSONFile(filepath.Join(out, harbor.TrialAgentDir, harbor.TrajectoryFile), traj); err != nil {
 		return fail("agent_execution", err)
@@ -376,7 +455,52 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		return fail("collect", fmt.Errorf("stopping the agent's container: %w", err))
 	}
 	raw := filepath.Join(work, "raw")
-	if err := sess.CopyOut(ctx, t.Artifacts.Path, raw); err != nil {
+	bounds := workspaceBounds(opts, set)
+	cctx, cancel := context.WithTimeout(ctx, WorkspaceCopyTimeout)
+	csum, err := sess.CopyOutBounded(cctx, t.Artifacts.Path, raw, bounds)
+	cancel()
+	wc := &harbor.WorkspaceCopy{Bounds: map[string]int64{"max_bytes": bounds.MaxBytes, "max_stream_bytes": bounds.MaxStreamBytes,
+		"max_entries": int64(bounds.MaxEntries), "max_depth": int64(bounds.MaxDepth), "max_path_bytes": int64(bounds.MaxPathBytes)}}
+	ar.Workspace = wc
+	if csum != nil {
+		wc.Entries, wc.Files, wc.Links, wc.Dirs, wc.Bytes = csum.Entries, csum.Files, csum.Links, csum.Dirs, csum.Bytes
+		wc.Special, wc.SpecialPaths, wc.Unlinked = csum.Special, csum.SpecialPaths, csum.Unlinked
+	}
+	var over *engine.BoundError
+	if errors.As(err, &over) || errors.Is(err, engine.ErrNoPath) {
+		// The workspace is the agent's own output: past a bound (or gone),
+		// it is the submission's failure, a valid 0, never a partial tree
+		// graded.
+		closeSess()
+		os.RemoveAll(raw)
+		if over == nil {
+			over = &engine.BoundError{Bound: "gone", Path: t.Artifacts.Path}
+		}
+		wc.OverBound, wc.OverBoundName = over.Error(), over.Bound
+		why := fmt.Sprintf("the agent's workspace %s is past srb trial's bounds on the copy out of its container: %s", t.Artifacts.Path, over.Error())
+		switch over.Bound {
+		case "gone":
+			why = fmt.Sprintf("the agent's workspace %s no longer exists in its container (the agent removed it)", t.Artifacts.Path)
+		case "not a folder":
+			why = fmt.Sprintf("the agent's workspace %s is no longer a folder but %s (the agent replaced it)", t.Artifacts.Path, over.Type)
+		}
+		res.Notes = append(res.Notes, why+"; the copy stopped there, nothing was graded, and the verdict is the agent's own 0 (valid)")
+		fmt.Fprintf(errOut, "srb: trial: %s\n", why)
+		step = time.Now()
+		v, err := pipeline.PublishRefused(filepath.Join(out, harbor.TrialVerifierDir), t.ID, TaskPolicy(t), why)
+		if err != nil {
+			return fail("verifier", err)
+		}
+		res.Verifier = harbor.NewTiming(step, time.Now())
+		res.VerifierResult = &harbor.VerifierResult{Rewards: result.Reward(v)}
+		res.FinishedAt = time.Now().UTC()
+		if err := res.Write(out); err != nil {
+			return couldNotRun(fmt.Errorf("trial: %w", err))
+		}
+		fmt.Fprintf(opts.IO.Out, "trial %s: agent %s, reward %g: the workspace was refused (%s) (%s)\n", res.TrialName, opts.Agent, v.Reward(), over.Error(), out)
+		return nil
+	}
+	if err != nil {
 		return fail("collect", fmt.Errorf("copying %s out of the agent's container: %w", t.Artifacts.Path, err))
 	}
 	closeSess()
@@ -386,10 +510,13 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		return fail("collect", err)
 	}
 	ar.CollectedFiles = int64(sum.Files + sum.Links)
-	for _, ps := range sum.Excluded {
-		ar.Excluded += len(ps)
-	}
+	ar.Excluded = len(csum.Skipped)
 	os.RemoveAll(raw)
+	if wc.Special > 0 || len(wc.Unlinked) > 0 {
+		note := fmt.Sprintf("the workspace held %d special file(s) (FIFOs, devices, sockets) and %d hard link(s) to excluded files: never collected", wc.Special, len(wc.Unlinked))
+		res.Notes = append(res.Notes, note)
+		fmt.Fprintf(errOut, "srb: trial: %s\n", note)
+	}
 	fmt.Fprintf(errOut, "srb: trial: collected %d file(s) from %s (%d left out by artifacts.exclude) (%s)\n", ar.CollectedFiles, t.Artifacts.Path, ar.Excluded, since(step))
 
 	// Verifier: srb ladder, as the command runs it.
@@ -431,6 +558,38 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		return silent(code, fmt.Errorf("trial: exit %d", code))
 	}
 	return nil
+}
+
+// The bounds of the copy of the agent's workspace out of its container
+// (docs/HARBOR.md, "Collect"): the bounds stage 2 puts on every tree a
+// submission controls (kinds.BuildTreeBytesLimit, 8 GiB of files, and
+// kinds.BuildTreeEntriesLimit, a million entries), twice the bytes for
+// what the copy may read (excluded files are read and dropped), 128
+// folders deep and 2048 bytes of relative path. A copy that takes longer
+// than WorkspaceCopyTimeout is a harness fault.
+const (
+	WorkspaceBytesLimit       = kinds.BuildTreeBytesLimit
+	WorkspaceStreamBytesLimit = 2 * kinds.BuildTreeBytesLimit
+	WorkspaceEntriesLimit     = kinds.BuildTreeEntriesLimit
+	WorkspaceDepthLimit       = 128
+	WorkspacePathBytesLimit   = 2048
+	WorkspaceCopyTimeout      = 30 * time.Minute
+)
+
+// workspaceBounds are the workspace copy's bounds, lowered by opts, with
+// the artifact excludes as its skip filter.
+func workspaceBounds(opts *TrialOptions, set *collect.Set) engine.CopyBounds {
+	b := engine.CopyBounds{Dir: true, MaxBytes: WorkspaceBytesLimit, MaxStreamBytes: WorkspaceStreamBytesLimit, MaxEntries: WorkspaceEntriesLimit,
+		MaxDepth: WorkspaceDepthLimit, MaxPathBytes: WorkspacePathBytesLimit,
+		Skip: func(rel string) bool { return set.Excluded(rel) != nil }}
+	if opts.MaxWorkspaceBytes > 0 && opts.MaxWorkspaceBytes < b.MaxBytes {
+		b.MaxBytes = opts.MaxWorkspaceBytes
+		b.MaxStreamBytes = 2 * opts.MaxWorkspaceBytes
+	}
+	if opts.MaxWorkspaceEntries > 0 && opts.MaxWorkspaceEntries < b.MaxEntries {
+		b.MaxEntries = opts.MaxWorkspaceEntries
+	}
+	return b
 }
 
 // fixtureLadderFlags are srb ladder's script and driver flags for a

@@ -3,19 +3,23 @@ package cli
 import (
 	"testing"
 	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/collect"
 )
 
 // TestNewCmdTrial: the flags reach the options, and a wrong agent or
 // flag combination is a usage error before anything runs.
 func TestNewCmdTrial(t *testing.T) {
 	args := []string{"lang90-tally-c-to-go", "--agent", "command:./a.sh", "--out", "o", "--budget", "90s",
-		"--driver", "scripted", "--audit-script", "r1.json", "--adversary-script", "a=x.json", "--adjudicator-script", "j.json"}
+		"--driver", "scripted", "--audit-script", "r1.json", "--adversary-script", "a=x.json", "--adjudicator-script", "j.json",
+		"--gateway", "https://models.example/v1", "--max-workspace-bytes", "1048576", "--max-workspace-entries", "500"}
 	o, err := parseCmd(NewCmdTrial, args)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.Task != "lang90-tally-c-to-go" || o.Agent != "command:./a.sh" || o.Out != "o" || o.Budget != 90*time.Second ||
-		o.Driver != "scripted" || len(o.AuditScripts) != 1 || o.AdversaryScripts[0] != "a=x.json" || o.AdjudicatorScript != "j.json" {
+		o.Driver != "scripted" || len(o.AuditScripts) != 1 || o.AdversaryScripts[0] != "a=x.json" || o.AdjudicatorScript != "j.json" ||
+		o.Gateway != "https://models.example/v1" || o.MaxWorkspaceBytes != 1<<20 || o.MaxWorkspaceEntries != 500 {
 		t.Errorf("options = %+v", o)
 	}
 	for _, c := range []struct {
@@ -27,6 +31,9 @@ func TestNewCmdTrial(t *testing.T) {
 		{[]string{"T", "--agent", "command:", "--out", "o"}, `--agent "command:": one of nop, oracle, scripted:FILE, command:PATH`},
 		{[]string{"T", "--agent", "oracle", "--out", "o"}, "--agent oracle needs --solution FIXTURE"},
 		{[]string{"T", "--agent", "nop", "--solution", "f", "--out", "o"}, "--solution is the oracle's (--agent oracle)"},
+		{[]string{"T", "--agent", "nop", "--out", "o", "--gateway", "http://key:secret@gw:8080"}, `--gateway: gateway "http://key:xxxxx@gw:8080": a URL with a user or password would be recorded in the trial's result; leave it out`},
+		{[]string{"T", "--agent", "nop", "--out", "o", "--gateway", "tcp://gw:8080"}, `--gateway: gateway "tcp://gw:8080": the scheme must be http or https`},
+		{[]string{"T", "--agent", "nop", "--out", "o", "--max-workspace-entries", "-1"}, "--max-workspace-bytes and --max-workspace-entries take a number above zero"},
 	} {
 		got, err := parseCmd(NewCmdTrial, c.args)
 		if got != nil {
@@ -54,5 +61,30 @@ func TestNewCmdExport(t *testing.T) {
 	} {
 		_, err := parseCmd(NewCmdExport, c.args)
 		wantUsageError(t, c.args, err, c.want)
+	}
+}
+
+// TestWorkspaceBounds: the flags lower the copy's bounds and never raise
+// them, and the skip filter is the artifact excludes.
+func TestWorkspaceBounds(t *testing.T) {
+	set, err := collect.CompileAll([]string{"target", "*.o"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := workspaceBounds(&TrialOptions{}, set)
+	if b.MaxBytes != WorkspaceBytesLimit || b.MaxStreamBytes != 2*WorkspaceBytesLimit || b.MaxEntries != WorkspaceEntriesLimit ||
+		b.MaxDepth != 128 || b.MaxPathBytes != 2048 {
+		t.Errorf("default bounds %+v", b)
+	}
+	if !b.Skip("target") || !b.Skip("src/a.o") || b.Skip("src/a.c") {
+		t.Error("the skip filter is not artifacts.exclude")
+	}
+	b = workspaceBounds(&TrialOptions{MaxWorkspaceBytes: 1 << 20, MaxWorkspaceEntries: 10}, set)
+	if b.MaxBytes != 1<<20 || b.MaxStreamBytes != 2<<20 || b.MaxEntries != 10 {
+		t.Errorf("lowered bounds %+v", b)
+	}
+	b = workspaceBounds(&TrialOptions{MaxWorkspaceBytes: 1 << 50, MaxWorkspaceEntries: 1 << 30}, set)
+	if b.MaxBytes != WorkspaceBytesLimit || b.MaxEntries != WorkspaceEntriesLimit {
+		t.Errorf("the flags raised the bounds: %+v", b)
 	}
 }

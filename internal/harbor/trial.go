@@ -57,9 +57,63 @@ type AgentResult struct {
 	BudgetSec int  `json:"budget_sec"`
 	Steps     int  `json:"steps"`
 	// CollectedFiles counts the files and links collected from the
-	// workspace; Excluded the entries the artifact excludes left out.
+	// workspace; Excluded the entries the artifact excludes left out (a
+	// folder once, not what it holds).
 	CollectedFiles int64 `json:"collected_files"`
 	Excluded       int   `json:"excluded"`
+	// Workspace is how the copy of the workspace out of the container
+	// went: what it took, what it left, and the bound it passed.
+	Workspace *WorkspaceCopy `json:"workspace,omitempty"`
+}
+
+// WorkspaceCopy is the bounded copy of the agent's workspace out of its
+// container (srb trial's step 4; the bounds in docs/HARBOR.md).
+type WorkspaceCopy struct {
+	// Bounds are the copy's bounds: max_bytes, max_stream_bytes,
+	// max_entries, max_depth, max_path_bytes.
+	Bounds map[string]int64 `json:"bounds"`
+	// Entries counts the entries read; Files, Links and Dirs what was
+	// written; Bytes the bytes of files written.
+	Entries int   `json:"entries"`
+	Files   int   `json:"files"`
+	Links   int   `json:"links"`
+	Dirs    int   `json:"dirs"`
+	Bytes   int64 `json:"bytes"`
+	// Special counts FIFOs, devices and sockets (never copied);
+	// SpecialPaths lists the first 100.
+	Special      int      `json:"special"`
+	SpecialPaths []string `json:"special_paths,omitempty"`
+	// Unlinked are hard links whose target artifacts.exclude left out:
+	// not collected.
+	Unlinked []string `json:"unlinked,omitempty"`
+	// OverBound, when set, says which bound the workspace passed and at
+	// which path: the copy stopped there, nothing was graded, and the
+	// verdict is the agent's zero (valid).
+	OverBound string `json:"over_bound,omitempty"`
+	// OverBoundName is the bound passed: "bytes", "stream bytes",
+	// "entries", "depth" or "path bytes".
+	OverBoundName string `json:"over_bound_name,omitempty"`
+}
+
+// AgentNetwork is the network the agent's container had: Mode "none" (a
+// loopback interface only), or "gateway": still only loopback, where srb
+// listened on Listen and carried each connection to Target (Gateway, the
+// URL given; AgentURL, the URL the agent was told in SRB_GATEWAY_URL),
+// with what it carried.
+type AgentNetwork struct {
+	Mode     string `json:"mode"`
+	Gateway  string `json:"gateway,omitempty"`
+	AgentURL string `json:"agent_url,omitempty"`
+	Listen   string `json:"listen,omitempty"`
+	Target   string `json:"target,omitempty"`
+	// HostsEntry is the line added to the container's /etc/hosts
+	// ("name:127.0.0.1"), when the gateway is named by a host name.
+	HostsEntry       string `json:"hosts_entry,omitempty"`
+	Connections      int64  `json:"connections"`
+	DialFailures     int64  `json:"dial_failures"`
+	Rejected         int64  `json:"rejected"`
+	BytesToGateway   int64  `json:"bytes_to_gateway"`
+	BytesFromGateway int64  `json:"bytes_from_gateway"`
 }
 
 // VerifierResult is the ladder's verdict as reward.json's numbers.
@@ -82,6 +136,7 @@ type TrialResult struct {
 	TrialName        string          `json:"trial_name"`
 	AgentInfo        AgentInfo       `json:"agent_info"`
 	AgentResult      *AgentResult    `json:"agent_result"`
+	AgentNetwork     *AgentNetwork   `json:"agent_network"`
 	VerifierResult   *VerifierResult `json:"verifier_result"`
 	ExceptionInfo    *ExceptionInfo  `json:"exception_info"`
 	StartedAt        time.Time       `json:"started_at"`

@@ -59,6 +59,9 @@ type Spec struct {
 	// Copies are copied into the container after it is created and
 	// before it starts (so they may lie under ReadOnly paths).
 	Copies []Copy
+	// ExtraHosts are lines added to the container's /etc/hosts, each
+	// "name:address" (Docker's --add-host).
+	ExtraHosts []string
 	// Tmpfs maps absolute container paths to tmpfs mount options
 	// ("size=64m"); "" takes the engine's defaults.
 	Tmpfs map[string]string

@@ -278,6 +278,24 @@ func (b *fakeBackend) CopyOut(_ context.Context, containerPath, hostPath string)
 	return err
 }
 
+// CopyOutBounded implements [BoundedCopier].
+func (b *fakeBackend) CopyOutBounded(_ context.Context, containerPath, hostPath string, bounds CopyBounds) (*CopySummary, error) {
+	src := b.c.Path(containerPath)
+	if _, err := os.Lstat(src); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = ErrNoPath
+		}
+		return nil, fmt.Errorf("copy %s:%s out: %w", b.c.Spec.Image, containerPath, err)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		pw.CloseWithError(writeTar(pw, Copy{HostPath: src, ContainerPath: "/" + filepath.Base(src)}))
+	}()
+	sum, err := readTarBounded(pr, hostPath, &bounds)
+	pr.CloseWithError(errors.New("copy ended"))
+	return sum, err
+}
+
 // LimitHits implements [Container].
 func (b *fakeBackend) LimitHits(context.Context) (LimitHits, error) {
 	b.c.mu.Lock()

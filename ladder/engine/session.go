@@ -150,6 +150,45 @@ func (s *Session) CopyOut(ctx context.Context, containerPath, hostPath string) e
 	return s.c.CopyOut(ctx, containerPath, hostPath)
 }
 
+// BoundedCopier is a [Container] that can copy out under [CopyBounds]
+// (the Docker backend and the fake can).
+type BoundedCopier interface {
+	CopyOutBounded(ctx context.Context, containerPath, hostPath string, b CopyBounds) (*CopySummary, error)
+}
+
+// CopyOutBounded is CopyOut under b: for a tree an adversary wrote (an
+// agent's workspace). FIFOs, devices and sockets are counted, never
+// opened; b.Skip leaves entries out as the copy streams; a tree past a
+// bound stops the copy with a *BoundError (what was written so far stays
+// in hostPath, and the summary says how far it got). A backend that cannot
+// bound its copies is an error.
+func (s *Session) CopyOutBounded(ctx context.Context, containerPath, hostPath string, b CopyBounds) (*CopySummary, error) {
+	bc, ok := s.c.(BoundedCopier)
+	if !ok {
+		return nil, fmt.Errorf("copy %s out of %s: this engine cannot bound a copy", containerPath, s.Image)
+	}
+	return bc.CopyOutBounded(ctx, containerPath, hostPath, b)
+}
+
+// HostPIDer is a [Container] whose first process has a process id on the
+// machine srb runs on (a Docker engine on this machine).
+type HostPIDer interface {
+	HostPID(ctx context.Context) (int, error)
+}
+
+// HostPID is the process id, in this machine's process namespace, of the
+// container's first process: /proc/<pid>/ns/net is the container's
+// network namespace. It is an error for a backend that has none (a remote
+// engine cannot give one that means anything here) and for a container
+// that is not running.
+func (s *Session) HostPID(ctx context.Context) (int, error) {
+	hp, ok := s.c.(HostPIDer)
+	if !ok {
+		return 0, fmt.Errorf("the container of %s has no process on this machine", s.Image)
+	}
+	return hp.HostPID(ctx)
+}
+
 // Kill stops every process in the container at once (SIGKILL); files stay
 // readable with CopyOut until Close. Killing a stopped container is not an
 // error.
@@ -232,6 +271,7 @@ func (d *Docker) create(ctx context.Context, spec Spec, entry, cmd []string, ini
 	if len(spec.Tmpfs) > 0 {
 		hc.Tmpfs = spec.Tmpfs
 	}
+	hc.ExtraHosts = spec.ExtraHosts
 	cfg := &container.Config{
 		Image: spec.Image, Cmd: cmd, Env: spec.Env, User: spec.User, WorkingDir: spec.WorkDir,
 		Labels: spec.Labels,
@@ -445,6 +485,39 @@ func (c *dockerContainer) CopyOut(ctx context.Context, containerPath, hostPath s
 		return fmt.Errorf("copy %s:%s out to %s: %w", c.image, containerPath, hostPath, err)
 	}
 	return nil
+}
+
+// CopyOutBounded implements [BoundedCopier]. Closing the stream at a
+// bound ends the engine's side of the copy too.
+func (c *dockerContainer) CopyOutBounded(ctx context.Context, containerPath, hostPath string, b CopyBounds) (*CopySummary, error) {
+	rc, _, err := c.d.Client.CopyFromContainer(ctx, c.id, containerPath)
+	if err != nil {
+		if cerrdefs.IsNotFound(err) {
+			return nil, fmt.Errorf("copy %s:%s out: %w", c.image, containerPath, ErrNoPath)
+		}
+		return nil, fmt.Errorf("copy %s:%s out: %w", c.image, containerPath, err)
+	}
+	defer rc.Close()
+	sum, err := readTarBounded(rc, hostPath, &b)
+	if err != nil {
+		return sum, fmt.Errorf("copy %s:%s out to %s: %w", c.image, containerPath, hostPath, err)
+	}
+	return sum, nil
+}
+
+// HostPID implements [HostPIDer]: the engine's record of the container's
+// first process. It means something here only when the engine runs on
+// this machine, in this process namespace; the caller checks
+// /proc/<pid>.
+func (c *dockerContainer) HostPID(ctx context.Context) (int, error) {
+	info, err := c.d.Client.ContainerInspect(ctx, c.id)
+	if err != nil {
+		return 0, fmt.Errorf("docker inspect %s: %w", c.image, err)
+	}
+	if info.State == nil || !info.State.Running || info.State.Pid <= 0 {
+		return 0, fmt.Errorf("the container of %s is not running", c.image)
+	}
+	return info.State.Pid, nil
 }
 
 // capped keeps the first max bytes written and counts the rest.

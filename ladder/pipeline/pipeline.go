@@ -272,13 +272,36 @@ func ClearResults(dir string, resume bool) []string {
 
 // PublishError publishes an invalid verdict naming msg into dir (created
 // when missing), after removing the result files a grading would write
-// (all but the resumed ones when resume).
-func PublishError(dir, taskID, msg string, resume bool) (*result.Verdict, error) {
+// (all but the resumed ones when resume). Each annotate is called on the
+// verdict before it is published (e.g. to add metadata.config_error).
+func PublishError(dir, taskID, msg string, resume bool, annotate ...func(*result.Verdict)) (*result.Verdict, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	ClearResults(dir, resume)
 	v := result.ErrorVerdict(taskID, msg)
+	for _, f := range annotate {
+		if f != nil {
+			f(v)
+		}
+	}
+	return v, result.Publish(dir, v, report.Render(v, taskID))
+}
+
+// PublishRefused publishes into dir (created when missing) the verdict on
+// a submission refused before grading for a fault of its own, why (a
+// workspace past the bounds of its copy): score 0 of policy.MaxScore, and
+// valid, since the number is a judgement about the submission; no stage
+// ran. metadata.submission_refused holds why, and a note says it in words.
+func PublishRefused(dir, taskID string, policy scoring.Policy, why string) (*result.Verdict, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	ClearResults(dir, false)
+	v := result.NewVerdict(taskID, policy.MaxScore)
+	v.Metadata["submission_refused"] = why
+	v.Metadata[result.MetaProvenance] = map[string]any{"srb": result.Fingerprint(), "stages": map[string]any{}}
+	v.Notes = append(v.Notes, "the submission was refused before grading: "+why+"; no stage ran, and the score is the submission's own 0")
 	return v, result.Publish(dir, v, report.Render(v, taskID))
 }
 

@@ -1,0 +1,127 @@
+package gateway
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestParse: the agent's URL keeps a host name (mapped in /etc/hosts) and
+// replaces an address by 127.0.0.1; the port defaults to the scheme's;
+// credentials, IPv6 literals, other schemes and bad ports are refused.
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		raw, target, listen, agent, hosts string
+	}{
+		{"http://127.0.0.1:8080/v1", "127.0.0.1:8080", "127.0.0.1:8080", "http://127.0.0.1:8080/v1", ""},
+		{"https://models.example/v1", "models.example:443", "127.0.0.1:443", "https://models.example/v1", "models.example:127.0.0.1"},
+		{"http://10.1.2.3", "10.1.2.3:80", "127.0.0.1:80", "http://127.0.0.1", ""},
+		{"http://10.1.2.3:9000/api?x=1", "10.1.2.3:9000", "127.0.0.1:9000", "http://127.0.0.1:9000/api?x=1", ""},
+		{"http://localhost:4000", "localhost:4000", "127.0.0.1:4000", "http://localhost:4000", ""},
+	} {
+		g, err := Parse(c.raw)
+		if err != nil {
+			t.Errorf("%s: %v", c.raw, err)
+			continue
+		}
+		if g.Target() != c.target || g.Listen() != c.listen || g.AgentURL != c.agent || g.HostsEntry() != c.hosts {
+			t.Errorf("%s: target %s listen %s agent %s hosts %q", c.raw, g.Target(), g.Listen(), g.AgentURL, g.HostsEntry())
+		}
+	}
+	for raw, want := range map[string]string{
+		"http://user:pw@gw:80": "user or password",
+		"http://[::1]:80":      "IPv6",
+		"ftp://gw":             "http or https",
+		"http://gw:0":          "port",
+		"http://gw:70000":      "port",
+		"http:///nohost":       "no host",
+		"gw.example:8080":      "http or https",
+	} {
+		if _, err := Parse(raw); err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "pw@") {
+			t.Errorf("%s: error %v, want one saying %q (and never the password)", raw, err, want)
+		}
+	}
+}
+
+// TestForward: a connection to the forwarder reaches the target and the
+// target's answer comes back; a target that refuses is counted as a dial
+// failure; Close ends a connection still open and returns the counts.
+func TestForward(t *testing.T) {
+	srv, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	go func() {
+		for {
+			c, err := srv.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				io.WriteString(c, "gateway says "+line)
+			}()
+		}
+	}()
+	// The forwarder listens in srb's own namespace, entered as another
+	// process's would be.
+	ln, err := listenInNetNS("/proc/self/ns/net", "127.0.0.1:0")
+	if err != nil {
+		if os.Geteuid() != 0 {
+			t.Skipf("setns needs root: %v", err)
+		}
+		t.Fatal(err)
+	}
+	f := Serve(ln, srv.Addr().String())
+	c, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c, "hello\n")
+	got, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || got != "gateway says hello\n" {
+		t.Fatalf("answer %q, %v", got, err)
+	}
+	c.Close()
+
+	// A second forwarder to a closed port: the agent's connection is
+	// closed at once.
+	dead, _ := net.Listen("tcp4", "127.0.0.1:0")
+	deadAddr := dead.Addr().String()
+	dead.Close()
+	ln2, _ := net.Listen("tcp4", "127.0.0.1:0")
+	f2 := Serve(ln2, deadAddr)
+	c2, err := net.Dial("tcp4", ln2.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := c2.Read(make([]byte, 1)); n != 0 || err == nil {
+		t.Errorf("a connection to a refused gateway read %d, %v", n, err)
+	}
+	c2.Close()
+	if st := f2.Close(); st.Connections != 1 || st.DialFailures != 1 {
+		t.Errorf("refused gateway: %+v", st)
+	}
+
+	// A connection still open when the forwarder closes is ended.
+	c3, err := net.Dial("tcp4", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(c3, "x")
+	st := f.Close()
+	if _, err := io.ReadAll(c3); err != nil && !strings.Contains(err.Error(), "reset") {
+		t.Errorf("after Close: %v", err)
+	}
+	if st.Connections != 2 || st.DialFailures != 0 || st.BytesToGateway < 6 || st.BytesFromGateway != int64(len("gateway says hello\n")) {
+		t.Errorf("stats %+v", st)
+	}
+	if _, err := net.Dial("tcp4", ln.Addr().String()); err == nil {
+		t.Error("the forwarder still accepts after Close")
+	}
+}
