@@ -162,7 +162,9 @@ func TestSeedAndCheckpoint(t *testing.T) {
 // running, and leaves the rest unreached, on disk.
 func TestStoppedMidSuite(t *testing.T) {
 	r, dir := newRunner(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	// The clock leaves module one (a shell writing one result) seconds to
+	// finish even on a loaded machine under -race; 1.5 s once did not.
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
 	defer cancel()
 	s := suite(dir,
 		sh("one", pass, 10*time.Second),
@@ -263,7 +265,16 @@ func TestTimeoutWhose(t *testing.T) {
 				// second under -race: the grace covers its late end.
 				r.Grace = 5 * time.Second
 			}
-			st, err := r.Run(context.Background(), suite(dir, sh("m", tc.script, time.Second), sh("next", pass, 10*time.Second)))
+			// The budget of the first two cases leaves seconds for the
+			// module to start its process (an init re-executed, a shell,
+			// setpriv) on a loaded machine under -race: one second once
+			// ran out before the submission's process existed, which is
+			// rightly the grader's hang. The late cases run out at 1 s.
+			budget := 5 * time.Second
+			if strings.HasPrefix(tc.name, "late-") {
+				budget = time.Second
+			}
+			st, err := r.Run(context.Background(), suite(dir, sh("m", tc.script, budget), sh("next", pass, 10*time.Second)))
 			if got := st.Unit("m").Status; got != tc.status {
 				t.Errorf("status %s (%s), want %s", got, st.Unit("m").Summary, tc.status)
 			}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestLimitHitsInContainer: a fork loop past the pids limit and a shell
@@ -29,6 +30,17 @@ func TestLimitHitsInContainer(t *testing.T) {
 	}
 	if h.PidsMax <= 0 {
 		t.Errorf("after 80 forks against a limit of 32: %+v", h)
+	}
+	// The shell gives up at its first failed fork and leaves the sleeps it
+	// started running; until they end, no exec can start in the container
+	// (runc: "read init-p: connection reset by peer", exit 126).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		if r := sh(t, s, "true"); r.ExitCode == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the container's forked sleeps never ended")
+		}
 	}
 	r := sh(t, s, `x=aaaaaaaaaaaaaaaa; while :; do x="$x$x"; done`)
 	h, _ = s.LimitHits(t.Context())
