@@ -45,7 +45,7 @@ func TestExportRealTasks(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, id := range []string{"lang01-cmark-c-to-rust", "build01-libsodium-autotools-to-cmake"} {
+	for _, id := range []string{"lang01-cmark-c-to-rust", "build01-libsodium-autotools-to-cmake", "pf02-stylus-web-platform-port"} {
 		t.Run(id, func(t *testing.T) {
 			tk := loadTask(t, filepath.Join("..", "..", "tasks", id))
 			lock, err := image.ReadLock(tk.Dir)

@@ -101,11 +101,15 @@ func truncate(b []byte, n int) string {
 	return string(b)
 }
 
-// fetchDebian downloads a source package with apt-get, in a private apt
-// state whose deb-src entries mirror the system's deb entries (same
-// mirrors, suites, components and keyrings), so apt checks the signed
-// indexes and the files' checksums. It unpacks the upstream .orig tarball
-// (or, for a native package, the package's own tarball).
+// fetchDebian downloads a source package's upstream tarball with apt, in
+// a private apt state whose deb-src entries mirror the system's deb entries
+// (same mirrors, suites, components and keyrings), so apt checks the signed
+// indexes. Only the tarball State A is made of is downloaded: the upstream
+// .orig tarball (or, for a native package, the package's own tarball), not
+// the .dsc, the Debian packaging or extra orig components, which a partial
+// mirror may not serve. apt-get source --print-uris gives its URI, size and
+// hash from the signed Sources index; apt-helper downloads it checking that
+// hash, and srb checks the size and SHA-256 again before unpacking.
 func fetchDebian(ctx context.Context, s task.Source, _, dir string, env *Env) error {
 	root := filepath.Join(env.Work, "apt")
 	parts := filepath.Join(root, "sources.list.d")
@@ -135,12 +139,80 @@ func fetchDebian(ctx context.Context, s task.Source, _, dir string, env *Env) er
 	if _, err := run(ctx, root, nil, apt, append(opts, "update")...); err != nil {
 		return err
 	}
-	env.logf("apt-get source --download-only %s=%s", s.Package, s.Version)
+	env.logf("apt-get source --print-uris %s=%s", s.Package, s.Version)
 	dl := filepath.Join(root, "dl")
-	if _, err := run(ctx, dl, nil, apt, append(opts, "source", "--download-only", s.Package+"="+s.Version)...); err != nil {
+	out, err := run(ctx, dl, nil, apt, append(opts, "source", "--print-uris", s.Package+"="+s.Version)...)
+	if err != nil {
 		return err
 	}
-	upstream := s.Version
+	files, err := parseSourceURIs(out)
+	if err != nil {
+		return fmt.Errorf("apt-get source --print-uris %s=%s: %w", s.Package, s.Version, err)
+	}
+	f, err := debianTarball(files, s.Package, s.Version)
+	if err != nil {
+		return err
+	}
+	dest := filepath.Join(dl, f.Name)
+	env.logf("apt-helper download-file %s", f.Name)
+	if _, err := run(ctx, dl, nil, env.prog(env.AptHelper, "/usr/lib/apt/apt-helper"), "download-file", f.URI, dest, f.Hash); err != nil {
+		return err
+	}
+	if err := checkDownload(dest, f); err != nil {
+		return err
+	}
+	return archive.ExtractFile(dest, dir, LimitsOf(s))
+}
+
+// sourceFile is one file of a Debian source package as apt-get source
+// --print-uris lists it: its URI, file name, size in bytes and hash
+// ("SHA256:<hex>", from the signed Sources index).
+type sourceFile struct {
+	URI, Name string
+	Size      int64
+	Hash      string
+}
+
+// parseSourceURIs reads apt-get source --print-uris output: every line
+// "'URI' name size HASH" is a file; other lines (notices, "Need to get")
+// are skipped. No file at all is an error.
+func parseSourceURIs(out []byte) ([]sourceFile, error) {
+	var files []sourceFile
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(line, "'") {
+			continue
+		}
+		end := strings.Index(line[1:], "'")
+		if end < 0 {
+			continue
+		}
+		fields := strings.Fields(line[end+2:])
+		if len(fields) != 3 {
+			continue
+		}
+		var size int64
+		if _, err := fmt.Sscan(fields[1], &size); err != nil {
+			continue
+		}
+		files = append(files, sourceFile{URI: line[1 : end+1], Name: fields[0], Size: size, Hash: fields[2]})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no file listed (got %q)", truncate(out, 400))
+	}
+	return files, nil
+}
+
+// debianTarball picks State A's tarball among a source package's files:
+// the upstream <package>_<upstream>.orig.tar.* (not an .asc signature, not
+// an .orig-<component> tarball), else a native package's
+// <package>_<version>.tar.*.
+func debianTarball(files []sourceFile, pkg, version string) (sourceFile, error) {
+	upstream := version
 	if i := strings.Index(upstream, ":"); i >= 0 {
 		upstream = upstream[i+1:] // epoch
 	}
@@ -148,31 +220,54 @@ func fetchDebian(ctx context.Context, s task.Source, _, dir string, env *Env) er
 	if i := strings.LastIndex(upstream, "-"); i >= 0 {
 		upstream = upstream[:i]
 	}
-	ents, err := os.ReadDir(dl)
+	var orig, nat *sourceFile
+	for i := range files {
+		name := files[i].Name
+		if strings.HasSuffix(name, ".asc") {
+			continue
+		}
+		if strings.HasPrefix(name, pkg+"_"+upstream+".orig.tar.") {
+			orig = &files[i]
+		}
+		if strings.HasPrefix(name, pkg+"_"+native+".tar.") {
+			nat = &files[i]
+		}
+	}
+	if orig == nil {
+		orig = nat
+	}
+	if orig == nil {
+		var names []string
+		for _, f := range files {
+			names = append(names, archive.QuoteName(f.Name))
+		}
+		return sourceFile{}, fmt.Errorf("source package %s %s lists no %s_%s.orig.tar.* (got %s)", pkg, version, pkg, upstream, strings.Join(names, ", "))
+	}
+	return *orig, nil
+}
+
+// checkDownload checks a downloaded file against the size and SHA-256 the
+// signed index gave (a hash of another algorithm is left to apt-helper).
+func checkDownload(path string, f sourceFile) error {
+	fh, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	var orig, nat string
-	for _, e := range ents {
-		name := e.Name()
-		if strings.HasPrefix(name, s.Package+"_"+upstream+".orig.tar.") && !strings.HasSuffix(name, ".asc") {
-			orig = name
-		}
-		if strings.HasPrefix(name, s.Package+"_"+native+".tar.") && !strings.HasSuffix(name, ".asc") {
-			nat = name
+	defer fh.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, fh)
+	if err != nil {
+		return err
+	}
+	if n != f.Size {
+		return fmt.Errorf("%s: downloaded %d bytes, the source index says %d", f.Name, n, f.Size)
+	}
+	if alg, want, ok := strings.Cut(f.Hash, ":"); ok && strings.EqualFold(alg, "SHA256") {
+		if got := hex.EncodeToString(h.Sum(nil)); !strings.EqualFold(got, want) {
+			return fmt.Errorf("%s: sha256 %s, the source index says %s", f.Name, got, want)
 		}
 	}
-	if orig == "" {
-		orig = nat
-	}
-	if orig == "" {
-		var names []string
-		for _, e := range ents {
-			names = append(names, archive.QuoteName(e.Name()))
-		}
-		return fmt.Errorf("apt-get source left no %s_%s.orig.tar.* (got %s)", s.Package, upstream, strings.Join(names, ", "))
-	}
-	return archive.ExtractFile(filepath.Join(dl, orig), dir, LimitsOf(s))
+	return nil
 }
 
 // writeDebSrc turns every deb entry of the apt configuration under etc

@@ -28,6 +28,11 @@ var realSources = []struct {
 		"7e6c4f1dac9d1f2ee17b18e00767598ad8fc794d23880793aeb8ec4962024f92", 563, []string{"LICENSE", "configure.ac", "src/libsodium/include/sodium.h"}},
 	{"debian-cmark", task.StateA{Project: "cmark", Version: "0.30.2", Source: task.Source{Kind: "debian", Package: "cmark", Version: "0.30.2-6"}},
 		"07381309109428a5ae9cc51d6518acc7fc04488354d06d9f6a94441354975f3b", 118, []string{"COPYING", "test/spec.txt", "src/cmark.h"}},
+	// A source package with an extra orig component (orig-types-stylus)
+	// whose .debian.tar.xz and component the mirror here does not serve:
+	// only the orig tarball is fetched.
+	{"debian-stylus", task.StateA{Project: "stylus", Version: "0.59.0", Source: task.Source{Kind: "debian", Package: "node-stylus", Version: "0.59.0+~0.48.38-2"}},
+		"fdb9b663125a6b607410f3725a4db59e03cec770344317f6b238d52f4b347e9b", 1049, []string{"LICENSE", "lib/stylus.js", "test/cases/import.basic.styl"}},
 }
 
 // needRegistries skips tests that reach the module proxy, the npm

@@ -136,6 +136,10 @@ var fetchers = map[string]fetcher{
 type Env struct {
 	// Go, NPM, AptGet and Git are the clients' executables.
 	Go, NPM, AptGet, Git string
+	// AptHelper is apt's download helper (default
+	// /usr/lib/apt/apt-helper), which fetches a Debian source tarball and
+	// checks its hash.
+	AptHelper string
 	// AptSources is the folder of apt .sources/.list files whose deb
 	// entries are turned into deb-src ones (default /etc/apt).
 	AptSources string

@@ -684,8 +684,8 @@ func (v *validator) layout() {
 			if err != nil || e.IsDir() {
 				return nil
 			}
-			if isProgram(p, e) {
-				v.fileProblem(RuleLayout, p, 0, "%s is a program inside %s/, which holds data only: move it under modules/, or clear its executable bit if it is data", rel(v.t.Dir, p), d)
+			if why := programReason(p, e); why != "" {
+				v.fileProblem(RuleLayout, p, 0, "%s is a program inside %s/ (%s), which holds data only: move it under modules/, or, if it is data, %s", rel(v.t.Dir, p), d, why, programFix[why])
 			}
 			return nil
 		})
@@ -774,23 +774,39 @@ func rel(base, p string) string {
 }
 
 // isProgram: an executable bit, a #! line, or an ELF header.
-func isProgram(p string, e fs.DirEntry) bool {
+// programFix says, for each reason programReason gives, how a data file
+// stops being one.
+var programFix = map[string]string{
+	"executable bit": "clear its executable bit",
+	"#! line":        "remove its #! line (a file a command reads or runs with an interpreter named in the argv needs none)",
+	"ELF executable": "keep it out of the task (a compiled program is not data)",
+}
+
+// programReason says why the regular file p looks like a program: its
+// executable bit, a #! first line, or an ELF header; "" when it does not.
+func programReason(p string, e fs.DirEntry) string {
 	info, err := e.Info()
 	if err != nil || !info.Mode().IsRegular() {
-		return false
+		return ""
 	}
 	if info.Mode().Perm()&0o111 != 0 {
-		return true
+		return "executable bit"
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return false
+		return ""
 	}
 	defer f.Close()
 	head := make([]byte, 4)
 	n, _ := f.Read(head)
 	head = head[:n]
-	return bytes.HasPrefix(head, []byte("#!")) || bytes.Equal(head, []byte("\x7fELF"))
+	switch {
+	case bytes.HasPrefix(head, []byte("#!")):
+		return "#! line"
+	case bytes.Equal(head, []byte("\x7fELF")):
+		return "ELF executable"
+	}
+	return ""
 }
 
 func (v *validator) counts() {
