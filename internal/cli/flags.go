@@ -3,10 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"io"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
 // addJSONFlag binds --json into *dst.
@@ -39,14 +41,16 @@ func addCacheFlag(cmd *cobra.Command, dst *string) {
 }
 
 // resolveCache is the --cache value, else source.DefaultCacheDir; a
-// failure is a harness fault (exit 1).
+// failure is a harness fault (exit 1). The task loads that follow keep
+// what they decode in its validate/load (task.SetLoadMemo).
 func resolveCache(flag string) (string, error) {
-	if flag != "" {
-		return flag, nil
+	d := flag
+	if d == "" {
+		var err error
+		if d, err = source.DefaultCacheDir(); err != nil {
+			return "", couldNotRun(err)
+		}
 	}
-	d, err := source.DefaultCacheDir()
-	if err != nil {
-		return "", couldNotRun(err)
-	}
+	task.SetLoadMemo(filepath.Join(d, "validate", "load"))
 	return d, nil
 }

@@ -35,34 +35,41 @@ func Load(dir string) (*Task, []Problem) {
 		return nil, []Problem{{Rule: RuleTaskFolder, File: file, Msg: msg}}
 	}
 	ctx := cuecontext.New()
-	sch := ctx.CompileBytes(schema.TaskCUE(), cue.Filename("schema/task.cue"))
-	if err := sch.Err(); err != nil && !sch.Exists() {
-		// The embedded schema is part of srb; failing to compile it is a bug.
-		panic(fmt.Sprintf("srb's embedded task schema does not compile: %v", err))
-	}
-	def := sch.LookupPath(cue.ParsePath("#Task"))
 	tv := ctx.CompileBytes(src, cue.Filename(file))
 	if err := tv.Err(); err != nil {
 		return nil, syntaxProblems(file, err)
 	}
-	v := def.Unify(tv)
-	t := &Task{Dir: dir, File: file, source: tv, def: def}
-	if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
-		ps := schemaProblems(t, v, err)
-		if len(ps) == 0 {
-			ps = []Problem{{Rule: RuleSchema, File: file, Msg: err.Error()}}
+	// A task these bytes gave this build before, with no problem, is read
+	// from the memo (SetLoadMemo) instead of being unified and decoded.
+	memo := loadMemoPath(src)
+	t := recallLoad(memo)
+	if t == nil {
+		sch := ctx.CompileBytes(schema.TaskCUE(), cue.Filename("schema/task.cue"))
+		if err := sch.Err(); err != nil && !sch.Exists() {
+			// The embedded schema is part of srb; failing to compile it is a bug.
+			panic(fmt.Sprintf("srb's embedded task schema does not compile: %v", err))
 		}
-		SortProblems(ps)
-		return nil, ps
-	}
-	if err := v.Decode(t); err != nil {
-		ps := schemaProblems(t, v, err)
-		if len(ps) == 0 {
-			// A value CUE accepts that Go cannot hold (a number too large
-			// for its field): never a task without a problem.
-			ps = []Problem{{Rule: RuleSchema, File: file, Msg: fmt.Sprintf("a value does not fit its field: %v", err)}}
+		def := sch.LookupPath(cue.ParsePath("#Task"))
+		v := def.Unify(tv)
+		t = &Task{Dir: dir, File: file, source: tv, def: def}
+		if err := v.Validate(cue.Concrete(true), cue.Final()); err != nil {
+			ps := schemaProblems(t, v, err)
+			if len(ps) == 0 {
+				ps = []Problem{{Rule: RuleSchema, File: file, Msg: err.Error()}}
+			}
+			SortProblems(ps)
+			return nil, ps
 		}
-		return nil, ps
+		if err := v.Decode(t); err != nil {
+			ps := schemaProblems(t, v, err)
+			if len(ps) == 0 {
+				// A value CUE accepts that Go cannot hold (a number too large
+				// for its field): never a task without a problem.
+				ps = []Problem{{Rule: RuleSchema, File: file, Msg: fmt.Sprintf("a value does not fit its field: %v", err)}}
+			}
+			return nil, ps
+		}
+		memoLoad(memo, t)
 	}
 	t.Dir, t.File, t.source, t.def = dir, file, tv, cue.Value{}
 	if p := noAdversaries(t); p != nil {
