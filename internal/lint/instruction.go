@@ -206,6 +206,17 @@ type needle struct {
 	word  bool         // match as a whole token only
 	line  int          // a truth value's line in its truth file
 	about *needleAbout // shared by the lines of one truth file
+	// ord is the needle's place in needles' order: its slot << 32, plus
+	// a truth value's line in its file.
+	ord int64
+}
+
+// truthText is one truth file's content, whose lines of at least keyLen
+// bytes (trimmed) are needles in slot ord>>32 (see instructionChecks).
+type truthText struct {
+	text  string
+	about *needleAbout
+	ord   int64
 }
 
 // needleAbout says what a needle is and where it comes from.
@@ -237,13 +248,23 @@ const maxTruthBytes = 1 << 20
 
 // needles lists what the instruction must not quote: files under modules/,
 // truth/ and prompts/ (path and distinctive file name), truth file stems
-// (case ids), lines of truth files (truth values), module ids written as
-// code, and the verifiers' image path /tests/.
-func (c *checker) needles() []needle {
+// (case ids), module ids written as code, and the verifiers' image path
+// /tests/; and the truth files whose lines (truth values) it must not
+// quote either, which instructionChecks looks up line by line rather than
+// making a needle of each (lang01 has tens of thousands).
+func (c *checker) needles() ([]needle, []truthText) {
 	dir := c.t.Dir
-	ns := []needle{{text: "/tests/", about: &needleAbout{what: "a path in the verifiers' image, which does not exist for the agent"}}}
+	var ns []needle
+	var truths []truthText
+	slot := int64(0)
+	add := func(n needle) {
+		n.ord = slot << 32
+		slot++
+		ns = append(ns, n)
+	}
+	add(needle{text: "/tests/", about: &needleAbout{what: "a path in the verifiers' image, which does not exist for the agent"}})
 	for _, m := range c.t.Behavioural.Modules {
-		ns = append(ns, needle{text: "`" + m.ID + "`", about: &needleAbout{what: "the id of behavioural module " + m.ID,
+		add(needle{text: "`" + m.ID + "`", about: &needleAbout{what: "the id of behavioural module " + m.ID,
 			from: Location{File: c.t.File, Field: "behavioural.modules"}}})
 	}
 	// Words a surface requires the instruction to mention (surface
@@ -270,16 +291,16 @@ func (c *checker) needles() []needle {
 				what = "a verifier's prompt file"
 			}
 			from := Location{File: p}
-			ns = append(ns, needle{text: rel, about: &needleAbout{what: what, from: from}})
+			add(needle{text: rel, about: &needleAbout{what: what, from: from}})
 			base := e.Name()
 			if strings.Contains(base, ".") && len(base) >= 5 && !generic(base) {
-				ns = append(ns, needle{text: base, word: true, about: &needleAbout{what: what + " (" + rel + ")", from: from}})
+				add(needle{text: base, word: true, about: &needleAbout{what: what + " (" + rel + ")", from: from}})
 			}
 			if sub != "truth" {
 				return nil
 			}
 			if stem := strings.TrimSuffix(base, filepath.Ext(base)); len(stem) >= 4 && strings.ContainsAny(stem, "-_0123456789") && !vocabulary[fold(stem)] {
-				ns = append(ns, needle{text: stem, word: true, about: &needleAbout{what: "a case id (the name of " + rel + ")", from: from}})
+				add(needle{text: stem, word: true, about: &needleAbout{what: "a case id (the name of " + rel + ")", from: from}})
 			}
 			if info, err := e.Info(); err != nil || info.Size() > maxTruthBytes {
 				return nil
@@ -288,20 +309,12 @@ func (c *checker) needles() []needle {
 			if err != nil {
 				return nil
 			}
-			values := &needleAbout{truth: rel, from: Location{File: p}}
-			text := string(b)
-			ns = slices.Grow(ns, strings.Count(text, "\n")+1)
-			for i := 1; text != ""; i++ {
-				l, rest, _ := strings.Cut(text, "\n")
-				text = rest
-				if v := strings.TrimSpace(l); len(v) >= 16 {
-					ns = append(ns, needle{text: v, line: i, about: values})
-				}
-			}
+			truths = append(truths, truthText{text: string(b), about: &needleAbout{truth: rel, from: Location{File: p}}, ord: slot << 32})
+			slot++
 			return nil
 		})
 	}
-	return ns
+	return ns, truths
 }
 
 func generic(base string) bool {
@@ -427,16 +440,57 @@ func wordAt(s string, i, n int) bool {
 
 // instructionChecks reports each instruction line that quotes a needle
 // (the first needle, in needles order); its cost is linear in the
-// instruction's and the needles' sizes (issue 17).
+// instruction's and the needles' sizes (issue 17). A truth value (a
+// truth file line of keyLen bytes or more, trimmed) is looked up by its
+// first keyLen bytes among the instruction's keyLen-byte windows, so
+// the truth files cost one map lookup per line and no needle of their
+// own unless the instruction quotes them.
 func (c *checker) instructionChecks() {
-	ns := c.needles()
+	ns, truths := c.needles()
 	x := newNeedleIndex(ns)
-	for i, l := range c.doc.lines {
-		k := x.first(l, ns)
-		if k < 0 {
+	lines := c.doc.lines
+	best := make([]needle, len(lines))
+	found := make([]bool, len(lines))
+	for i, l := range lines {
+		if k := x.first(l, ns); k >= 0 {
+			best[i], found[i] = ns[k], true
+		}
+	}
+	if len(truths) > 0 {
+		type at struct{ line, off int }
+		windows := map[string][]at{}
+		for i, l := range lines {
+			for off := 0; off+keyLen <= len(l); off++ {
+				w := l[off : off+keyLen]
+				windows[w] = append(windows[w], at{i, off})
+			}
+		}
+		for _, tt := range truths {
+			text := tt.text
+			for n := 1; text != ""; n++ {
+				l, rest, _ := strings.Cut(text, "\n")
+				text = rest
+				v := strings.TrimSpace(l)
+				if len(v) < keyLen {
+					continue
+				}
+				ord := tt.ord + int64(n)
+				for _, a := range windows[v[:keyLen]] {
+					if found[a.line] && best[a.line].ord <= ord {
+						continue
+					}
+					if strings.HasPrefix(lines[a.line][a.off:], v) {
+						best[a.line], found[a.line] = needle{text: v, line: n, about: tt.about, ord: ord}, true
+					}
+				}
+			}
+		}
+	}
+	for i := range lines {
+		if !found[i] {
 			continue
 		}
-		n := ns[k]
+		n := best[i]
 		what, from := n.describe()
 		locs := []Location{c.atLine(i+1, "")}
 		if from.File != "" {

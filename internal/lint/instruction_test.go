@@ -1,7 +1,12 @@
 package lint
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
 func TestDocFind(t *testing.T) {
@@ -86,6 +91,37 @@ func TestContainsWord(t *testing.T) {
 	} {
 		if got := containsWord(c.s, c.tok); got != c.want {
 			t.Errorf("containsWord(%q, %q) = %v, want %v", c.s, c.tok, got, c.want)
+		}
+	}
+}
+
+// TestInstructionChecksOrder: a line quoting several needles is reported
+// once, for the first in needles' order, whether that is a path (modules/
+// comes before truth/) or a truth value (truth/ comes before prompts/).
+func TestInstructionChecksOrder(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"modules/build/run.sh": "#!/bin/sh\n",
+		"truth/cases.jsonl":    "short\n  {\"case\": \"first\", \"want\": 1}  \n{\"case\": \"second\", \"want\": 2}\n",
+		"prompts/review.txt":   "review\n",
+	} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	instr := "Run modules/build/run.sh on {\"case\": \"first\", \"want\": 1}.\n" +
+		"See prompts/review.txt for {\"case\": \"second\", \"want\": 2} and {\"case\": \"first\", \"want\": 1}.\n" +
+		"Nothing here.\n"
+	tk := &task.Task{Dir: dir, File: filepath.Join(dir, "task.cue"), Instruction: "instruction.md"}
+	c := &checker{t: tk, r: &Report{Dir: dir, Task: tk}, doc: newDoc([]byte(instr))}
+	c.instructionChecks()
+	if len(c.r.Findings) != 2 {
+		t.Fatalf("%d findings, want 2: %+v", len(c.r.Findings), c.r.Findings)
+	}
+	for i, want := range []string{`"modules/build/run.sh"`, `"{\"case\": \"first\", \"want\": 1}", a truth value (truth/cases.jsonl:2)`} {
+		if f := c.r.Findings[i]; !strings.Contains(f.Msg, want) || f.Locations[0].Line != i+1 {
+			t.Errorf("finding %d: line %d %q, want line %d quoting %s", i, f.Locations[0].Line, f.Msg, i+1, want)
 		}
 	}
 }
