@@ -1,8 +1,10 @@
 package lint
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -457,12 +459,28 @@ func (c *checker) instructionChecks() {
 		}
 	}
 	if len(truths) > 0 {
-		type at struct{ line, off int }
-		windows := map[string][]at{}
+		// Every keyLen-byte window of the instruction, chained by a hash
+		// of its bytes (windowKey): head[k] is the latest place, next
+		// links each place to the one before it with the same key (-1
+		// ends); a place is a candidate that strings.HasPrefix confirms.
+		type at struct{ line, off int32 }
+		n := 0
+		for _, l := range lines {
+			n += max(len(l)-keyLen+1, 0)
+		}
+		places := make([]at, 0, n)
+		next := make([]int32, 0, n)
+		head := make(map[uint64]int32, n)
 		for i, l := range lines {
 			for off := 0; off+keyLen <= len(l); off++ {
-				w := l[off : off+keyLen]
-				windows[w] = append(windows[w], at{i, off})
+				w := windowKey(l[off:])
+				prev, ok := head[w]
+				if !ok {
+					prev = -1
+				}
+				head[w] = int32(len(places))
+				places = append(places, at{int32(i), int32(off)})
+				next = append(next, prev)
 			}
 		}
 		for _, tt := range truths {
@@ -475,7 +493,9 @@ func (c *checker) instructionChecks() {
 					continue
 				}
 				ord := tt.ord + int64(n)
-				for _, a := range windows[v[:keyLen]] {
+				k, ok := head[windowKey(v)]
+				for ; ok && k >= 0; k = next[k] {
+					a := places[k]
 					if found[a.line] && best[a.line].ord <= ord {
 						continue
 					}
@@ -504,6 +524,14 @@ func (c *checker) instructionChecks() {
 			"the instruction quotes %q, %s: an instruction that lists the checks is an instruction to satisfy them; state the requirement and leave the check to stages 2 and 3",
 			n.text, what)
 	}
+}
+
+// windowKey hashes the first keyLen (16) bytes of s, which has at least
+// that many.
+func windowKey(s string) uint64 {
+	a := binary.LittleEndian.Uint64([]byte(s[:8]))
+	b := binary.LittleEndian.Uint64([]byte(s[8:16]))
+	return a*0x9E3779B97F4A7C15 ^ bits.RotateLeft64(b, 31)
 }
 
 // rePromise finds the words that make a sentence promise a behaviour.
