@@ -36,7 +36,8 @@ func bareLoad(b *testing.B, src []byte) {
 }
 
 // BenchmarkValidate runs Validate (every static rule of internal/task,
-// the truth rule answered from its memo after the first run) on the
+// the truth rule and the task load answered from their memos after the
+// first run, as srb validate does with its cache) on the
 // fixture and on each real task, warm, interleaved with the baseline, a
 // bare CUE load of the same files (bareLoad), each iteration timing one
 // of each, so both see the same machine. It reports the ratio of the
@@ -51,6 +52,8 @@ func BenchmarkValidate(b *testing.B) {
 				b.Fatal(err)
 			}
 			o := ValidateOptions{TruthMemo: b.TempDir()}
+			SetLoadMemo(b.TempDir())
+			defer SetLoadMemo("")
 			bareLoad(b, src)
 			if r := ValidateWith(dir, o); r.Task == nil {
 				b.Fatalf("%s does not load: %v", dir, r.Problems)
