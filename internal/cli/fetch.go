@@ -115,7 +115,7 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 	var results []fetchResult
 	bad, faults := 0, 0
 	for _, d := range dirs {
-		t, problems := task.Load(d)
+		t, problems := task.LoadWith(d, task.LoadOptions{Memo: loadMemo(cacheDir)})
 		if len(problems) > 0 {
 			for _, p := range problems {
 				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))

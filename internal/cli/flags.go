@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/source"
-	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
 // addJSONFlag binds --json into *dst.
@@ -41,16 +40,18 @@ func addCacheFlag(cmd *cobra.Command, dst *string) {
 }
 
 // resolveCache is the --cache value, else source.DefaultCacheDir; a
-// failure is a harness fault (exit 1). The task loads that follow keep
-// what they decode in its validate/load (task.SetLoadMemo).
+// failure is a harness fault (exit 1).
 func resolveCache(flag string) (string, error) {
-	d := flag
-	if d == "" {
-		var err error
-		if d, err = source.DefaultCacheDir(); err != nil {
-			return "", couldNotRun(err)
-		}
+	if flag != "" {
+		return flag, nil
 	}
-	task.SetLoadMemo(filepath.Join(d, "validate", "load"))
+	d, err := source.DefaultCacheDir()
+	if err != nil {
+		return "", couldNotRun(err)
+	}
 	return d, nil
 }
+
+// loadMemo is where the task loads of validate, notice and fetch keep
+// what they decode (task.LoadOptions.Memo) in the cache folder dir.
+func loadMemo(dir string) string { return filepath.Join(dir, "validate", "load") }

@@ -94,7 +94,7 @@ func runNotice(ctx context.Context, opts *NoticeOptions) error {
 	entries := []notice.Entry{}
 	bad, faults := 0, 0
 	for _, m := range matches {
-		t, problems := task.Load(filepath.Dir(m))
+		t, problems := task.LoadWith(filepath.Dir(m), task.LoadOptions{Memo: loadMemo(cacheDir)})
 		if len(problems) > 0 {
 			for _, p := range problems {
 				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))

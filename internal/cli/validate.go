@@ -197,7 +197,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	for _, d := range dirs {
 		// What the truth rule finds is kept in the cache, keyed by the
 		// task folder's bytes and srb's build (task.ValidateOptions).
-		r := task.ValidateWith(d, task.ValidateOptions{TruthMemo: filepath.Join(cacheDir, "validate", "truth")})
+		r := task.ValidateWith(d, task.ValidateOptions{TruthMemo: filepath.Join(cacheDir, "validate", "truth"), LoadMemo: loadMemo(cacheDir)})
 		if r.Task != nil {
 			// lint's error rules are validate rules too (srb lint shows
 			// them with their warnings and advice).

@@ -51,9 +51,7 @@ func BenchmarkValidate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			o := ValidateOptions{TruthMemo: b.TempDir()}
-			SetLoadMemo(b.TempDir())
-			defer SetLoadMemo("")
+			o := ValidateOptions{TruthMemo: b.TempDir(), LoadMemo: b.TempDir()}
 			bareLoad(b, src)
 			if r := ValidateWith(dir, o); r.Task == nil {
 				b.Fatalf("%s does not load: %v", dir, r.Problems)

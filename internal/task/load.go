@@ -25,6 +25,11 @@ import (
 // and a message saying how to fix it. An unknown or misspelt key names
 // the nearest known key.
 func Load(dir string) (*Task, []Problem) {
+	return LoadWith(dir, LoadOptions{})
+}
+
+// LoadWith is [Load] with options.
+func LoadWith(dir string, o LoadOptions) (*Task, []Problem) {
 	file := filepath.Join(dir, FileName)
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -40,8 +45,8 @@ func Load(dir string) (*Task, []Problem) {
 		return nil, syntaxProblems(file, err)
 	}
 	// A task these bytes gave this build before, with no problem, is read
-	// from the memo (SetLoadMemo) instead of being unified and decoded.
-	memo := loadMemoPath(src)
+	// from the memo (LoadOptions.Memo) instead of being unified and decoded.
+	memo := loadMemoPath(o.Memo, src)
 	t := recallLoad(memo)
 	if t == nil {
 		sch := ctx.CompileBytes(schema.TaskCUE(), cue.Filename("schema/task.cue"))

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync/atomic"
 
 	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/schema"
@@ -19,28 +18,25 @@ import (
 // loadMemoFormat is bumped when what a load memo file holds changes shape.
 const loadMemoFormat = "load-memo 1"
 
-// loadMemo is the folder SetLoadMemo named, or nil.
-var loadMemo atomic.Pointer[string]
-
-// SetLoadMemo names a folder (made when missing) where [Load] keeps each
-// task it decoded without a problem, as JSON, one file per hex sha256 of
-// srb's build ([archive.BuildKey]), the embedded schema and the task
-// file's bytes. A later Load of the same bytes by the same build reads
-// that file instead of unifying the task with #Task, validating and
-// decoding it (about 35 ms of CPU for lang01, most of a warm srb
-// validate; issue 17); it still compiles the task file alone, which is
-// what problem positions and [Task.Declares] read. A task with problems
-// is never kept, so its problems are always found afresh. "" turns the
-// memo off (the default). Safe for concurrent use.
-func SetLoadMemo(dir string) {
-	loadMemo.Store(&dir)
+// LoadOptions tune [LoadWith].
+type LoadOptions struct {
+	// Memo is a folder (made when missing) where LoadWith keeps each task
+	// it decoded without a problem, as JSON, one file per hex sha256 of
+	// srb's build ([archive.BuildKey]), the embedded schema and the task
+	// file's bytes. A later load of the same bytes by the same build
+	// reads that file instead of unifying the task with #Task, validating
+	// and decoding it (about 35 ms of CPU for lang01, most of a warm srb
+	// validate; issue 17); it still compiles the task file alone, which
+	// is what problem positions and [Task.Declares] read. A task with
+	// problems is never kept, so its problems are always found afresh.
+	// "" keeps nothing.
+	Memo string
 }
 
-// loadMemoPath is where the memo of a task file's bytes src lives, or ""
-// when there is no memo folder.
-func loadMemoPath(src []byte) string {
-	dir := loadMemo.Load()
-	if dir == nil || *dir == "" {
+// loadMemoPath is where the memo of a task file's bytes src lives in
+// dir, or "" when dir is "".
+func loadMemoPath(dir string, src []byte) string {
+	if dir == "" {
 		return ""
 	}
 	h := sha256.New()
@@ -49,7 +45,7 @@ func loadMemoPath(src []byte) string {
 	h.Write(sch)
 	fmt.Fprintf(h, "\n%d:", len(src))
 	h.Write(src)
-	return filepath.Join(*dir, hex.EncodeToString(h.Sum(nil))+".json")
+	return filepath.Join(dir, hex.EncodeToString(h.Sum(nil))+".json")
 }
 
 // recallLoad is the task memoised at path, or nil.

@@ -16,17 +16,15 @@ import (
 // checks that all three give the same task, that the hit really came from
 // the memo file, and that a changed task file misses.
 func TestLoadMemo(t *testing.T) {
-	defer SetLoadMemo("")
 	for _, dir := range []string{fixtureDir, "../../tasks/lang01-cmark-c-to-rust", "../../tasks/build01-libsodium-autotools-to-cmake", "../../tasks/pf02-stylus-web-platform-port"} {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			SetLoadMemo("")
 			want, ps := Load(dir)
 			if len(ps) > 0 {
 				t.Fatal(ps)
 			}
 			memo := t.TempDir()
-			SetLoadMemo(memo)
-			miss, ps := Load(dir)
+			o := LoadOptions{Memo: memo}
+			miss, ps := LoadWith(dir, o)
 			if len(ps) > 0 {
 				t.Fatal(ps)
 			}
@@ -34,7 +32,7 @@ func TestLoadMemo(t *testing.T) {
 			if len(files) != 1 {
 				t.Fatalf("memo files after a miss: %v, want one (does the task survive a JSON round trip?)", files)
 			}
-			hit, ps := Load(dir)
+			hit, ps := LoadWith(dir, o)
 			if len(ps) > 0 {
 				t.Fatal(ps)
 			}
@@ -57,14 +55,14 @@ func TestLoadMemo(t *testing.T) {
 			if err := os.WriteFile(files[0], forged, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := Load(dir); got == nil || got.ID != "from-the-memo" {
+			if got, _ := LoadWith(dir, o); got == nil || got.ID != "from-the-memo" {
 				t.Errorf("Load did not read the memo file")
 			}
 			// Other bytes are another key: a copy with one more comment misses.
 			cp := t.TempDir()
 			src, _ := os.ReadFile(filepath.Join(dir, FileName))
 			os.WriteFile(filepath.Join(cp, FileName), append(src, "\n// edited\n"...), 0o644)
-			if got, _ := Load(cp); got == nil || got.ID != want.ID {
+			if got, _ := LoadWith(cp, o); got == nil || got.ID != want.ID {
 				t.Errorf("an edited task file read another file's memo: %v", got)
 			}
 		})
@@ -73,12 +71,10 @@ func TestLoadMemo(t *testing.T) {
 
 // TestLoadMemoSkipsProblems: a task with a schema problem is never kept.
 func TestLoadMemoSkipsProblems(t *testing.T) {
-	defer SetLoadMemo("")
 	memo := t.TempDir()
-	SetLoadMemo(memo)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, FileName), []byte("package srb\nid: 3\n"), 0o644)
-	if _, ps := Load(dir); len(ps) == 0 {
+	if _, ps := LoadWith(dir, LoadOptions{Memo: memo}); len(ps) == 0 {
 		t.Fatal("no problem for id: 3")
 	}
 	if files, _ := filepath.Glob(filepath.Join(memo, "*")); len(files) != 0 {

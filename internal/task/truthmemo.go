@@ -23,6 +23,8 @@ type ValidateOptions struct {
 	// about 170 ms of CPU a run), and its result depends only on the task
 	// folder's bytes, the declaration and srb's build. "" checks every time.
 	TruthMemo string
+	// LoadMemo is the task load's memo folder (LoadOptions.Memo).
+	LoadMemo string
 }
 
 // ValidateWith is [Validate] with options.

@@ -44,7 +44,7 @@ func Validate(dir string) *Report {
 
 func validate(dir string, o ValidateOptions) *Report {
 	r := &Report{Dir: dir}
-	t, ps := Load(dir)
+	t, ps := LoadWith(dir, LoadOptions{Memo: o.LoadMemo})
 	if len(ps) > 0 {
 		r.Problems = ps
 		return r
