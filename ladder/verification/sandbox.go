@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -629,17 +630,10 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 		EnvTarget+"="+side.tree(), EnvTargetToken+"="+h.Token(role), EnvWork+"="+side.work(),
 		"HOME="+side.home(), "TMPDIR="+side.tmp())
 	argv := append(slices.Clone(h.command), role)
-	stdout, err1 := os.CreateTemp(h.work, ".stdout-*")
-	stderr, err2 := os.CreateTemp(h.work, ".stderr-*")
-	if err := errors.Join(err1, err2); err != nil {
-		return harness(err.Error())
-	}
-	defer func() {
-		stdout.Close()
-		stderr.Close()
-		os.Remove(stdout.Name())
-		os.Remove(stderr.Name())
-	}()
+	// Only the outputs' last bytes are kept, in memory: what a run prints
+	// (the submission's program printing without end) never grows on the
+	// grader's disk.
+	stdout, stderr := &tailWriter{}, &tailWriter{}
 	start := time.Now()
 	spec := proc.Spec{Argv: argv, Dir: side.tree(), Env: env, Stdout: stdout, Stderr: stderr}
 	if side.uid >= 0 {
@@ -695,8 +689,8 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 	}
 	run.Passed = run.ExitCode == 0 && run.Harness == ""
 	run.Fault = !run.TimedOut && run.Harness == "" && run.ExitCode > 1 && slices.Contains(h.cfg.FaultCodes, run.ExitCode)
-	run.Stdout = tail(stdout)
-	if e := tail(stderr); e != "" || run.Stderr == "" {
+	run.Stdout = stdout.String()
+	if e := stderr.String(); e != "" || run.Stderr == "" {
 		run.Stderr = e + run.Stderr
 	}
 	return run
@@ -936,16 +930,33 @@ func CandidateEnv(base []string, network bool, extra ...string) []string {
 	return out
 }
 
-// tail returns the last MaxRunTail bytes of f, as valid UTF-8.
-func tail(f *os.File) string {
-	st, err := f.Stat()
-	if err != nil {
-		return ""
+// tailWriter keeps the last [MaxRunTail] bytes written to it and accepts
+// everything. It is safe for concurrent use.
+type tailWriter struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+// Write implements io.Writer; it never fails.
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(p) >= MaxRunTail {
+		w.b = append(w.b[:0], p[len(p)-MaxRunTail:]...)
+		return len(p), nil
 	}
-	off := max(0, st.Size()-MaxRunTail)
-	b := make([]byte, st.Size()-off)
-	n, _ := f.ReadAt(b, off)
-	return strings.ToValidUTF8(string(b[:n]), "\uFFFD")
+	w.b = append(w.b, p...)
+	if len(w.b) > 2*MaxRunTail {
+		w.b = append(w.b[:0], w.b[len(w.b)-MaxRunTail:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the last MaxRunTail bytes written, as valid UTF-8.
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return lastBytes(w.b)
 }
 
 // rewriteCommand maps each argument under a PathMap key to the same path

@@ -184,3 +184,40 @@ func TestHostRunToolCannotRewriteWhatTheFileToolsRead(t *testing.T) {
 		t.Errorf("after Reset the run tool's view holds %q (%v)", b, err)
 	}
 }
+
+// A candidate run's output (the submission's program printing without end,
+// say) is kept only as its last MaxRunTail bytes: nothing of it grows on
+// the grader's disk while it runs, and the tail is the output's end.
+func TestHostRunOutputIsBounded(t *testing.T) {
+	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
+	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	c := &Candidate{Name: "loud", Filename: "loud.sh", Code: "head -c 33554432 /dev/zero | tr '\\0' x; echo; echo the-end; head -c 33554432 /dev/zero >&2; sleep 2"}
+	done := make(chan CandidateRun)
+	go func() { done <- h.Execute(context.Background(), c, RoleSubmission) }()
+	var largest int64
+	for {
+		select {
+		case r := <-done:
+			if largest > 4*MaxRunTail {
+				t.Errorf("a file of %d bytes grew in the sandbox's folder while the candidate ran", largest)
+			}
+			if !r.Passed || !strings.HasSuffix(r.Stdout, "x\nthe-end\n") || len(r.Stdout) != MaxRunTail || len(r.Stderr) != MaxRunTail {
+				t.Errorf("run: passed %v, stdout %d bytes ending %q, stderr %d bytes", r.Passed, len(r.Stdout), r.Stdout[max(0, len(r.Stdout)-20):], len(r.Stderr))
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+			_ = filepath.WalkDir(h.Work(), func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), ".std") {
+					if info, err := d.Info(); err == nil {
+						largest = max(largest, info.Size())
+					}
+				}
+				return nil
+			})
+		}
+	}
+}
