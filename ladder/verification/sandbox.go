@@ -635,7 +635,10 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 	// grader's disk.
 	stdout, stderr := &tailWriter{}, &tailWriter{}
 	start := time.Now()
-	spec := proc.Spec{Argv: argv, Dir: side.tree(), Env: env, Stdout: stdout, Stderr: stderr}
+	// WaitDelay: the outputs are pipes now; every process that holds them
+	// is ended with the containment, and one that outlives it for longer
+	// is a fault of the run (exit.Err), never a hang of the stage.
+	spec := proc.Spec{Argv: argv, Dir: side.tree(), Env: env, Stdout: stdout, Stderr: stderr, WaitDelay: 5 * time.Second}
 	if side.uid >= 0 {
 		spec.Credential = &syscall.Credential{Uid: uint32(side.uid), Gid: uint32(side.uid), Groups: []uint32{}}
 		// SysV IPC and POSIX message queues die with the run.
