@@ -302,7 +302,9 @@ func clean(name string) (string, error) {
 	return c, nil
 }
 
-// admit counts an entry against the limits and refuses a duplicate.
+// admit counts an entry against the limits and refuses a duplicate: a second entry of
+// the same name (two folders excepted), or a file or link where an earlier entry's path
+// already made a folder.
 func (x *extractor) admit(name string, kind byte) error {
 	x.entries++
 	if x.entries > x.lim.MaxFiles {
@@ -310,6 +312,11 @@ func (x *extractor) admit(name string, kind byte) error {
 	}
 	if prev, ok := x.seen[name]; ok && !(prev == kindDir && kind == kindDir) {
 		return reason(ErrDuplicate, "duplicate entry")
+	}
+	if kind != kindDir && x.dirs[name] {
+		// A folder an earlier entry's path made (no entry of its own): the dry run
+		// writes nothing, so it must refuse here what extraction could not create.
+		return reason(ErrDuplicate, "duplicate entry: a folder of that name is already made for earlier entries")
 	}
 	x.seen[name] = kind
 	return nil

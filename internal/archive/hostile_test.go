@@ -85,6 +85,12 @@ func hostileCorpus() []hostile {
 		{name: "duplicate file", build: tarOf(file("x", "1"), file("x", "2")), want: ErrDuplicate, entry: "x"},
 		{name: "duplicate through ./", build: tarOf(file("x", "1"), file("./x", "2")), want: ErrDuplicate, entry: "./x"},
 		{name: "file then symlink", build: tarOf(file("x", "1"), symlink("x", ".")), want: ErrDuplicate, entry: "x"},
+		// A folder made for an earlier entry's path is an entry too: what lands on its
+		// name later is a duplicate, for CheckFile as for ExtractFile.
+		{name: "file where a folder was implied", build: tarOf(file("a/x", "1"), file("a", "2")), want: ErrDuplicate, entry: "a"},
+		{name: "symlink where a folder was implied", build: tarOf(file("a/x", "1"), symlink("a", ".")), want: ErrDuplicate, entry: "a"},
+		{name: "hard link where a folder was implied", build: tarOf(file("t", "1"), file("a/x", "1"), hardlink("a", "t")), want: ErrDuplicate, entry: "a"},
+		{name: "zip file where a folder was implied", build: zipOf(zent{name: "a/x", body: "1"}, zent{name: "a", body: "2"}), want: ErrDuplicate, entry: "a"},
 		{name: "zip traversal", build: zipOf(zent{name: "../evil", body: "evil"}), want: ErrUnsafePath, entry: "../evil"},
 		{name: "zip absolute", build: func(t testing.TB, outside string) []byte {
 			return zipBytes(t, zent{name: outside + "/evil", body: "evil"})

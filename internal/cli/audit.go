@@ -27,6 +27,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
 const auditDoc = `Run stage 1, the audit: model reviews read State A and the submission
@@ -227,20 +228,58 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 	case len(t.Audit.AllowedCommands) == 0:
 		// No run tool: the file tools read the trees where they are.
 	case opts.Host:
-		// run executes here, so the reviews get copies: nothing they run
-		// may change the submission the later stages grade, or State A.
-		scratch, err := os.MkdirTemp("", "srb-audit-")
+		// run executes here, on copies: nothing it runs (the submission's
+		// own code, when a review runs its build) may change the
+		// submission the later stages grade, or State A. As root the
+		// commands run as a user of their own (verification.HostUser),
+		// who can write its copies and nothing of srb's (the task folder,
+		// the results). The file tools read the trees as submitted, shown
+		// under the copies' paths (as in the image), so what a command
+		// writes in a copy never changes what a review reads; each review
+		// gets fresh copies.
+		user, err := verification.NewHostUser()
+		if err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+		defer user.Close()
+		var scratch string
+		if user != nil {
+			scratch, err = os.MkdirTemp(user.Dir(), "audit-")
+			if err == nil {
+				err = os.Chmod(scratch, 0o711)
+			}
+		} else {
+			scratch, err = os.MkdirTemp("", "srb-audit-")
+		}
 		if err != nil {
 			return fail(ExitCouldNotRun, err.Error(), nil)
 		}
 		defer os.RemoveAll(scratch)
 		copies := [2]string{filepath.Join(scratch, "original"), filepath.Join(scratch, "workspace")}
-		for i, src := range [2]string{original, workspace} {
-			if err := copyReviewTree(src, copies[i]); err != nil {
-				return fail(ExitCouldNotRun, fmt.Sprintf("copy %s for the reviews: %v", src, err), nil)
+		fresh := func(context.Context, int) error {
+			for i, src := range [2]string{original, workspace} {
+				if err := os.RemoveAll(copies[i]); err != nil {
+					return fmt.Errorf("clear the review's copy of %s: %w", src, err)
+				}
+				if err := copyReviewTree(src, copies[i]); err != nil {
+					return fmt.Errorf("copy %s for the reviews: %w", src, err)
+				}
+				if user != nil {
+					if err := user.Give(copies[i]); err != nil {
+						return err
+					}
+				}
 			}
+			return nil
 		}
-		roots[0].Dir, roots[1].Dir = copies[0], copies[1]
+		if err := fresh(ctx, 0); err != nil {
+			return fail(ExitCouldNotRun, err.Error(), nil)
+		}
+		roots[0].Shown, roots[1].Shown = copies[0], copies[1]
+		if user != nil {
+			toolOpts.Runner, toolOpts.Getenv = user.Runner()
+		}
+		beforeReview = fresh
 		runIn = "host"
 	default:
 		// The first container starts now, so a missing image or engine

@@ -238,7 +238,8 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 }
 
 // copyModules copies each module's result.json and stdout.log out to
-// c.Modules, and the whole work folder to c.Work, when asked.
+// c.Modules (each within ModuleLogCopyLimit, else left out with a line),
+// and the whole work folder to c.Work, when asked.
 func (c *containerSuite) copyModules(ctx context.Context, s *engine.Session, tmp string) {
 	if c.Work != "" {
 		if err := s.CopyOut(ctx, ctrWork, c.Work); err != nil {
@@ -251,7 +252,9 @@ func (c *containerSuite) copyModules(ctx context.Context, s *engine.Session, tmp
 	for _, m := range c.Decl.Modules {
 		for _, f := range []string{"result.json", "stdout.log"} {
 			dst := filepath.Join(c.Modules, m.ID, f)
-			if err := s.CopyOut(ctx, ctrWork+"/"+m.ID+"/"+f, dst); err != nil && !errors.Is(err, engine.ErrNoPath) {
+			// Bounded: the log can hold what the submission printed.
+			_, err := s.CopyOutBounded(ctx, ctrWork+"/"+m.ID+"/"+f, dst, engine.CopyBounds{MaxBytes: ModuleLogCopyLimit, MaxStreamBytes: ModuleLogCopyLimit, MaxEntries: 1})
+			if err != nil && !errors.Is(err, engine.ErrNoPath) {
 				c.logf("module %s: copying %s out: %v", m.ID, f, err)
 			}
 		}
@@ -262,3 +265,10 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return !errors.Is(err, fs.ErrNotExist)
 }
+
+// ModuleLogCopyLimit bounds each file copied out of the behavioural
+// container for a module (its stdout.log, its result.json): 64 MiB. A
+// module's log can hold what the submission's program printed, so a copy
+// past it is left out, with a line saying so, never written in full into
+// the results folder.
+const ModuleLogCopyLimit = 64 << 20

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -237,8 +238,10 @@ func (s hostSide) tmp() string  { return filepath.Join(s.dir, "tmp") }
 // nothing of one tree's run is left for the other's. Layout:
 //
 //	work/pristine/<token>   the tree as given (.git left out), root's, never run in
-//	work/view/original      what the toolbox reads as "original" (root's)
-//	work/view/workspace     what the toolbox reads as "workspace" (root's)
+//	work/files/original     what the toolbox's file tools read as "original" (root's)
+//	work/files/workspace    what the toolbox's file tools read as "workspace" (root's)
+//	reach/view/original     where the run tool runs for "original" (its user's)
+//	reach/view/workspace    where the run tool runs for "workspace" (its user's)
 //	reach/assets/<n>        the copies of PathMap's folders (read-only to candidates)
 //	reach/candidates/<file> candidate files (SRB_CANDIDATE; read-only to candidates)
 //	reach/<token>/tree      the working tree a candidate runs in (cwd, SRB_TARGET)
@@ -249,7 +252,11 @@ func (s hostSide) tmp() string  { return filepath.Join(s.dir, "tmp") }
 // reach is work itself, unless a folder above work is closed to other
 // users (a test's temporary folder, say): then it is a folder of its own
 // in /tmp. Without root both trees run as this process's user, which can
-// reach the other tree's folder: [HostIsolation] says which.
+// reach the other tree's folder: [HostIsolation] says which; the views
+// are then in work/view. The file tools never read the views: what a
+// command of the run tool writes there (a submission's Makefile run by the
+// adversary, say) cannot change what list_dir, fetch_source, search and
+// diff show, as in the image, where they read host copies.
 //
 // token is the first 16 hex digits of sha256("<salt>:<role>") with a
 // fresh 16-byte salt per sandbox, so neither a path nor a variable names
@@ -324,8 +331,10 @@ func NewHost(cfg HostConfig) (*Host, error) {
 			}
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(work, "pristine"), 0o700); err != nil {
-		return fail(fmt.Errorf("sandbox: %w", err))
+	for _, d := range []string{filepath.Join(work, "pristine"), filepath.Join(work, "files")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fail(fmt.Errorf("sandbox: %w", err))
+		}
 	}
 	for _, d := range []string{filepath.Join(h.reach, "candidates"), filepath.Join(h.reach, "assets")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -425,12 +434,11 @@ func (h *Host) UID(role string) int { return h.sides[role].uid }
 
 func (h *Host) pristine(role string) string { return filepath.Join(h.work, "pristine", h.Token(role)) }
 func (h *Host) tree(role string) string     { return h.sides[role].tree() }
-func (h *Host) view(role string) string {
-	if role == RoleSubmission {
-		return filepath.Join(h.viewRoot(), "workspace")
-	}
-	return filepath.Join(h.viewRoot(), "original")
-}
+func (h *Host) view(role string) string     { return filepath.Join(h.viewRoot(), viewName(role)) }
+
+// files is the root-owned copy of role's tree the toolbox's file tools
+// read: no process of the sandbox's users can write it.
+func (h *Host) files(role string) string { return filepath.Join(h.work, "files", viewName(role)) }
 
 // viewRoot holds the toolbox's views: in work, or, when the run tool has
 // a user of its own, in reach (where that user can enter it).
@@ -441,11 +449,12 @@ func (h *Host) viewRoot() string {
 	return filepath.Join(h.work, "view")
 }
 
-// Reset implements [Sandbox]: both working trees (each its user's) and
-// both views, from the pristine copies.
+// Reset implements [Sandbox]: both working trees (each its user's), both
+// views (the run tool's user's) and the file tools' copies (root's), from
+// the pristine copies.
 func (h *Host) Reset(ctx context.Context) error {
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
-		for _, dst := range []string{h.tree(role), h.view(role)} {
+		for _, dst := range []string{h.tree(role), h.view(role), h.files(role)} {
 			if err := forceRemove(dst); err != nil {
 				return fmt.Errorf("sandbox: the %s tree could not be cleared: %w", role, err)
 			}
@@ -463,9 +472,13 @@ func (h *Host) Reset(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Roots implements [Sandbox].
+// Roots implements [Sandbox]: the file tools read root's copies, shown
+// as the run tool's views (where a run command executes).
 func (h *Host) Roots() []agent.RootSpec {
-	return []agent.RootSpec{{Name: "original", Dir: h.view(RoleOriginal)}, {Name: "workspace", Dir: h.view(RoleSubmission)}}
+	return []agent.RootSpec{
+		{Name: "original", Dir: h.files(RoleOriginal), Shown: h.view(RoleOriginal)},
+		{Name: "workspace", Dir: h.files(RoleSubmission), Shown: h.view(RoleSubmission)},
+	}
 }
 
 // RunTool implements [Sandbox]: the run tool runs on this machine, as a
@@ -617,19 +630,15 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 		EnvTarget+"="+side.tree(), EnvTargetToken+"="+h.Token(role), EnvWork+"="+side.work(),
 		"HOME="+side.home(), "TMPDIR="+side.tmp())
 	argv := append(slices.Clone(h.command), role)
-	stdout, err1 := os.CreateTemp(h.work, ".stdout-*")
-	stderr, err2 := os.CreateTemp(h.work, ".stderr-*")
-	if err := errors.Join(err1, err2); err != nil {
-		return harness(err.Error())
-	}
-	defer func() {
-		stdout.Close()
-		stderr.Close()
-		os.Remove(stdout.Name())
-		os.Remove(stderr.Name())
-	}()
+	// Only the outputs' last bytes are kept, in memory: what a run prints
+	// (the submission's program printing without end) never grows on the
+	// grader's disk.
+	stdout, stderr := &tailWriter{}, &tailWriter{}
 	start := time.Now()
-	spec := proc.Spec{Argv: argv, Dir: side.tree(), Env: env, Stdout: stdout, Stderr: stderr}
+	// WaitDelay: the outputs are pipes now; every process that holds them
+	// is ended with the containment, and one that outlives it for longer
+	// is a fault of the run (exit.Err), never a hang of the stage.
+	spec := proc.Spec{Argv: argv, Dir: side.tree(), Env: env, Stdout: stdout, Stderr: stderr, WaitDelay: 5 * time.Second}
 	if side.uid >= 0 {
 		spec.Credential = &syscall.Credential{Uid: uint32(side.uid), Gid: uint32(side.uid), Groups: []uint32{}}
 		// SysV IPC and POSIX message queues die with the run.
@@ -683,8 +692,8 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 	}
 	run.Passed = run.ExitCode == 0 && run.Harness == ""
 	run.Fault = !run.TimedOut && run.Harness == "" && run.ExitCode > 1 && slices.Contains(h.cfg.FaultCodes, run.ExitCode)
-	run.Stdout = tail(stdout)
-	if e := tail(stderr); e != "" || run.Stderr == "" {
+	run.Stdout = stdout.String()
+	if e := stderr.String(); e != "" || run.Stderr == "" {
 		run.Stderr = e + run.Stderr
 	}
 	return run
@@ -924,16 +933,33 @@ func CandidateEnv(base []string, network bool, extra ...string) []string {
 	return out
 }
 
-// tail returns the last MaxRunTail bytes of f, as valid UTF-8.
-func tail(f *os.File) string {
-	st, err := f.Stat()
-	if err != nil {
-		return ""
+// tailWriter keeps the last [MaxRunTail] bytes written to it and accepts
+// everything. It is safe for concurrent use.
+type tailWriter struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+// Write implements io.Writer; it never fails.
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(p) >= MaxRunTail {
+		w.b = append(w.b[:0], p[len(p)-MaxRunTail:]...)
+		return len(p), nil
 	}
-	off := max(0, st.Size()-MaxRunTail)
-	b := make([]byte, st.Size()-off)
-	n, _ := f.ReadAt(b, off)
-	return strings.ToValidUTF8(string(b[:n]), "\uFFFD")
+	w.b = append(w.b, p...)
+	if len(w.b) > 2*MaxRunTail {
+		w.b = append(w.b[:0], w.b[len(w.b)-MaxRunTail:]...)
+	}
+	return len(p), nil
+}
+
+// String returns the last MaxRunTail bytes written, as valid UTF-8.
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return lastBytes(w.b)
 }
 
 // rewriteCommand maps each argument under a PathMap key to the same path

@@ -130,3 +130,94 @@ func TestHostIsolatesTheTrees(t *testing.T) {
 		t.Errorf("the run tool could not write in its view: %v", err)
 	}
 }
+
+// With --host as root, what the run tool executes (a submission's Makefile
+// run by the adversary's `make`, say) runs as the run tool's user in the
+// views, which it owns: it must not change what the toolbox's file tools
+// show the adversary (list_dir, fetch_source, search, diff), or the
+// submission's code could hide its defect from the adversary's reading. The
+// file tools read root's copies, as in the image, where they read host
+// copies the view container cannot reach.
+func TestHostRunToolCannotRewriteWhatTheFileToolsRead(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the run tool has a user of its own only as root")
+	}
+	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
+	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	want, err := os.ReadFile(filepath.Join(goPort, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := agent.NewToolbox(h.Roots(), agent.ToolboxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	run, getenv := h.RunTool()
+	for _, r := range h.Roots() {
+		shown := tb.RootDir(r.Name)
+		res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", "echo forged > main.go; echo forged > planted; rm -f README"},
+			Dir: shown, Env: []string{"PATH=/usr/bin:/bin", "HOME=" + getenv("HOME")}, Timeout: time.Minute})
+		if err != nil || res.ExitCode != 0 {
+			t.Fatalf("run tool in %s: %v, exit %d, %s%s", shown, err, res.ExitCode, res.Stdout, res.Stderr)
+		}
+		if _, err := os.Stat(filepath.Join(r.Dir, "planted")); err == nil {
+			t.Errorf("%s: a file the run tool wrote shows in the file tools' tree %s", r.Name, r.Dir)
+		}
+	}
+	got, err := os.ReadFile(filepath.Join(h.Roots()[1].Dir, "main.go"))
+	if err != nil || string(got) != string(want) {
+		t.Errorf("the file tools read the submission's main.go as %q (%v), want it as submitted", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(h.Roots()[1].Dir, "README")); err != nil {
+		t.Errorf("the run tool removed README from the file tools' tree: %v", err)
+	}
+	// The run tool still works in its own views, and Reset restores them.
+	if err := h.Reset(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(h.view(RoleSubmission), "main.go")); err != nil || string(b) != string(want) {
+		t.Errorf("after Reset the run tool's view holds %q (%v)", b, err)
+	}
+}
+
+// A candidate run's output (the submission's program printing without end,
+// say) is kept only as its last MaxRunTail bytes: nothing of it grows on
+// the grader's disk while it runs, and the tail is the output's end.
+func TestHostRunOutputIsBounded(t *testing.T) {
+	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
+	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	c := &Candidate{Name: "loud", Filename: "loud.sh", Code: "head -c 33554432 /dev/zero | tr '\\0' x; echo; echo the-end; head -c 33554432 /dev/zero >&2; sleep 2"}
+	done := make(chan CandidateRun)
+	go func() { done <- h.Execute(context.Background(), c, RoleSubmission) }()
+	var largest int64
+	for {
+		select {
+		case r := <-done:
+			if largest > 4*MaxRunTail {
+				t.Errorf("a file of %d bytes grew in the sandbox's folder while the candidate ran", largest)
+			}
+			if !r.Passed || !strings.HasSuffix(r.Stdout, "x\nthe-end\n") || len(r.Stdout) != MaxRunTail || len(r.Stderr) != MaxRunTail {
+				t.Errorf("run: passed %v, stdout %d bytes ending %q, stderr %d bytes", r.Passed, len(r.Stdout), r.Stdout[max(0, len(r.Stdout)-20):], len(r.Stderr))
+			}
+			return
+		case <-time.After(50 * time.Millisecond):
+			_ = filepath.WalkDir(h.Work(), func(p string, d os.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), ".std") {
+					if info, err := d.Info(); err == nil {
+						largest = max(largest, info.Size())
+					}
+				}
+				return nil
+			})
+		}
+	}
+}
