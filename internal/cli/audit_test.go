@@ -26,7 +26,7 @@ func TestNewCmdAudit(t *testing.T) {
 		{args: []string{"t", "--submission", "s", "--results", "r"}, want: AuditOptions{Task: "t", Submission: "s", Results: "r"}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--original", "o", "--logs", "l", "--driver", "scripted", "--model", "m", "--script", "a.json", "--script", "b.json"},
 			want: AuditOptions{Task: "t", Submission: "s", Results: "r", Original: "o", Logs: "l", Driver: "scripted", Model: "m", Scripts: []string{"a.json", "b.json"}}},
-		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "accepts 1 arg(s), received 0"},
+		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "audit: takes TASK, got no argument (usage: audit TASK --submission DIR --results DIR [flags]; see audit --help)"},
 		{args: []string{"t", "--results", "r"}, wantErr: "--submission DIR is required"},
 		{args: []string{"t", "--submission", "s"}, wantErr: "--results DIR is required"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--driver", "vertex"}, wantErr: "--driver vertex: known drivers are anthropic, command, openai, scripted"},

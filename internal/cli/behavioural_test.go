@@ -28,7 +28,7 @@ func TestNewCmdBehavioural(t *testing.T) {
 		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--image", "i"},
 			wantErr: "behavioural: --image names the container to run in; --host runs on this machine: give one"},
 		{args: []string{"t", "--results", "r"}, wantErr: "behavioural: --submission and --results are required"},
-		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "accepts 1 arg(s), received 0"},
+		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "behavioural: takes TASK, got no argument (usage: behavioural TASK --submission DIR --results DIR [flags]; see behavioural --help)"},
 	} {
 		var got *BehaviouralOptions
 		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}
@@ -52,7 +52,7 @@ func TestNewCmdFreeze(t *testing.T) {
 		{args: []string{"t"}, want: FreezeOptions{Task: "t"}},
 		{args: []string{"t", "--host", "--keep-work", "w", "--helper", "h"}, want: FreezeOptions{Task: "t", Host: true, KeepWork: "w", Helper: "h"}},
 		{args: []string{"t", "--helper", "h"}, wantErr: "freeze: --helper is for --host runs (an image run uses the images' own helper)"},
-		{args: []string{"a", "b"}, wantErr: "accepts 1 arg(s), received 2"},
+		{args: []string{"a", "b"}, wantErr: "freeze: takes TASK, got 2 arguments (a b) (usage: freeze TASK [flags]; see freeze --help)"},
 	} {
 		var got *FreezeOptions
 		f := &Factory{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}}

@@ -163,7 +163,7 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 			}
 		case t.StateA.SHA256 == "":
 			r.Status = "unpinned"
-			r.Error = fmt.Sprintf("state A is not pinned: run srb fetch --pin %s to write sha256 %s into %s", t.ID, e.Digest, t.File)
+			r.Error = fmt.Sprintf("state A is not pinned: run srb fetch --pin %s to write sha256 %s into %s", t.Arg(), e.Digest, t.File)
 			bad++
 		default:
 			r.Status = "verified"

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,14 +26,62 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // argsValidator wraps a cobra positional-argument validator so that its
-// failures are usage errors (exit 1).
+// failures are usage errors (exit 1) in srb's form rather than cobra's: see
+// argsError.
 func argsValidator(v cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := v(cmd, args); err != nil {
-			return &usageError{err: err}
+			return &usageError{err: argsError(cmd, args)}
 		}
 		return nil
 	}
+}
+
+// argsError says which command got which arguments, what it takes (the
+// positional part of its Use line, or its subcommands) and where its usage
+// is: "audit: takes TASK, got no argument (usage: srb audit TASK
+// --submission DIR --results DIR; see srb audit --help)".
+func argsError(cmd *cobra.Command, args []string) error {
+	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+	var got string
+	switch len(args) {
+	case 0:
+		got = "no argument"
+	case 1:
+		got = fmt.Sprintf("1 argument (%s)", args[0])
+	default:
+		got = fmt.Sprintf("%d arguments (%s)", len(args), strings.Join(args, " "))
+	}
+	var want string
+	if cmd.HasAvailableSubCommands() {
+		var subs []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				subs = append(subs, c.Name())
+			}
+		}
+		want = "a subcommand: " + strings.Join(subs, ", ")
+	} else if pos := positionalUse(cmd.Use); pos != "" {
+		want = pos
+	} else {
+		want = "no arguments"
+	}
+	return fmt.Errorf("%s: takes %s, got %s (usage: %s; see %s --help)", name, want, got, cmd.UseLine(), cmd.CommandPath())
+}
+
+// positionalUse is the positional part of a cobra Use line: the words after
+// the command's name up to the first flag ("audit TASK --submission DIR"
+// gives "TASK"; "campaign ROOT | --compare A B" gives "ROOT").
+func positionalUse(use string) string {
+	words := strings.Fields(use)
+	var pos []string
+	for _, w := range words[min(1, len(words)):] {
+		if strings.HasPrefix(w, "-") || w == "|" {
+			break
+		}
+		pos = append(pos, w)
+	}
+	return strings.Join(pos, " ")
 }
 
 // addCacheFlag binds --cache, the State A cache folder, into *dst.

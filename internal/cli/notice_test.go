@@ -16,7 +16,7 @@ func TestNewCmdNotice(t *testing.T) {
 		{args: []string{"--check"}, want: NoticeOptions{Check: true}},
 		{args: []string{"--check", "--json", "--cache", "/c"}, want: NoticeOptions{Check: true, JSON: true, Cache: "/c"}},
 		{args: []string{"--check=false", "--json"}, want: NoticeOptions{JSON: true}},
-		{args: []string{"extra"}, wantErr: `unknown command "extra" for "notice"`},
+		{args: []string{"extra"}, wantErr: "notice: takes no arguments, got 1 argument (extra) (usage: notice [flags]; see notice --help)"},
 	} {
 		got, err := parseCmd(NewCmdNotice, c.args)
 		if c.wantErr != "" {

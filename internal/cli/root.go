@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -24,7 +25,22 @@ func NewRoot(f *Factory) *cobra.Command {
 		Long:          rootDoc,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// SuggestionsFor (an unknown command's hint) needs a distance.
+		SuggestionsMinimumDistance: 2,
 	}
+	// An unknown command is a usage error in srb's form, with cobra's
+	// suggestion; srb alone prints the help.
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		hint := ""
+		if sug := c.SuggestionsFor(args[0]); len(sug) > 0 {
+			hint = "; did you mean " + strings.Join(sug, " or ") + "?"
+		}
+		return &usageError{err: fmt.Errorf("unknown command %q%s (see %s --help for the commands)", args[0], hint, c.CommandPath())}
+	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{err: fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -70,7 +71,8 @@ func runSchema(opts *SchemaOptions) error {
 	}
 	b, err := schema.JSONSchema(opts.Name)
 	if err != nil {
-		return &usageError{err: err}
+		known := append([]string{"task"}, schema.Names()...)
+		return &usageError{err: fmt.Errorf("schema %q: no such schema; known: %s (srb schema lists them)", opts.Name, strings.Join(known, ", "))}
 	}
 	_, err = w.Write(b)
 	return err

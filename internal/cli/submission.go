@@ -43,6 +43,11 @@ func NewCmdSubmission(f *Factory, runF func(*SubmissionApplyOptions) error) *cob
 		Long:   submissionDoc,
 		Hidden: true,
 		Args:   argsValidator(cobra.NoArgs),
+		// Runnable so that a missing or unknown subcommand is a usage error
+		// (exit 1) rather than cobra's help page with exit 0.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return &usageError{err: argsError(cmd, args)}
+		},
 	}
 	opts := &SubmissionApplyOptions{IO: f.IO}
 	apply := &cobra.Command{

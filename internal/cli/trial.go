@@ -63,8 +63,10 @@ A trial
 --gateway URL lets the agent reach that one model gateway (http or https)
 and nothing else: the container keeps no network, and srb (as root, on the
 engine's machine) listens inside its network namespace on 127.0.0.1 at the
-gateway's port and carries each connection to the gateway. The agent finds
-the URL to use in SRB_GATEWAY_URL; result.json's agent_network records the
+gateway's port (and on [::1] at that port when the namespace has IPv6
+loopback) and carries each connection to the gateway. The agent finds
+the URL to use in SRB_GATEWAY_URL (it names 127.0.0.1, or the gateway's
+host name mapped to 127.0.0.1); result.json's agent_network records the
 network the agent had.
 OUT follows Harbor's trial layout: agent/agent.log and
 agent/trajectory.json, verifier/, artifacts/, and result.json with each
@@ -378,7 +380,11 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		if fwd, err = gateway.Listen(pid, gw); err != nil {
 			return fail("agent_setup", err)
 		}
-		fmt.Fprintf(errOut, "srb: trial: the agent reaches %s at %s (%s in its container), and nothing else\n", gw.Target(), gw.AgentURL, gw.Listen())
+		addrs := fwd.Addrs()
+		if len(addrs) > 1 {
+			res.AgentNetwork.ListenIPv6 = addrs[1]
+		}
+		fmt.Fprintf(errOut, "srb: trial: the agent reaches %s at %s (%s in its container), and nothing else\n", gw.Target(), gw.AgentURL, strings.Join(addrs, " and "))
 	}
 	res.AgentSetup = harbor.NewTiming(step, time.Now())
 

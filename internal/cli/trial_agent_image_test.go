@@ -167,12 +167,14 @@ func TestTrialGatewayInImage(t *testing.T) {
 echo "gateway url: $SRB_GATEWAY_URL"
 hp=${SRB_GATEWAY_URL#http://}
 probe "${hp%%:*}" "${hp##*:}" v1/messages
+probe ::1 `+fu.Port()+` v1/ipv6
 probe 127.0.0.1 `+ou.Port()+` other
 probe 1.1.1.1 80 internet
 probe 172.17.0.1 `+fu.Port()+` bridge
 if getent hosts example.com; then echo "DNS OK"; else echo "DNS FAILED"; fi
 if [ -e /var/run/docker.sock ]; then echo "SOCKET PRESENT"; else echo "SOCKET ABSENT"; fi
 echo "interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n' ' ')"
+if grep -q '^00000000000000000000000000000001 .* lo$' /proc/net/if_inet6 2>/dev/null; then echo "IPV6 LOOPBACK"; fi
 `)
 	res, dir, log := r.run("gateway", "--agent", agent, "--gateway", fake.URL)
 	got := probes(t, dir)
@@ -189,19 +191,31 @@ echo "interfaces: $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\n'
 		}
 	}
 	agentLog, _ := os.ReadFile(filepath.Join(dir, "agent", "agent.log"))
+	// Where the container's loopback has ::1, srb listens there too: a
+	// client that tries ::1 first for localhost reaches the gateway.
+	v6 := strings.Contains(string(agentLog), "IPV6 LOOPBACK")
+	wantAsked, wantListen6 := []string{"/v1/messages"}, ""
+	if v6 {
+		wantAsked, wantListen6 = append(wantAsked, "/v1/ipv6"), "[::1]:"+fu.Port()
+		if g := got["::1:"+fu.Port()]; !strings.HasPrefix(g, "OK: fake model answer to /v1/ipv6") {
+			t.Errorf("probe [::1]:%s: %q, want the fake's answer\n%s", fu.Port(), g, log)
+		}
+	} else {
+		t.Logf("the container's loopback has no ::1: srb listens on 127.0.0.1 alone")
+	}
 	for _, line := range []string{"gateway url: " + fake.URL, "DNS FAILED", "SOCKET ABSENT", "interfaces: lo \n"} {
 		if !strings.Contains(string(agentLog), line) {
 			t.Errorf("the agent log lacks %q:\n%s", line, agentLog)
 		}
 	}
 	mu.Lock()
-	if !slices.Equal(asked, []string{"/v1/messages"}) {
-		t.Errorf("the fake was asked %q, want the one request", asked)
+	if !slices.Equal(asked, wantAsked) {
+		t.Errorf("the fake was asked %q, want %q", asked, wantAsked)
 	}
 	mu.Unlock()
 	n := res.AgentNetwork
 	if n.Mode != "gateway" || n.Gateway != fake.URL || n.AgentURL != fake.URL || n.Target != gwAddr || n.Listen != gwAddr ||
-		n.Connections != 1 || n.DialFailures != 0 || n.BytesToGateway == 0 || n.BytesFromGateway == 0 {
+		n.ListenIPv6 != wantListen6 || n.Connections != int64(len(wantAsked)) || n.DialFailures != 0 || n.BytesToGateway == 0 || n.BytesFromGateway == 0 {
 		t.Errorf("agent_network: %+v", n)
 	}
 	if rw := res.VerifierResult.Rewards; rw["valid"] != 1 {

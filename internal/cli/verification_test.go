@@ -30,7 +30,7 @@ func TestNewCmdVerification(t *testing.T) {
 		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:verification"},
 			want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Image: "srb/x:verification"}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--image", "i"}, wantErr: "--image names the image the rounds run in; --host runs them on this machine: give one"},
-		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "accepts 1 arg(s), received 0"},
+		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "verification: takes TASK, got no argument (usage: verification TASK --submission DIR --results DIR [flags]; see verification --help)"},
 		{args: []string{"t", "--results", "r"}, wantErr: "--submission DIR is required"},
 		{args: []string{"t", "--submission", "s"}, wantErr: "--results DIR is required"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--adjudicator-driver", "vertex"}, wantErr: "--adjudicator-driver vertex: known drivers are anthropic, command, openai, scripted"},

@@ -6,9 +6,12 @@
 // holds only a loopback interface, so no address outside it is routable
 // (not the internet, not the host's other ports, not the Docker socket)
 // and no name resolves but those in its /etc/hosts. srb opens a listening
-// socket inside that namespace, on 127.0.0.1 at the gateway's port (see
-// [Listen]), and forwards every connection the agent makes to it, byte for
-// byte, to the gateway, dialled from srb's own namespace. A gateway named
+// socket inside that namespace, on 127.0.0.1 at the gateway's port, and on
+// [::1] at that port too when the namespace's loopback has IPv6 (see
+// [Listen]: "localhost" may resolve to either), and forwards every
+// connection the agent makes to them, byte for byte, to the gateway,
+// dialled from srb's own namespace. The URL the agent is given
+// (SRB_GATEWAY_URL) names 127.0.0.1, which every namespace has. A gateway named
 // by a host name is mapped to 127.0.0.1 in the container's /etc/hosts, so
 // the agent uses the gateway's own URL, TLS and Host header included.
 //
@@ -58,8 +61,12 @@ type Gateway struct {
 func (g *Gateway) Target() string { return net.JoinHostPort(g.Host, strconv.Itoa(g.Port)) }
 
 // Listen is where the agent connects inside its container:
-// 127.0.0.1:Port.
+// 127.0.0.1:Port, the address SRB_GATEWAY_URL names.
 func (g *Gateway) Listen() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(g.Port)) }
+
+// ListenIPv6 is the IPv6 loopback address srb also listens on inside the
+// container, when its namespace has one: [::1]:Port.
+func (g *Gateway) ListenIPv6() string { return net.JoinHostPort("::1", strconv.Itoa(g.Port)) }
 
 // HostsEntry is the container's /etc/hosts line for the gateway's name
 // ("name:127.0.0.1", Docker's --add-host form), or "" when Host is an
@@ -142,7 +149,7 @@ const DialTimeout = 10 * time.Second
 // Forwarder accepts the agent's connections inside its container and
 // carries each to the gateway. Close it when the agent phase ends.
 type Forwarder struct {
-	ln     net.Listener
+	lns    []net.Listener
 	target string
 	dial   func(network, addr string) (net.Conn, error)
 
@@ -158,33 +165,56 @@ type Forwarder struct {
 
 // Listen opens a forwarder for g in the network namespace of the process
 // pid (the agent container's first process, [engine.Session.HostPID]),
-// listening on g.Listen() there. Every connection accepted is carried to
-// g.Target(), dialled from srb's own namespace.
+// listening on g.Listen() there, and on g.ListenIPv6() when the
+// namespace's loopback has an IPv6 address ([Forwarder.Addrs] says which).
+// Every connection accepted is carried to g.Target(), dialled from srb's
+// own namespace.
 func Listen(pid int, g *Gateway) (*Forwarder, error) {
-	ln, err := listenInNetNS(fmt.Sprintf("/proc/%d/ns/net", pid), g.Listen())
+	lns, err := listenInNetNS(fmt.Sprintf("/proc/%d/ns/net", pid), g.Listen(), g.ListenIPv6())
 	if err != nil {
 		return nil, fmt.Errorf("gateway: listening on %s in the agent's container: %w (srb trial --gateway needs srb on the engine's machine, as root)", g.Listen(), err)
 	}
-	return Serve(ln, g.Target()), nil
+	return Serve(g.Target(), lns...), nil
 }
 
-// Serve forwards the connections ln accepts to target until Close.
-func Serve(ln net.Listener, target string) *Forwarder {
-	f := &Forwarder{ln: ln, target: target, conns: map[net.Conn]bool{},
+// Serve forwards the connections every one of lns accepts to target until
+// Close.
+func Serve(target string, lns ...net.Listener) *Forwarder {
+	f := &Forwarder{lns: lns, target: target, conns: map[net.Conn]bool{},
 		dial: func(network, addr string) (net.Conn, error) { return net.DialTimeout(network, addr, DialTimeout) }}
-	f.wg.Add(1)
-	go f.accept()
+	for _, ln := range lns {
+		f.wg.Add(1)
+		go f.accept(ln)
+	}
 	return f
 }
 
-// listenInNetNS listens on addr (TCP) in the network namespace nsPath. The
-// socket is made by a thread moved into that namespace and moved back;
-// the socket stays in the namespace it was made in, and is accepted from
-// any thread. A thread that cannot be moved back is never reused (it ends
-// with its goroutine, still locked).
-func listenInNetNS(nsPath, addr string) (net.Listener, error) {
+// Addrs are the addresses the forwarder listens on, IPv4 first.
+func (f *Forwarder) Addrs() []string {
+	var out []string
+	for _, ln := range f.lns {
+		out = append(out, ln.Addr().String())
+	}
+	return out
+}
+
+// noIPv6 says whether err is a namespace without IPv6 loopback (IPv6
+// disabled, or ::1 not configured) rather than a real failure.
+func noIPv6(err error) bool {
+	return errors.Is(err, unix.EADDRNOTAVAIL) || errors.Is(err, unix.EAFNOSUPPORT) || errors.Is(err, unix.EPROTONOSUPPORT)
+}
+
+// listenInNetNS listens on v4 (TCP, IPv4) in the network namespace
+// nsPath, and on v6 (TCP, IPv6; "" for none) at the port the IPv4 socket
+// got when the namespace has IPv6 loopback; a namespace without it gives
+// the IPv4 listener alone, any other failure an error. The sockets are
+// made by a thread moved into that namespace and moved back; a socket
+// stays in the namespace it was made in, and is accepted from any thread.
+// A thread that cannot be moved back is never reused (it ends with its
+// goroutine, still locked).
+func listenInNetNS(nsPath, v4, v6 string) ([]net.Listener, error) {
 	type res struct {
-		ln  net.Listener
+		lns []net.Listener
 		err error
 	}
 	ch := make(chan res, 1)
@@ -208,20 +238,47 @@ func listenInNetNS(nsPath, addr string) (net.Listener, error) {
 			runtime.UnlockOSThread()
 			return
 		}
-		ln, err := net.Listen("tcp4", addr)
+		lns, err := listenBoth(v4, v6)
 		if unix.Setns(int(self.Fd()), unix.CLONE_NEWNET) == nil {
 			runtime.UnlockOSThread()
 		}
-		ch <- res{ln, err}
+		ch <- res{lns, err}
 	}()
 	r := <-ch
-	return r.ln, r.err
+	return r.lns, r.err
 }
 
-func (f *Forwarder) accept() {
+// listenBoth listens on v4, then on v6 at v4's port (see listenInNetNS),
+// in the calling thread's network namespace.
+func listenBoth(v4, v6 string) ([]net.Listener, error) {
+	ln4, err := net.Listen("tcp4", v4)
+	if err != nil || v6 == "" {
+		if err != nil {
+			return nil, err
+		}
+		return []net.Listener{ln4}, nil
+	}
+	host, _, err := net.SplitHostPort(v6)
+	if err != nil {
+		ln4.Close()
+		return nil, err
+	}
+	port := strconv.Itoa(ln4.Addr().(*net.TCPAddr).Port)
+	ln6, err := net.Listen("tcp6", net.JoinHostPort(host, port))
+	switch {
+	case err != nil && noIPv6(err):
+		return []net.Listener{ln4}, nil
+	case err != nil:
+		ln4.Close()
+		return nil, err
+	}
+	return []net.Listener{ln4, ln6}, nil
+}
+
+func (f *Forwarder) accept(ln net.Listener) {
 	defer f.wg.Done()
 	for {
-		c, err := f.ln.Accept()
+		c, err := ln.Accept()
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -299,7 +356,9 @@ func (f *Forwarder) untrack(c net.Conn) {
 // what the forwarder carried. Later calls return the same counts.
 func (f *Forwarder) Close() Stats {
 	f.closeOnce.Do(func() {
-		f.ln.Close()
+		for _, ln := range f.lns {
+			ln.Close()
+		}
 		f.mu.Lock()
 		for c := range f.conns {
 			c.Close()

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -69,25 +71,39 @@ func TestForward(t *testing.T) {
 		}
 	}()
 	// The forwarder listens in srb's own namespace, entered as another
-	// process's would be.
-	ln, err := listenInNetNS("/proc/self/ns/net", "127.0.0.1:0")
+	// process's would be: on 127.0.0.1 and, this namespace's loopback
+	// having IPv6 (as a Docker container's does), on [::1] at the same
+	// port, so that "localhost" reaches it whichever address it resolves
+	// to.
+	lns, err := listenInNetNS("/proc/self/ns/net", "127.0.0.1:0", "[::1]:0")
 	if err != nil {
 		if os.Geteuid() != 0 {
 			t.Skipf("setns needs root: %v", err)
 		}
 		t.Fatal(err)
 	}
-	f := Serve(ln, srv.Addr().String())
-	c, err := net.Dial("tcp4", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
+	ln := lns[0]
+	f := Serve(srv.Addr().String(), lns...)
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	want := []string{"127.0.0.1:" + port}
+	if hasIPv6Loopback(t) {
+		want = append(want, "[::1]:"+port)
 	}
-	io.WriteString(c, "hello\n")
-	got, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil || got != "gateway says hello\n" {
-		t.Fatalf("answer %q, %v", got, err)
+	if got := f.Addrs(); !slices.Equal(got, want) {
+		t.Errorf("listens on %q, want %q", got, want)
 	}
-	c.Close()
+	for _, addr := range want {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(c, "hello\n")
+		got, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil || got != "gateway says hello\n" {
+			t.Fatalf("%s: answer %q, %v", addr, got, err)
+		}
+		c.Close()
+	}
 
 	// A second forwarder to a closed port: the agent's connection is
 	// closed at once.
@@ -95,7 +111,7 @@ func TestForward(t *testing.T) {
 	deadAddr := dead.Addr().String()
 	dead.Close()
 	ln2, _ := net.Listen("tcp4", "127.0.0.1:0")
-	f2 := Serve(ln2, deadAddr)
+	f2 := Serve(deadAddr, ln2)
 	c2, err := net.Dial("tcp4", ln2.Addr().String())
 	if err != nil {
 		t.Fatal(err)
@@ -118,10 +134,40 @@ func TestForward(t *testing.T) {
 	if _, err := io.ReadAll(c3); err != nil && !strings.Contains(err.Error(), "reset") {
 		t.Errorf("after Close: %v", err)
 	}
-	if st.Connections != 2 || st.DialFailures != 0 || st.BytesToGateway < 6 || st.BytesFromGateway != int64(len("gateway says hello\n")) {
+	if n := int64(len(want)); st.Connections != n+1 || st.DialFailures != 0 || st.BytesToGateway < 6*n || st.BytesFromGateway != n*int64(len("gateway says hello\n")) {
 		t.Errorf("stats %+v", st)
 	}
 	if _, err := net.Dial("tcp4", ln.Addr().String()); err == nil {
 		t.Error("the forwarder still accepts after Close")
+	}
+}
+
+// hasIPv6Loopback says whether this namespace's loopback has ::1
+// (/proc/net/if_inet6 lists it).
+func hasIPv6Loopback(t *testing.T) bool {
+	b, err := os.ReadFile("/proc/net/if_inet6")
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 6 && f[0] == "00000000000000000000000000000001" && f[5] == "lo" {
+			return true
+		}
+	}
+	return false
+}
+
+// TestListenWithoutIPv6: where the IPv6 address cannot be had (a namespace
+// whose loopback has no ::1; here an address no interface holds), the
+// forwarder listens on IPv4 alone rather than fail; an IPv4 address that
+// cannot be had is an error.
+func TestListenWithoutIPv6(t *testing.T) {
+	lns, err := listenBoth("127.0.0.1:0", "[fd00:5eb::1]:0")
+	if err != nil || len(lns) != 1 || lns[0].Addr().(*net.TCPAddr).IP.To4() == nil {
+		t.Fatalf("listeners %v, %v: want the IPv4 one alone", lns, err)
+	}
+	lns[0].Close()
+	if lns, err := listenBoth("192.0.2.1:0", "[::1]:0"); err == nil {
+		t.Errorf("listened on %v with an IPv4 address no interface holds", lns)
 	}
 }

@@ -271,10 +271,6 @@ func (c *TaskConfig) Marshal() ([]byte, error) {
 //go:embed testdata/task-toml.schema.json
 var schemaJSON []byte
 
-// SchemaJSON returns the JSON Schema every exported task.toml is checked
-// against (written from Harbor's documentation of schema_version 1.4).
-func SchemaJSON() []byte { return slices.Clone(schemaJSON) }
-
 var compiled *jsonschema.Schema
 
 func schema() (*jsonschema.Schema, error) {

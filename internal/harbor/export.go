@@ -66,7 +66,7 @@ func imageRef(registry, id, stage string, l *image.Lock) (string, error) {
 func Export(ctx context.Context, o ExportOptions) (*Exported, error) {
 	t := o.Task
 	if o.Lock == nil {
-		return nil, fmt.Errorf("%s: no images.lock: srb build %s --push REG builds, publishes and locks the images", t.Dir, t.ID)
+		return nil, fmt.Errorf("%s: no images.lock: srb build %s --push REG builds, publishes and locks the images", t.Dir, t.Arg())
 	}
 	if o.Lock.Task != t.ID {
 		return nil, fmt.Errorf("%s: images.lock is for task %q, not %q", t.Dir, o.Lock.Task, t.ID)

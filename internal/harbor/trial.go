@@ -105,7 +105,11 @@ type AgentNetwork struct {
 	Gateway  string `json:"gateway,omitempty"`
 	AgentURL string `json:"agent_url,omitempty"`
 	Listen   string `json:"listen,omitempty"`
-	Target   string `json:"target,omitempty"`
+	// ListenIPv6 is the IPv6 loopback address srb also listened on
+	// ("[::1]:port"), when the container's namespace had one; the agent's
+	// URL names Listen, the IPv4 one.
+	ListenIPv6 string `json:"listen_ipv6,omitempty"`
+	Target     string `json:"target,omitempty"`
 	// HostsEntry is the line added to the container's /etc/hosts
 	// ("name:127.0.0.1"), when the gateway is named by a host name.
 	HostsEntry       string `json:"hosts_entry,omitempty"`

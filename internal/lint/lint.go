@@ -119,9 +119,6 @@ var rules = []Rule{
 		"Declare a surface whose mentions include a phrase of the sentence, or reword it if stage 3 has nothing to check there."},
 }
 
-// Rules returns every lint rule, in the order srb reports them.
-func Rules() []Rule { return append([]Rule(nil), rules...) }
-
 func ruleOf(id string) (Rule, bool) {
 	for _, r := range rules {
 		if r.ID == id {

@@ -128,7 +128,7 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 	}
 
 	if t.StateA.SHA256 == "" {
-		problem(RulePinned, "state_a", "State A is not pinned: run `srb fetch --pin %s` to fetch it and write state_a.sha256", t.ID)
+		problem(RulePinned, "state_a", "State A is not pinned: run `srb fetch --pin %s` to fetch it and write state_a.sha256", t.Arg())
 	}
 	var archivePath string
 	switch {
@@ -140,18 +140,18 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		var mm *MismatchError
 		switch {
 		case errors.As(err, &mm):
-			problem(RulePinned, "state_a.sha256", "%v; if the change is intended, run `srb fetch --pin %s`", err, t.ID)
+			problem(RulePinned, "state_a.sha256", "%v; if the change is intended, run `srb fetch --pin %s`", err, t.Arg())
 		case err != nil:
 			// The file is there (file-exists passed) but srb cannot read it as
 			// State A: whatever it once pinned, it no longer does.
-			problem(RuleReadable, "state_a.source.path", "State A at %s can no longer be read: %v; restore the release the task pins, or fix state_a.source and run `srb fetch --pin %s`", t.StateA.Source.Path, err, t.ID)
+			problem(RuleReadable, "state_a.source.path", "State A at %s can no longer be read: %v; restore the release the task pins, or fix state_a.source and run `srb fetch --pin %s`", t.StateA.Source.Path, err, t.Arg())
 			return ps, ns
 		}
 		archivePath = e.Archive
 	case t.StateA.SHA256 != "":
 		archivePath = c.Path(t.StateA.SHA256)
 		if _, err := os.Stat(archivePath); err != nil {
-			ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A (%s) is not in the cache, so exclusions were not checked against its files: run `srb fetch %s` first", short(t.StateA.SHA256), t.ID)})
+			ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A (%s) is not in the cache, so exclusions were not checked against its files: run `srb fetch %s` first", short(t.StateA.SHA256), t.Arg())})
 			return ps, ns
 		}
 	default:

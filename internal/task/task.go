@@ -9,6 +9,7 @@ package task
 
 import (
 	"encoding/json"
+	"path/filepath"
 
 	"cuelang.org/go/cue"
 	"cuelang.org/go/cue/token"
@@ -16,6 +17,18 @@ import (
 
 // FileName is the name of a task's CUE document inside its folder.
 const FileName = "task.cue"
+
+// Arg is how a hint names the task as an srb argument: its bare id when the
+// id finds its folder (the folder is tasks/ID, or ID itself, relative to the
+// working folder, as srb resolves an id), else its folder as given to [Load]
+// (a task made with srb new --dir elsewhere is elsewhere/ID, not ID).
+func (t *Task) Arg() string {
+	d := filepath.Clean(t.Dir)
+	if t.Dir == "" || d == t.ID || d == filepath.Join("tasks", t.ID) {
+		return t.ID
+	}
+	return d
+}
 
 // Task is one loaded, schema-checked task declaration. Field names follow
 // the CUE document (docs/SCHEMA.md); defaults are already applied.

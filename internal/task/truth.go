@@ -21,7 +21,7 @@ func (v *validator) truth() {
 	if frozen, _ := filepath.Glob(filepath.Join(d.TaskDir, behavioural.TruthDir, "*.json")); len(frozen) == 0 {
 		for _, m := range d.Modules {
 			if m.Kind != behavioural.KindProgram {
-				v.note(RuleTruth, "not frozen yet: no %s/ (srb freeze %s records the modules' truth from State A)", behavioural.TruthDir, v.t.ID)
+				v.note(RuleTruth, "not frozen yet: no %s/ (srb freeze %s records the modules' truth from State A)", behavioural.TruthDir, v.t.Arg())
 				return
 			}
 		}

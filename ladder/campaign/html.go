@@ -48,7 +48,7 @@ func WriteHTML(w io.Writer, rep *Report, title string) error {
 	classSVG(&b, rep)
 	b.WriteString("<h2>Score distribution by configuration</h2>\n")
 	distributionSVG(&b, rep)
-	b.WriteString("<h2>Configuration × task</h2>\n<p class=\"note\">Each cell is the mean score of the configuration's valid runs on the task; white is 0, dark green 100; grey: not run; hatched: only invalid runs.</p>\n")
+	b.WriteString("<h2>Configuration × task</h2>\n<p class=\"note\">Each cell is the mean score of the configuration's valid runs on the task; white is 0, dark green 100; grey: not run; hatched: only invalid runs; a red outline: invalid runs beside the valid ones.</p>\n")
 	heatmapSVG(&b, rep)
 
 	if len(rep.Invalid) > 0 {
@@ -206,15 +206,20 @@ func heatmapSVG(b *strings.Builder, rep *Report) {
 		fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", left-6, y+13, html.EscapeString(c))
 		for j, t := range m.Tasks {
 			cell := m.Cells[i][j]
-			fill, mean := "#b0b0b0", ""
+			fill, mean, stroke := "#b0b0b0", "", `stroke="#d0d0d0"`
 			switch {
 			case cell.Runs > 0:
 				fill, mean = heatColour(*cell.MeanScore), strconv.FormatFloat(*cell.MeanScore, 'f', -1, 64)
+				if cell.Invalid > 0 {
+					// A mixed cell: its colour is the valid runs', and the
+					// outline keeps its invalid runs in sight.
+					stroke = `stroke="#b55a4a" stroke-width="2"`
+				}
 			case cell.Invalid > 0:
 				fill = "url(#hatch)"
 			}
-			fmt.Fprintf(b, "<rect class=\"cell\" data-config=\"%s\" data-task=\"%s\" data-runs=\"%d\" data-invalid=\"%d\" data-mean=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"#d0d0d0\"><title>%s × %s: %d run(s), mean %s, %d invalid</title></rect>",
-				html.EscapeString(c), html.EscapeString(t), cell.Runs, cell.Invalid, mean, left+j*cw, y, cw, ch, fill,
+			fmt.Fprintf(b, "<rect class=\"cell\" data-config=\"%s\" data-task=\"%s\" data-runs=\"%d\" data-invalid=\"%d\" data-mean=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" %s><title>%s × %s: %d run(s), mean %s, %d invalid</title></rect>",
+				html.EscapeString(c), html.EscapeString(t), cell.Runs, cell.Invalid, mean, left+j*cw, y, cw, ch, fill, stroke,
 				html.EscapeString(c), html.EscapeString(t), cell.Runs, fmtMean(cell.MeanScore, 1), cell.Invalid)
 		}
 		b.WriteString("\n")

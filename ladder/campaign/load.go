@@ -38,8 +38,9 @@ type Outcome string
 // The outcome classes, in funnel order. Every valid run has exactly one of
 // the first five; Invalid is a run the grader could not decide.
 const (
-	// NotMigrated: the audit gate failed and stage 2 fell short of 100 %
-	// (or was not measured).
+	// NotMigrated: the audit gate failed and stage 2 finished short of
+	// 100 % (or did not run). A stage 2 that did not finish under the
+	// failed gate makes the run Invalid: blindness cannot be ruled out.
 	NotMigrated Outcome = "not-migrated"
 	// Blindness: the audit gate failed while stage 2 reached 100 %: the
 	// fixed checks cannot tell this tree from a migration (ran, not
@@ -432,6 +433,12 @@ func classify(r *Run, v *result.Verdict) {
 			if _, failed := u["error"]; failed {
 				r.Stage2Complete = false
 			}
+			if why := stage2Interrupted(u); why != "" {
+				// Whether the submission passed every scored check is not
+				// known: the run may have been blindness or not-migrated.
+				r.Outcome, r.Reason = Invalid, "stage 2 did not finish under the failed audit gate ("+why+"): whether the run was blindness or not-migrated cannot be known"
+				return
+			}
 		}
 	default:
 		r.Outcome, r.Reason = Invalid, fmt.Sprintf("the verdict is valid but its audit gate is %q (neither pass nor fail)", v.AuditGate)
@@ -451,6 +458,24 @@ func classify(r *Run, v *result.Verdict) {
 	default:
 		r.Outcome = Counterexample
 	}
+}
+
+// stage2Interrupted says why an unscored stage-2 record (any of its
+// spellings) did not finish: its reading failed ("error"), it records a
+// harness fault ("harness_error"), or its status is "error" (interrupted,
+// the stage's clock, a fault of the grader: docs/LADDER.md). "" when it
+// finished.
+func stage2Interrupted(u map[string]any) string {
+	if e, ok := u["error"]; ok {
+		return fmt.Sprint(e)
+	}
+	if h, ok := u["harness_error"].(string); ok && h != "" {
+		return h
+	}
+	if st, _ := u["status"].(string); st == "error" {
+		return "status error"
+	}
+	return ""
 }
 
 // num reads a JSON number (json.Number, float64 or int) as float64; 0 when

@@ -198,14 +198,16 @@ func WriteText(w io.Writer, rep *Report) error {
 }
 
 // writeMatrix prints the configuration × task matrix: each cell is the
-// cell's mean score, "·" when nobody ran it, "!" when its only runs are
-// invalid; a "*" marks a cell with an accepted run, "+N" extra runs.
+// mean score of its valid runs, "·" when nobody ran it; a "*" marks a cell
+// with an accepted run, "+N" N valid runs beyond the first (0+1 is two
+// valid runs averaging 0), and "!N" N invalid runs, alone or beside valid
+// ones, so that no invalid verdict is hidden in a cell.
 func writeMatrix(w io.Writer, rep *Report) {
 	m := rep.Matrix
 	if len(m.Tasks) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "Configuration × task (mean score; * accepted, · not run, ! only invalid runs; tasks numbered below)")
+	fmt.Fprintln(w, "Configuration × task (mean score of the valid runs; * an accepted run, +N N more valid runs (0+1: two runs, mean 0), !N N invalid runs, · not run; tasks numbered below)")
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "\t")
 	for j := range m.Tasks {
@@ -216,19 +218,7 @@ func writeMatrix(w io.Writer, rep *Report) {
 		fmt.Fprintf(tw, "%s\t", c)
 		for j := range m.Tasks {
 			cell := m.Cells[i][j]
-			s := "·"
-			switch {
-			case cell.Runs > 0:
-				s = fmtMean(cell.MeanScore, 0)
-				if cell.Accepted > 0 {
-					s += "*"
-				}
-				if cell.Runs > 1 {
-					s += fmt.Sprintf("+%d", cell.Runs-1)
-				}
-			case cell.Invalid > 0:
-				s = "!"
-			}
+			s := matrixCell(cell)
 			fmt.Fprintf(tw, "%s\t", s)
 		}
 		fmt.Fprintln(tw)
@@ -238,4 +228,26 @@ func writeMatrix(w io.Writer, rep *Report) {
 		fmt.Fprintf(w, "  %2d %s\n", j+1, t)
 	}
 	fmt.Fprintln(w)
+}
+
+// matrixCell is one cell of the text matrix (see writeMatrix): "·", or the
+// valid runs' mean with "*" and "+N", then "!N" for invalid runs.
+func matrixCell(cell Cell) string {
+	if cell.Runs+cell.Invalid == 0 {
+		return "·"
+	}
+	s := ""
+	if cell.Runs > 0 {
+		s = fmtMean(cell.MeanScore, 0)
+		if cell.Accepted > 0 {
+			s += "*"
+		}
+		if cell.Runs > 1 {
+			s += fmt.Sprintf("+%d", cell.Runs-1)
+		}
+	}
+	if cell.Invalid > 0 {
+		s += fmt.Sprintf("!%d", cell.Invalid)
+	}
+	return s
 }

@@ -102,10 +102,6 @@ func WithEnv(lookup func(string) (string, bool)) Option {
 	return func(s *settings) { s.lookup = lookup }
 }
 
-// WithHTTPClient makes HTTP drivers use c. Its Timeout should be zero: the
-// driver enforces timeout_sec itself, as an idle timeout.
-func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.http = c } }
-
 // WithSleep replaces the backoff sleep; it must return ctx.Err() when ctx
 // ends first.
 func WithSleep(sleep func(context.Context, time.Duration) error) Option {
@@ -160,12 +156,9 @@ type commonOptions struct {
 // on an unknown driver, an unknown option, an unknown effort, a missing
 // credential or an unreadable script: before any request is made.
 func New(cfg Config, opts ...Option) (Driver, error) {
-	s := settings{lookup: os.LookupEnv, sleep: Sleep, rand: rand.Float64, now: time.Now}
+	s := settings{lookup: os.LookupEnv, sleep: Sleep, rand: rand.Float64, now: time.Now, http: &http.Client{Transport: http.DefaultTransport}}
 	for _, o := range opts {
 		o(&s)
-	}
-	if s.http == nil {
-		s.http = &http.Client{Transport: http.DefaultTransport}
 	}
 	known, ok := driverOptions[cfg.Driver]
 	if !ok {
