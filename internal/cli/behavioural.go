@@ -21,6 +21,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 const behaviouralDoc = `Run stage 2, the behavioural modules: build the submission and compare
@@ -266,7 +267,7 @@ func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *tas
 		return fail(code, err.Error(), meta)
 	}
 	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
-	cs := &containerSuite{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,
+	cs := &suite.Container{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,
 		Budget: budget, Result: out, Modules: filepath.Join(opts.Results, result.StageBehavioural), Log: logf, Started: opts.Started,
 		Limits: stageLimits(t)}
 	if opts.KeepWork != "" {
@@ -274,7 +275,7 @@ func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *tas
 			return fail(ExitCouldNotRun, err.Error(), nil)
 		}
 	}
-	st, err := cs.run(ctx)
+	st, err := cs.Run(ctx)
 	if st == nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}

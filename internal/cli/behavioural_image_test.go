@@ -23,6 +23,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 // requireEngines returns Docker, skipping (and saying so) when Docker or
@@ -187,7 +188,7 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 			probe := filepath.Join(t.TempDir(), "probe.json")
 			for ctx.Err() == nil {
 				time.Sleep(200 * time.Millisecond)
-				if s.CopyOut(ctx, ctrResults+"/behavioural.json", probe) != nil {
+				if s.CopyOut(ctx, suite.ResultsPath+"/behavioural.json", probe) != nil {
 					continue
 				}
 				if p, err := result.ReadStage(probe); err == nil && p.Units[1].Status != result.UnitUnreached {

@@ -16,6 +16,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 const freezeDoc = `Record the ground truth of a task's behavioural modules from State A,
@@ -214,7 +215,7 @@ func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *
 		// about to record: the images it builds skip srb build's.
 		build = defaultImageBuilder(opts.IO.ErrOut, newEngine, true)
 	}
-	images := map[string]*stageImage{}
+	images := map[string]*suite.Image{}
 	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
 		if images[stage], err = findStageImage(ctx, t, stage, eng, build, logf); err != nil {
 			return nil, fmt.Errorf("the %s image: %w", stage, err)

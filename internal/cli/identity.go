@@ -19,6 +19,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 // imageSuites runs a task's behavioural suite in its stage images, the
@@ -30,7 +31,7 @@ import (
 type imageSuites struct {
 	Engine engine.Runner
 	// Images are the verification and behavioural images, by stage.
-	Images map[string]*stageImage
+	Images map[string]*suite.Image
 	// Original is State A's tree on the host.
 	Original string
 	// Work is the host folder every run leaves its files in:
@@ -52,7 +53,7 @@ const recordRun = "record"
 // one; a container fault is then logged, not returned (the stage result
 // says what happened, and a refusal names its modules).
 func (s *imageSuites) run(ctx context.Context, decl *behavioural.Declaration, name, mode, truthDir string) (*result.Stage, error) {
-	cs := &containerSuite{Engine: s.Engine, Decl: decl, Mode: mode, Repo: s.Original, Original: s.Original, Budget: s.Budget,
+	cs := &suite.Container{Engine: s.Engine, Decl: decl, Mode: mode, Repo: s.Original, Original: s.Original, Budget: s.Budget,
 		Result: filepath.Join(s.Work, name+".json"), Work: filepath.Join(s.Work, name), Log: s.Log}
 	if mode == behavioural.ModeRecord {
 		cs.Image = s.Images[result.StageVerification]
@@ -62,9 +63,9 @@ func (s *imageSuites) run(ctx context.Context, decl *behavioural.Declaration, na
 		if err != nil {
 			return nil, err
 		}
-		cs.Imports = []engine.Copy{{HostPath: imported, ContainerPath: ctrWork + "/" + behavioural.SharedWork + "/" + behavioural.LedgerDir}}
+		cs.Imports = []engine.Copy{{HostPath: imported, ContainerPath: suite.WorkPath + "/" + behavioural.SharedWork + "/" + behavioural.LedgerDir}}
 	}
-	st, err := cs.run(ctx)
+	st, err := cs.Run(ctx)
 	if st == nil {
 		return nil, err
 	}
@@ -189,8 +190,8 @@ func identityFailure(bad []string, limit int) string {
 
 // identityImages returns the stage images an identity run uses, by the
 // ids their digests' configs have on the engine (which must have them).
-func identityImages(ctx context.Context, eng engine.Runner, t *task.Task, built map[string]*image.Built) (map[string]*stageImage, error) {
-	out := map[string]*stageImage{}
+func identityImages(ctx context.Context, eng engine.Runner, t *task.Task, built map[string]*image.Built) (map[string]*suite.Image, error) {
+	out := map[string]*suite.Image{}
 	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
 		b := built[stage]
 		if b == nil || b.Config == "" {
@@ -200,7 +201,7 @@ func identityImages(ctx context.Context, eng engine.Runner, t *task.Task, built 
 		if err != nil {
 			return nil, fmt.Errorf("the %s image %.19s is not loaded: %w", stage, b.Config, err)
 		}
-		out[stage] = &stageImage{Stage: stage, Ref: info.ID, Tag: image.Tag(t, stage), Digest: b.Digest}
+		out[stage] = &suite.Image{Stage: stage, Ref: info.ID, Tag: image.Tag(t, stage), Digest: b.Digest}
 	}
 	return out, nil
 }

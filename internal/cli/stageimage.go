@@ -10,6 +10,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 // Image labels srb's compiler sets on every stage image (internal/image).
@@ -18,19 +19,6 @@ const (
 	labelStateA = image.LabelStateA
 	labelStage  = image.LabelStage
 )
-
-// stageImage is a task's stage image as found on the engine.
-type stageImage struct {
-	Stage string `json:"stage"`
-	// Ref is what containers are started from: the image id, so a tag
-	// moved meanwhile changes nothing.
-	Ref string `json:"ref"`
-	// Tag is srb/<task id>:<stage> (image.Tag), or the ref --image named.
-	Tag string `json:"tag"`
-	// Digest is the manifest digest images.lock records for the stage;
-	// "" when the lockfile does not record it (an --image run).
-	Digest string `json:"digest,omitempty"`
-}
 
 // imageBuilder builds and loads one stage image of a task (srb build
 // --load --stage STAGE).
@@ -76,9 +64,9 @@ func mislabelled(info *engine.ImageInfo, t *task.Task, stage string) string {
 // (or the lockfile cannot vouch for it), build builds and loads it (nil
 // build: the reason is returned as an error), which rewrites the
 // lockfile, and it is looked up again.
-func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.Runner, build imageBuilder, logf func(string, ...any)) (*stageImage, error) {
+func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.Runner, build imageBuilder, logf func(string, ...any)) (*suite.Image, error) {
 	tag := image.Tag(t, stage)
-	look := func() (*stageImage, string, error) {
+	look := func() (*suite.Image, string, error) {
 		lock, err := image.ReadLock(t.Dir)
 		if err != nil && !errors.Is(err, image.ErrNoLock) {
 			return nil, "", err
@@ -98,7 +86,7 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 			// The labels are checked as well: a lockfile merged by hand may
 			// record another stage's (or another task's) image.
 			if err == nil && info.ID == li.Config && mislabelled(info, t, stage) == "" {
-				return &stageImage{Stage: stage, Ref: info.ID, Tag: tag, Digest: li.Digest}, "", nil
+				return &suite.Image{Stage: stage, Ref: info.ID, Tag: tag, Digest: li.Digest}, "", nil
 			}
 		}
 		info, err := eng.Image(ctx, tag)
@@ -122,7 +110,7 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 		}
 		return nil, fmt.Sprintf("%s is %.19s, not the image %s records (%.19s)", tag, info.ID, image.LockName, li.Config), nil
 	}
-	helperless := func(si *stageImage) error {
+	helperless := func(si *suite.Image) error {
 		if si == nil || (stage != result.StageBehavioural && stage != result.StageVerification) {
 			return nil
 		}
@@ -170,7 +158,7 @@ func findStageImage(ctx context.Context, t *task.Task, stage string, eng engine.
 // except a build srb build refused on the task's own configuration (see
 // [stageImageFailure]).
 func readyStageImage(ctx context.Context, t *task.Task, stage, ref string, newEngine func() (engine.Runner, error),
-	build imageBuilder, w io.Writer) (engine.Runner, *stageImage, error) {
+	build imageBuilder, w io.Writer) (engine.Runner, *suite.Image, error) {
 	if newEngine == nil {
 		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
 	}
@@ -183,7 +171,7 @@ func readyStageImage(ctx context.Context, t *task.Task, stage, ref string, newEn
 		if err != nil {
 			return nil, nil, fmt.Errorf("the %s image %s: %w", stage, ref, err)
 		}
-		return eng, &stageImage{Stage: stage, Ref: info.ID, Tag: ref}, nil
+		return eng, &suite.Image{Stage: stage, Ref: info.ID, Tag: ref}, nil
 	}
 	if build == nil {
 		build = defaultImageBuilder(w, newEngine, false)

@@ -21,6 +21,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
@@ -364,7 +365,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	// start; with no engine nothing runs, and never on this machine
 	// instead.
 	var eng engine.Runner
-	var img *stageImage
+	var img *suite.Image
 	if !opts.Host {
 		if eng, img, err = readyStageImage(ctx, t, result.StageVerification, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut); err != nil {
 			code, meta := stageImageFailure(err)
@@ -582,7 +583,7 @@ func cmpOr(a, b string) string {
 // isolation), srb's fingerprint, and each position's driver configuration
 // (a scripted driver's script by its content): the adjudicator's and,
 // under "adversaries", each adversary's.
-func verificationInputs(t *task.Task, opts *VerificationOptions, original string, img *stageImage, adj models.Config, advs map[string]models.Config) (map[string]any, error) {
+func verificationInputs(t *task.Task, opts *VerificationOptions, original string, img *suite.Image, adj models.Config, advs map[string]models.Config) (map[string]any, error) {
 	in := map[string]any{"srb": result.Fingerprint()}
 	for k, dir := range map[string]string{"submission": opts.Submission, "original": original, "task": t.Dir} {
 		d, err := verification.TreeDigest(dir)
