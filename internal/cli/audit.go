@@ -505,7 +505,7 @@ type auditContainers struct {
 
 // startAuditContainers starts the first container on opts.Engine, from
 // opts.Image when set, else from the task's audit image as images.lock
-// records it (findStageImage: built and loaded when missing or stale).
+// records it (image.FindStage: built and loaded when missing or stale).
 func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task, original, workspace string) (*auditContainers, error) {
 	eng, img, err := readyStageImage(ctx, t, result.StageAudit, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut)
 	if err != nil {

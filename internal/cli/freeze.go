@@ -217,7 +217,7 @@ func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *
 	}
 	images := map[string]*suite.Image{}
 	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
-		if images[stage], err = findStageImage(ctx, t, stage, eng, build, logf); err != nil {
+		if images[stage], err = image.FindStage(ctx, t, stage, eng, build, logf); err != nil {
 			return nil, fmt.Errorf("the %s image: %w", stage, err)
 		}
 	}
