@@ -17,8 +17,9 @@ import (
 // --load --stage STAGE).
 type imageBuilder = image.StageBuilder
 
-// defaultImageBuilder is srb build --load --stage STAGE TASK, its output
-// on w, on the engine newEngine returns; with noIdentity, --no-identity
+// defaultImageBuilder builds and loads t's stage image the way srb build
+// --load --stage STAGE TASK does ([buildTasks] over [image.TaskBuild]),
+// its output on w, on the engine newEngine returns; with noIdentity, --no-identity
 // (srb freeze, which runs its own identity runs against a new truth).
 // The behavioural image's identity run needs the verification image too
 // (State A is built there), so that one is built and loaded in the same
@@ -29,8 +30,12 @@ func defaultImageBuilder(w io.Writer, newEngine func() (engine.Runner, error), n
 		if stage == result.StageBehavioural && !noIdentity {
 			stages = []string{result.StageVerification, result.StageBehavioural}
 		}
-		return runBuild(ctx, &BuildOptions{IO: IOStreams{Out: w, ErrOut: w}, Tasks: []string{t.Dir}, Stages: stages,
-			Load: true, Progress: "quiet", Engine: newEngine, NoIdentity: noIdentity, NoIdentityWhy: noIdentityWhy(noIdentity)})
+		cacheDir, err := resolveCache("")
+		if err != nil {
+			return err
+		}
+		return buildTasks(ctx, &BuildOptions{IO: IOStreams{Out: w, ErrOut: w}, Stages: stages, Load: true, Progress: "quiet",
+			Engine: newEngine, NoIdentity: noIdentity, NoIdentityWhy: noIdentityWhy(noIdentity)}, cacheDir, []*task.Task{t}, nil)
 	}
 }
 
