@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -295,7 +294,7 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		toolOpts.Runner = agent.SessionRunner{Session: boxes}
 		toolOpts.Getenv = agent.ContainerEnv
 		beforeReview = boxes.Fresh
-		runIn = boxes.ref
+		runIn = boxes.Ref()
 	}
 	tb, err := agent.NewToolbox(roots, toolOpts)
 	if err != nil {
@@ -526,31 +525,16 @@ func copyReviewTree(src, dst string) error {
 	return err
 }
 
-// auditContainers are the containers the reviews' run tool executes in,
-// one per review, each started from the task's audit image with no
-// network, State A copied to image.OriginalMount and made read-only, and
-// the submission copied to image.AuditRepoMount: copies, so nothing run
-// does reaches the host's trees, and a review never sees what an earlier
-// one ran. It is an [agent.Execer] on the current review's container.
-type auditContainers struct {
-	eng  engine.Runner
-	spec engine.Spec
-	ref  string
-
-	mu    sync.Mutex
-	cur   *engine.Session
-	fresh bool // cur has run nothing yet
-}
-
-// startAuditContainers starts the first container on opts.Engine, from
+// startAuditContainers starts the first of the reviews' containers
+// ([audit.Containers]) on opts.Engine, from
 // opts.Image when set, else from the task's audit image as images.lock
-// records it (findStageImage: built and loaded when missing or stale).
-func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task, original, workspace string) (*auditContainers, error) {
+// records it (image.FindStage: built and loaded when missing or stale).
+func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task, original, workspace string) (*audit.Containers, error) {
 	eng, img, err := readyStageImage(ctx, t, result.StageAudit, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut)
 	if err != nil {
 		return nil, fmt.Errorf("%w (srb audit --host runs the commands here)", err)
 	}
-	a := &auditContainers{eng: eng, ref: img.Tag + " (" + img.Ref + ")", spec: engine.Spec{
+	spec := engine.Spec{
 		Image:  img.Ref,
 		Labels: map[string]string{"srb.task": t.ID, "srb.stage": result.StageAudit},
 		Copies: []engine.Copy{
@@ -558,69 +542,7 @@ func startAuditContainers(ctx context.Context, opts *AuditOptions, t *task.Task,
 			{HostPath: workspace, ContainerPath: image.AuditRepoMount},
 		},
 		ReadOnly: []string{image.OriginalMount},
-	}}
-	stageLimits(t).Apply(&a.spec)
-	if err := a.start(ctx); err != nil {
-		return nil, err
 	}
-	return a, nil
-}
-
-func (a *auditContainers) start(ctx context.Context) error {
-	s, err := a.eng.Start(ctx, a.spec)
-	if err != nil {
-		return fmt.Errorf("the audit image %s: %w", a.ref, err)
-	}
-	a.cur, a.fresh = s, true
-	return nil
-}
-
-// Fresh gives the review about to start a container nothing has run in:
-// the current one when it is still pristine, else a new one (the old one
-// is removed). It is audit.Config.BeforeReview.
-func (a *auditContainers) Fresh(ctx context.Context, _ int) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cur != nil && a.fresh {
-		return nil
-	}
-	if a.cur != nil {
-		a.cur.Close(ctx)
-		a.cur = nil
-	}
-	return a.start(ctx)
-}
-
-// Exec implements [agent.Execer] on the current review's container.
-func (a *auditContainers) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Result, error) {
-	a.mu.Lock()
-	s := a.cur
-	a.fresh = false
-	a.mu.Unlock()
-	if s == nil {
-		return nil, fmt.Errorf("no audit container is running (%s)", a.ref)
-	}
-	before, _ := s.LimitHits(ctx)
-	res, err := s.Exec(ctx, es)
-	// A command that reached the container's limits says so in its
-	// transcript (audit.json), so its failure is not read as the code's.
-	if after, herr := s.LimitHits(ctx); res != nil && herr == nil && after != before {
-		if n := (engine.LimitHits{OOMKilled: after.OOMKilled && !before.OOMKilled, OOMKills: after.OOMKills - before.OOMKills,
-			PidsMax: after.PidsMax - before.PidsMax}).Note(); n != "" {
-			res.Stderr = append(res.Stderr, []byte("\nsrb: "+n+"\n")...)
-		}
-	}
-	return res, err
-}
-
-// Close removes the current container.
-func (a *auditContainers) Close(ctx context.Context) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.cur == nil {
-		return nil
-	}
-	err := a.cur.Close(ctx)
-	a.cur = nil
-	return err
+	stageLimits(t).Apply(&spec)
+	return audit.StartContainers(ctx, eng, spec, img.Tag+" ("+img.Ref+")")
 }

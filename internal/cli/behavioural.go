@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,12 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 const behaviouralDoc = `Run stage 2, the behavioural modules: build the submission and compare
@@ -187,11 +188,11 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 	if st, serr := os.Stat(sub); err != nil || serr != nil || !st.IsDir() {
 		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
 	}
-	decl, err := declaration(t)
+	decl, err := image.Declaration(t)
 	if err != nil {
 		return fail(ExitBadTask, err.Error(), map[string]any{"config_error": true})
 	}
-	if msgs := truthProblems(decl, behavioural.ModeCheck); len(msgs) > 0 {
+	if msgs := suite.CheckTruth(decl); len(msgs) > 0 {
 		for _, m := range msgs {
 			fmt.Fprintln(opts.IO.ErrOut, m)
 		}
@@ -266,7 +267,7 @@ func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *tas
 		return fail(code, err.Error(), meta)
 	}
 	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
-	cs := &containerSuite{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,
+	cs := &suite.Container{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,
 		Budget: budget, Result: out, Modules: filepath.Join(opts.Results, result.StageBehavioural), Log: logf, Started: opts.Started,
 		Limits: stageLimits(t)}
 	if opts.KeepWork != "" {
@@ -274,7 +275,7 @@ func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *tas
 			return fail(ExitCouldNotRun, err.Error(), nil)
 		}
 	}
-	st, err := cs.run(ctx)
+	st, err := cs.Run(ctx)
 	if st == nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
@@ -311,41 +312,6 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
-
-// declaration turns a loaded task's stage-2 block into the runner's.
-func declaration(t *task.Task) (*behavioural.Declaration, error) {
-	dir, err := filepath.Abs(t.Dir)
-	if err != nil {
-		return nil, err
-	}
-	d := &behavioural.Declaration{Task: t.ID, TaskDir: dir, StateA: t.StateA.SHA256, Env: t.Behavioural.Env,
-		StateB: t.StateB.Build, StateBDetect: t.StateB.Detect, Configurations: map[string]behavioural.Configuration{}}
-	for name, c := range t.Behavioural.Configurations {
-		d.Configurations[name] = behavioural.Configuration{Args: c.Args, Env: c.Env, Original: c.Original, Outputs: c.Outputs, Watch: c.Watch}
-	}
-	for _, m := range t.Behavioural.Modules {
-		raw, err := m.ParamsJSON()
-		if err != nil {
-			return nil, fmt.Errorf("module %s: %w", m.ID, err)
-		}
-		names, err := kinds.ConfigurationsOf(m.Kind, raw)
-		if err != nil {
-			return nil, fmt.Errorf("module %s: params of kind %s: %w", m.ID, m.Kind, err)
-		}
-		for _, n := range names {
-			if _, ok := t.Behavioural.Configurations[n]; !ok {
-				return nil, fmt.Errorf("module %s uses build configuration %q, which behavioural.configurations does not declare", m.ID, n)
-			}
-		}
-		d.Modules = append(d.Modules, behavioural.DeclaredModule{ID: m.ID, Title: m.Title, About: m.About, Kind: m.Kind,
-			Weight: m.Weight, Timeout: time.Duration(m.TimeoutSec) * time.Second, Params: json.RawMessage(raw)})
-	}
-	return d, nil
-}
-
-// truthProblems lists, one line each, what in the declarative modules'
-// truth does not fit d (checkTruth, identity.go); mode is unused.
-func truthProblems(d *behavioural.Declaration, mode string) []string { return checkTruth(d) }
 
 // helperArgv is the argv prefix that runs the helper: --helper, else srb
 // itself through its hidden "helper" command.

@@ -23,6 +23,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 // requireEngines returns Docker, skipping (and saying so) when Docker or
@@ -187,7 +188,7 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 			probe := filepath.Join(t.TempDir(), "probe.json")
 			for ctx.Err() == nil {
 				time.Sleep(200 * time.Millisecond)
-				if s.CopyOut(ctx, ctrResults+"/behavioural.json", probe) != nil {
+				if s.CopyOut(ctx, suite.ResultsPath+"/behavioural.json", probe) != nil {
 					continue
 				}
 				if p, err := result.ReadStage(probe); err == nil && p.Units[1].Status != result.UnitUnreached {
@@ -219,95 +220,6 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 	}
 	if reason, _ := st.Metadata["error"].(string); !strings.Contains(reason, "the container ended mid-suite (exit 137") || !strings.Contains(reason, "the 2 module(s) that finished are kept, 5 are unreached") {
 		t.Errorf("metadata error %q", reason)
-	}
-}
-
-// TestFindStageImage: the tagged image is used only when images.lock
-// vouches for it; otherwise it is built (once) and looked up again, and a
-// helperless image is refused with the fix.
-func TestFindStageImage(t *testing.T) {
-	taskDir := fixtureCopy(t)
-	tk, problems := task.Load(taskDir)
-	if len(problems) > 0 {
-		t.Fatal(problems)
-	}
-	tag := image.Tag(tk, "behavioural")
-	labels := map[string]string{labelTaskID: tk.ID, labelStateA: tk.StateA.SHA256, labelStage: "behavioural"}
-	dg := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
-	writeLock := func(config, helper string) {
-		in := map[string]string{"base": dg("b")}
-		if helper != "" {
-			in["helper"] = helper
-		}
-		l := &image.Lock{Schema: image.LockSchema, Task: tk.ID, TaskCommit: "uncommitted", BuildKit: "v0.26.3", Inputs: map[string]image.LockInput{"base": {About: "base", Digest: dg("b")}}, Images: map[string]image.LockImage{
-			"behavioural": {Digest: dg("d"), Config: config, LLB: dg("e"), Inputs: in}}}
-		if err := image.WriteLock(taskDir, l); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fake := &engine.Fake{Images: map[string]engine.ImageInfo{}}
-	builds := 0
-	build := func(_ context.Context, _ *task.Task, stage string) error {
-		builds++
-		fake.Images[tag] = engine.ImageInfo{ID: dg("1"), Labels: labels}
-		writeLock(dg("1"), dg("3"))
-		return nil
-	}
-	logf := func(string, ...any) {}
-
-	// No image, no lock: built.
-	si, err := findStageImage(t.Context(), tk, "behavioural", fake, build, logf)
-	if err != nil || builds != 1 || si.Ref != dg("1") || si.Digest != dg("d") {
-		t.Fatalf("%+v %v after %d build(s)", si, err, builds)
-	}
-	// Current: used as it is.
-	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, build, logf); err != nil || builds != 1 {
-		t.Errorf("current image: %v, %d build(s)", err, builds)
-	}
-	// Another srb moved the tag, but the image the lock records is still
-	// there by its id: used, not rebuilt.
-	fake.Images["dangling"] = fake.Images[tag]
-	fake.Images[tag] = engine.ImageInfo{ID: dg("2"), Labels: labels}
-	if si, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err != nil || si.Ref != dg("1") || si.Tag != tag {
-		t.Errorf("re-tagged elsewhere: %+v %v", si, err)
-	}
-	// The tag moved away from the lock and the locked image is gone:
-	// rebuilt; without a builder, named.
-	delete(fake.Images, "dangling")
-	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil ||
-		!strings.Contains(err.Error(), "is sha256:222222222222, not the image images.lock records (sha256:111111111111)") {
-		t.Errorf("stale image without a builder: %v", err)
-	}
-	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, build, logf); err != nil || builds != 2 {
-		t.Errorf("stale image: %v, %d build(s)", err, builds)
-	}
-	// Another task's image under the tag is stale too.
-	fake.Images[tag] = engine.ImageInfo{ID: dg("1"), Labels: map[string]string{labelTaskID: "other"}}
-	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil || !strings.Contains(err.Error(), `labelled for task "other"`) {
-		t.Errorf("another task's image: %v", err)
-	}
-	// A lockfile (merged by hand) that records the verification image's
-	// id for the behavioural image: that image is not used by its id, and
-	// the tag it also carries is refused for its stage label.
-	fake.Images[tag] = engine.ImageInfo{ID: dg("1"), Labels: labels}
-	verLabels := map[string]string{labelTaskID: tk.ID, labelStateA: tk.StateA.SHA256, labelStage: "verification"}
-	fake.Images["srb/other:verification"] = engine.ImageInfo{ID: dg("5"), Labels: verLabels}
-	writeLock(dg("5"), dg("3"))
-	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil ||
-		!strings.Contains(err.Error(), "is sha256:111111111111, not the image images.lock records (sha256:555555555555)") {
-		t.Errorf("lock naming the verification image: %v", err)
-	}
-	fake.Images[tag] = engine.ImageInfo{ID: dg("5"), Labels: verLabels}
-	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil ||
-		!strings.Contains(err.Error(), `is labelled as the "verification" image`) {
-		t.Errorf("the verification image under the behavioural tag: %v", err)
-	}
-	delete(fake.Images, "srb/other:verification")
-	// An image built without the helper cannot run the suite.
-	fake.Images[tag] = engine.ImageInfo{ID: dg("1"), Labels: labels}
-	writeLock(dg("1"), "")
-	if _, err := findStageImage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil || !strings.Contains(err.Error(), "has no srb-helper") {
-		t.Errorf("helperless image: %v", err)
 	}
 }
 

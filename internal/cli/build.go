@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/moby/buildkit/client"
 	_ "github.com/moby/buildkit/client/connhelper/dockercontainer" // docker-container:// addresses
@@ -17,10 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
-	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
 const buildDoc = `Compile a task's image declarations to BuildKit LLB and build its stage images.
@@ -163,25 +158,6 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	return cmd
 }
 
-// buildReport is what srb build --json prints per task.
-type buildReport struct {
-	Task     string              `json:"task"`
-	Lock     *image.Lock         `json:"lock,omitempty"`
-	Seconds  map[string]float64  `json:"seconds,omitempty"`
-	Verified bool                `json:"verified,omitempty"`
-	Drift    []string            `json:"drift,omitempty"`
-	Error    string              `json:"error,omitempty"`
-	Loaded   map[string][]string `json:"loaded,omitempty"`
-	// Identity is what the behavioural image's identity run said (nil
-	// when the behavioural image was not built); Failing what did not
-	// reproduce when it failed.
-	Identity *image.IdentityRun `json:"identity_run,omitempty"`
-	Failing  []string           `json:"identity_failing,omitempty"`
-	// IdentityCached says a passed run for the same images was found in
-	// the cache instead of running it again.
-	IdentityCached bool `json:"identity_cached,omitempty"`
-}
-
 func buildKitAddr(flag string) string {
 	if flag != "" {
 		return flag
@@ -227,6 +203,15 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 			locks[t.ID] = l
 		}
 	}
+	return buildTasks(ctx, opts, cacheDir, tasks, locks)
+}
+
+// buildTasks builds tasks with [image.TaskBuild] on the BuildKit opts
+// name (loading into Docker with opts.Load), compares with locks under
+// opts.Verify, prints what each made and says how srb build exits. srb
+// build runs it after loading its tasks; the stage-image builder srb's
+// stages use ([defaultImageBuilder]) runs it for the one task it builds.
+func buildTasks(ctx context.Context, opts *BuildOptions, cacheDir string, tasks []*task.Task, locks map[string]*image.Lock) error {
 	dial := opts.Dial
 	if dial == nil {
 		dial = image.Dial
@@ -252,113 +237,45 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...)
 		}
 	}
-	var reports []buildReport
+	progress := opts.IO.ErrOut
+	if opts.JSON && opts.Progress == "auto" {
+		progress = nil
+	}
+	skip := ""
+	if opts.NoIdentity {
+		skip = identitySkipWhy(opts)
+	}
+	var reports []*image.TaskBuilt
 	drifted, capFailed, identityFailed := 0, 0, 0
 	for _, t := range tasks {
-		r := buildReport{Task: t.ID}
-		start := time.Now()
-		in, err := image.Prepare(ctx, t, image.PrepareOptions{
-			Root: filepath.Join(cacheDir, "images"), Cache: &source.Cache{Dir: cacheDir}, Recheck: opts.Verify, Log: logf,
-			Helper: opts.Helper,
-		})
-		if err != nil {
-			// An asset that cannot go into the images as it is (a link
-			// out of modules/) is the task's fault, not srb's.
-			if tfe := (*image.TaskFolderError)(nil); errors.As(err, &tfe) {
-				return badTask(fmt.Errorf("build %s: %w", t.ID, err))
-			}
-			return couldNotRun(fmt.Errorf("build %s: %w", t.ID, err))
-		}
-		b := &image.Builder{Client: bk, Progress: opts.IO.ErrOut, Mode: opts.Progress}
-		if opts.JSON && opts.Progress == "auto" {
-			b.Progress = nil
-		}
-		bo := image.BuildOptions{Stages: opts.Stages, NoCache: opts.Verify, Push: opts.Push}
-		var loads *dockerLoads
-		if docker != nil {
-			loads = newDockerLoads(ctx, docker)
-			bo.Load = loads.load
-		}
-		built, err := b.Build(ctx, t, in, bo)
+		tb := &image.TaskBuild{Client: bk, BuildKitVersion: info.BuildkitVersion.Version, CacheDir: cacheDir, Stages: opts.Stages,
+			Verify: opts.Verify, Want: locks[t.ID], Push: opts.Push, Helper: opts.Helper, Docker: docker, Engine: opts.Engine,
+			Progress: progress, Mode: opts.Progress, SkipIdentity: skip, IdentityCache: opts.IdentityCache, Log: logf,
+			StateA: func(ctx context.Context, t *task.Task) (string, func(), error) {
+				return stateATreeIn(ctx, t, opts.Cache)
+			}}
+		r, err := tb.Build(ctx, t)
 		var ce *image.CapabilityError
+		var tf *image.TaskFault
 		switch {
 		case err != nil && errors.As(err, &ce):
 			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-			r.Error = err.Error()
 			reports = append(reports, r)
 			capFailed++
 			continue
+		case errors.Is(err, image.ErrIdentityFailed):
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
+			reports = append(reports, r)
+			identityFailed++
+			continue
+		case errors.As(err, &tf):
+			return badTask(tf.Err)
 		case err != nil:
-			return couldNotRun(fmt.Errorf("%s: %w", t.ID, err))
+			return couldNotRun(err)
 		}
-		if loads != nil {
-			if lerr := loads.wait(len(built)); lerr != nil {
-				return couldNotRun(fmt.Errorf("%s: %w", t.ID, lerr))
-			}
-			r.Loaded = loads.names
+		if opts.Verify && !r.Verified {
+			drifted++
 		}
-		lock := image.NewLock(t, info.BuildkitVersion.Version, in, built)
-		// Each image's packages list (Debian and the npm tree) is kept, so
-		// what moved since images.lock is named, not only its digest.
-		if err := image.RememberPackages(filepath.Join(cacheDir, "images"), built); err != nil {
-			return couldNotRun(fmt.Errorf("%s: %w", t.ID, err))
-		}
-		r.Seconds = map[string]float64{"total": time.Since(start).Seconds()}
-		for _, bt := range built {
-			r.Seconds[bt.Stage] = bt.Elapsed.Seconds()
-		}
-		if opts.Verify {
-			want := locks[t.ID]
-			if len(opts.Stages) > 0 {
-				want = onlyStages(want, opts.Stages)
-			}
-			for _, d := range image.Compare(want, lock) {
-				r.Drift = append(r.Drift, packagesDrift(filepath.Join(cacheDir, "images"), want, lock, d).String())
-			}
-			r.Verified = len(r.Drift) == 0
-			if !r.Verified {
-				drifted++
-			}
-		}
-		// The identity run: a behavioural image whose truth does not
-		// reproduce is not built (no lockfile is written for it).
-		if bt := builtStage(built, result.StageBehavioural); bt != nil && (!opts.Verify || r.Verified) {
-			prev, _ := image.ReadLock(t.Dir)
-			ib := &identityBuild{opts: opts, t: t, in: in, b: b, built: built, docker: docker, loaded: loads != nil,
-				cacheDir: cacheDir, prev: prev, logf: logf}
-			istart := time.Now()
-			run, err := ib.run(ctx, &r)
-			r.Seconds["identity_run"] = time.Since(istart).Seconds()
-			r.Seconds["total"] = time.Since(start).Seconds()
-			if errors.Is(err, errIdentityFailed) {
-				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-				r.Error = err.Error()
-				reports = append(reports, r)
-				identityFailed++
-				continue
-			}
-			if err != nil {
-				return couldNotRun(fmt.Errorf("%s: the identity run: %w", t.ID, err))
-			}
-			r.Identity = run
-			im := lock.Images[result.StageBehavioural]
-			im.IdentityRun = run
-			lock.Images[result.StageBehavioural] = im
-		}
-		if !opts.Verify {
-			if len(opts.Stages) > 0 {
-				if old, err := image.ReadLock(t.Dir); err == nil {
-					lock = mergeLock(old, lock)
-				}
-			}
-			if prev, err := image.ReadLock(t.Dir); err == nil {
-				notePackagesMoved(filepath.Join(cacheDir, "images"), prev, lock, logf)
-			}
-			if err := image.WriteLock(t.Dir, lock); err != nil {
-				return couldNotRun(err)
-			}
-		}
-		r.Lock = lock
 		reports = append(reports, r)
 	}
 	if opts.JSON {
@@ -381,7 +298,7 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 	return nil
 }
 
-func printBuild(w io.Writer, r buildReport, opts *BuildOptions) {
+func printBuild(w io.Writer, r *image.TaskBuilt, opts *BuildOptions) {
 	if r.Lock == nil {
 		return
 	}
@@ -418,87 +335,4 @@ func printBuild(w io.Writer, r buildReport, opts *BuildOptions) {
 	default:
 		fmt.Fprintf(w, "%s: wrote %s (%.1fs)\n", r.Task, image.LockName, r.Seconds["total"])
 	}
-}
-
-// onlyStages keeps the images of l that are in stages.
-func onlyStages(l *image.Lock, stages []string) *image.Lock {
-	c := *l
-	c.Images = map[string]image.LockImage{}
-	for _, s := range stages {
-		if im, ok := l.Images[s]; ok {
-			c.Images[s] = im
-		}
-	}
-	return &c
-}
-
-// mergeLock puts the images and inputs of now over old.
-func mergeLock(old, now *image.Lock) *image.Lock {
-	m := *now
-	m.Images = map[string]image.LockImage{}
-	m.Inputs = map[string]image.LockInput{}
-	for k, v := range old.Images {
-		m.Images[k] = v
-	}
-	for k, v := range old.Inputs {
-		m.Inputs[k] = v
-	}
-	for k, v := range now.Images {
-		m.Images[k] = v
-	}
-	for k, v := range now.Inputs {
-		m.Inputs[k] = v
-	}
-	return &m
-}
-
-// dockerLoads streams built images into Docker as BuildKit exports them
-// (image.BuildOptions.Load) and collects the names each was loaded as.
-type dockerLoads struct {
-	ctx    context.Context
-	docker engine.Runner
-	mu     sync.Mutex
-	names  map[string][]string
-	errs   chan error
-}
-
-func newDockerLoads(ctx context.Context, docker engine.Runner) *dockerLoads {
-	return &dockerLoads{ctx: ctx, docker: docker, names: map[string][]string{}, errs: make(chan error, len(task.StageNames))}
-}
-
-// load is an image.BuildOptions.Load. The load reads on the command's
-// context: the build's own ends when the build does, while Docker is
-// still reading the image.
-func (d *dockerLoads) load(_ context.Context, stage string) (io.WriteCloser, error) {
-	pr, pw := io.Pipe()
-	go func() {
-		names, err := d.docker.Load(d.ctx, pr)
-		pr.CloseWithError(err)
-		d.mu.Lock()
-		d.names[stage] = names
-		d.mu.Unlock()
-		d.errs <- err
-	}()
-	return pw, nil
-}
-
-// wait waits for n loads and returns the first error.
-func (d *dockerLoads) wait(n int) error {
-	var first error
-	for range n {
-		if err := <-d.errs; err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
-// builtStage returns the built image of stage, or nil.
-func builtStage(built []*image.Built, stage string) *image.Built {
-	for _, b := range built {
-		if b.Stage == stage {
-			return b
-		}
-	}
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 const freezeDoc = `Record the ground truth of a task's behavioural modules from State A,
@@ -125,7 +125,7 @@ func runFreeze(ctx context.Context, opts *FreezeOptions) error {
 		}
 		return badTask(fmt.Errorf("freeze: the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)))
 	}
-	decl, err := declaration(t)
+	decl, err := image.Declaration(t)
 	if err != nil {
 		return badTask(fmt.Errorf("freeze: %w", err))
 	}
@@ -214,9 +214,9 @@ func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *
 		// about to record: the images it builds skip srb build's.
 		build = defaultImageBuilder(opts.IO.ErrOut, newEngine, true)
 	}
-	images := map[string]*stageImage{}
+	images := map[string]*suite.Image{}
 	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
-		if images[stage], err = findStageImage(ctx, t, stage, eng, build, logf); err != nil {
+		if images[stage], err = image.FindStage(ctx, t, stage, eng, build, logf); err != nil {
 			return nil, fmt.Errorf("the %s image: %w", stage, err)
 		}
 	}
@@ -225,37 +225,13 @@ func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *
 	for stage, im := range images {
 		prov.Images[stage] = im.Digest
 	}
-	suites := &imageSuites{Engine: eng, Images: images, Original: original, Work: work,
+	suites := &suite.Images{Engine: eng, Images: images, Original: original, Work: work,
 		Budget: time.Duration(t.Timeouts.Behavioural) * time.Second, Log: logf}
 	run := func(ctx context.Context, name, mode, truthDir string) (*result.Stage, error) {
-		return suites.run(ctx, decl, name, mode, truthDir)
+		return suites.Run(ctx, decl, name, mode, truthDir)
 	}
 	return &behavioural.Freezer{Runner: behavioural.Runner{Work: work, Now: opts.Now}, Decl: decl, Helper: []string{image.HelperPath},
 		Provenance: prov, RunStage: run}, nil
-}
-
-// importLedger copies the record run's ledger (State A built in the
-// verification image) to dst with every entry marked imported, for the
-// identity runs' build module to report rather than rebuild.
-func importLedger(src, dst string) (string, error) {
-	if err := os.RemoveAll(dst); err != nil {
-		return "", err
-	}
-	if err := copyReviewTree(src, dst); err != nil {
-		return "", fmt.Errorf("the record run's build ledger: %w", err)
-	}
-	l := behavioural.Ledger{Dir: dst}
-	for _, name := range l.Names() {
-		e, err := l.Get(name)
-		if err != nil {
-			return "", err
-		}
-		e.Imported = true
-		if err := l.Put(e); err != nil {
-			return "", err
-		}
-	}
-	return dst, nil
 }
 
 // taskCommit is the task folder's commit as truth's provenance records

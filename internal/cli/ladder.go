@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
@@ -300,7 +301,13 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 		// The behavioural and verification images are found (built and
 		// loaded when missing or stale) once, before the submissions
 		// start, so concurrent runs never build them twice.
-		err := g.Prepare(ctx, &stageImages{t: t, engine: opts.Engine, build: opts.BuildImage, w: errOut}, func(stage, _ string, took time.Duration) {
+		build := opts.BuildImage
+		if build == nil {
+			build = defaultImageBuilder(errOut, opts.Engine, false)
+		}
+		images := &image.StageImages{Task: t, Engine: opts.Engine, Build: build, Log: logTo(errOut),
+			Hint: "srb ladder --host runs the stages here"}
+		err := g.Prepare(ctx, images, func(stage, _ string, took time.Duration) {
 			fmt.Fprintf(errOut, "srb: ladder: the %s image of %s is ready (%s)\n", stage, t.ID, roundDuration(took))
 		})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 func TestRecordLimits(t *testing.T) {
@@ -27,14 +28,14 @@ func TestRecordLimits(t *testing.T) {
 		t.Errorf("container spec %+v, want the task's limits", got)
 	}
 	st := &result.Stage{Metadata: map[string]any{}}
-	recordLimits(ctx, st, s, l)
+	suite.RecordLimits(ctx, st, s, l)
 	m := st.Metadata["limits"].(map[string]any)
 	if m["pids"] != int64(256) || m["oom_killed"] != false || m["pids_max"] != int64(0) || len(st.Notes) != 0 {
 		t.Errorf("nothing reached: metadata %v, notes %v", m, st.Notes)
 	}
 	f.Containers()[0].Hits = engine.LimitHits{OOMKilled: true, OOMKills: 1, PidsMax: 12}
 	st = &result.Stage{Metadata: map[string]any{}}
-	recordLimits(ctx, st, s, l)
+	suite.RecordLimits(ctx, st, s, l)
 	m = st.Metadata["limits"].(map[string]any)
 	if m["oom_killed"] != true || m["pids_max"] != int64(12) || len(st.Notes) != 1 ||
 		st.Notes[0] != "the stage container reached its memory limit (the kernel killed a process) and its process limit (12 fork(s) failed)" {

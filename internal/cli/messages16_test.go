@@ -12,7 +12,7 @@ import (
 // build srb freeze runs for itself (no flag given) names freeze instead
 // (issue 16: freeze said "identity run skipped (--no-identity)").
 func TestIdentitySkipMessage(t *testing.T) {
-	r := buildReport{Task: "t1", Lock: &image.Lock{}, Identity: &image.IdentityRun{Status: image.IdentitySkipped}}
+	r := &image.TaskBuilt{Task: "t1", Lock: &image.Lock{}, Identity: &image.IdentityRun{Status: image.IdentitySkipped}}
 	for _, c := range []struct {
 		opts *BuildOptions
 		want string

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/swe-refactor-bench/srb/internal/task"
-	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 )
 
@@ -46,23 +43,4 @@ func LadderStages(opts *LadderOptions, t *task.Task) pipeline.Stages {
 				Image: in.Image, Engine: opts.Engine, BuildImage: opts.BuildImage})
 		}),
 	}
-}
-
-// stageImages is srb's [pipeline.ImageProvider] for t: it finds a stage
-// image on the engine, building and loading it when it is missing or
-// images.lock does not vouch for it, and returns the image id.
-type stageImages struct {
-	t      *task.Task
-	engine func() (engine.Runner, error)
-	build  imageBuilder // nil: srb build --load --stage STAGE
-	w      io.Writer
-}
-
-// Ready implements [pipeline.ImageProvider].
-func (s *stageImages) Ready(ctx context.Context, stage string) (string, error) {
-	_, img, err := readyStageImage(ctx, s.t, stage, "", s.engine, s.build, s.w)
-	if err != nil {
-		return "", fmt.Errorf("%w (srb ladder --host runs the stages here)", err)
-	}
-	return img.Ref, nil
 }

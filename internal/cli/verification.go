@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -21,6 +19,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
@@ -364,7 +363,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	// start; with no engine nothing runs, and never on this machine
 	// instead.
 	var eng engine.Runner
-	var img *stageImage
+	var img *suite.Image
 	if !opts.Host {
 		if eng, img, err = readyStageImage(ctx, t, result.StageVerification, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut); err != nil {
 			code, meta := stageImageFailure(err)
@@ -415,14 +414,18 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 		meta["where"] = "host"
 		meta["isolation"] = verification.HostIsolation()
 	}
-	inputs, err := verificationInputs(t, opts, original, img, adjCfg, advCfg)
+	imgRef := ""
+	if img != nil {
+		imgRef = img.Ref
+	}
+	inputs, err := verification.Inputs(opts.Submission, original, t.Dir, imgRef, adjCfg, advCfg)
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	meta["inputs"] = inputs
 	var kept map[string]verification.Kept
 	if !opts.Fresh {
-		kept = keptRounds(out, inputs)
+		kept = verification.KeptRounds(out, inputs)
 		if len(kept) > 0 {
 			ids := slices.Sorted(maps.Keys(kept))
 			fmt.Fprintf(opts.IO.ErrOut, "srb: verification: %d round(s) finished earlier on the same inputs are kept (%s); the others are played\n", len(kept), strings.Join(ids, ", "))
@@ -458,7 +461,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 				})
 			}
 			return verification.NewHost(verification.HostConfig{
-				Env:        hostCandidateEnv(),
+				Env:        verification.HostCandidateEnv(),
 				Original:   original,
 				Submission: opts.Submission,
 				Command:    v.CandidateCommand,
@@ -496,7 +499,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	if err := st.Write(out); err != nil {
 		return couldNotRun(err)
 	}
-	for _, line := range verificationLines(st) {
+	for _, line := range verification.Lines(st) {
 		fmt.Fprintln(opts.IO.Out, line)
 	}
 	if st.Status != result.StatusOK {
@@ -518,30 +521,6 @@ func verificationEarned(t *task.Task, dir string, now time.Time) (bool, string) 
 	return pipeline.Earned(dir, t.ID, TaskPolicy(t), now)
 }
 
-// verificationLines is "verification: S survived, B broke through, E did
-// not complete" and one line per round: id, outcome, reason.
-func verificationLines(st *result.Stage) []string {
-	count := func(k string) int { n, _ := st.Metadata[k].(int); return n }
-	lines := []string{fmt.Sprintf("verification: %d survived, %d broke through, %d did not complete",
-		count("survived"), count("broken"), count("errored"))}
-	width := 0
-	for _, c := range st.Checks {
-		width = max(width, len(c.ID))
-	}
-	for _, c := range st.Checks {
-		outcome := map[string]string{result.VerdictPass: verification.OutcomeSurvived, result.VerdictFail: verification.OutcomeBroken}[c.Verdict]
-		if outcome == "" {
-			outcome = verification.OutcomeError
-		}
-		what := c.Summary
-		if c.Verdict == result.VerdictFail && c.Detail != "" {
-			what += " (" + c.Detail + ")"
-		}
-		lines = append(lines, fmt.Sprintf("  %-*s  %-8s  %s", width, c.ID, outcome, what))
-	}
-	return lines
-}
-
 // taskScript resolves a scripted position's relative options.script
 // against the task folder, as srb audit does.
 func taskScript(t *task.Task, c *models.Config) {
@@ -556,123 +535,9 @@ func taskScript(t *task.Task, c *models.Config) {
 	}
 }
 
-// hostCandidateEnv is a candidate's base environment on this machine:
-// PATH and LANG. No build cache of srb's is handed over (a cache both
-// trees, or srb and a tree, could write is a channel between them): each
-// tree's HOME is its own. Nothing else of srb's environment (credentials
-// above all) reaches a candidate.
-func hostCandidateEnv() []string {
-	path := os.Getenv("PATH")
-	if path == "" {
-		path = "/usr/local/bin:/usr/bin:/bin"
-	}
-	return []string{"PATH=" + path, "LANG=C.UTF-8"}
-}
-
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a
 	}
 	return b
-}
-
-// verificationInputs returns what stage 3's rounds depend on, by digest
-// (metadata.inputs): the submission's and State A's trees, the task
-// folder, the image the rounds run in (its id, or "host" and the host's
-// isolation), srb's fingerprint, and each position's driver configuration
-// (a scripted driver's script by its content): the adjudicator's and,
-// under "adversaries", each adversary's.
-func verificationInputs(t *task.Task, opts *VerificationOptions, original string, img *stageImage, adj models.Config, advs map[string]models.Config) (map[string]any, error) {
-	in := map[string]any{"srb": result.Fingerprint()}
-	for k, dir := range map[string]string{"submission": opts.Submission, "original": original, "task": t.Dir} {
-		d, err := verification.TreeDigest(dir)
-		if err != nil {
-			return nil, fmt.Errorf("verification: inputs: %w", err)
-		}
-		in[k] = d
-	}
-	if img != nil {
-		in["image"] = img.Ref
-	} else {
-		in["image"] = "host:" + verification.HostIsolation()
-	}
-	var err error
-	if in["adjudicator"], err = positionDigest(adj); err != nil {
-		return nil, err
-	}
-	a := map[string]any{}
-	for id, c := range advs {
-		if a[id], err = positionDigest(c); err != nil {
-			return nil, err
-		}
-	}
-	in["adversaries"] = a
-	return in, nil
-}
-
-// positionDigest is "sha256:<hex>" of a model position's configuration,
-// a script option standing for its file's content.
-func positionDigest(c models.Config) (string, error) {
-	opts := copyOptions(c.Options)
-	if p, ok := opts["script"].(string); ok && p != "" {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return "", fmt.Errorf("verification: inputs: %w", err)
-		}
-		opts["script"] = fmt.Sprintf("sha256:%x", sha256.Sum256(b))
-	}
-	b, err := json.Marshal(map[string]any{"driver": c.Driver, "model": c.Model, "effort": c.Effort, "options": opts})
-	if err != nil {
-		return "", fmt.Errorf("verification: inputs: %w", err)
-	}
-	return fmt.Sprintf("sha256:%x", sha256.Sum256(b)), nil
-}
-
-// keptRounds reads an earlier verification.json at out and returns its
-// finished rounds (survived or broken) that may stand: every input but
-// the adversaries' is the same as now, and so is the round's adversary's.
-// A file that is missing, unreadable or made from other inputs keeps
-// nothing.
-func keptRounds(out string, inputs map[string]any) map[string]verification.Kept {
-	old, err := result.ReadStage(out)
-	if err != nil {
-		return nil
-	}
-	was, _ := old.Metadata["inputs"].(map[string]any)
-	if was == nil {
-		return nil
-	}
-	for k, v := range inputs {
-		if k != "adversaries" && fmt.Sprint(was[k]) != fmt.Sprint(v) {
-			return nil
-		}
-	}
-	wasAdv, _ := was["adversaries"].(map[string]any)
-	nowAdv, _ := inputs["adversaries"].(map[string]any)
-	records, _ := old.Metadata["rounds"].([]any)
-	kept := map[string]verification.Kept{}
-	for _, r := range records {
-		rec, _ := r.(map[string]any)
-		id, _ := rec["adversary"].(string)
-		outcome, _ := rec["outcome"].(string)
-		if id == "" || (outcome != verification.OutcomeSurvived && outcome != verification.OutcomeBroken) {
-			continue
-		}
-		if d, ok := nowAdv[id]; !ok || fmt.Sprint(wasAdv[id]) != fmt.Sprint(d) {
-			continue
-		}
-		var check *result.Check
-		for i := range old.Checks {
-			if old.Checks[i].ID == id {
-				check = &old.Checks[i]
-			}
-		}
-		unit := old.Unit(id)
-		want := map[string]string{verification.OutcomeSurvived: result.VerdictPass, verification.OutcomeBroken: result.VerdictFail}[outcome]
-		if check == nil || unit == nil || check.Verdict != want {
-			continue
-		}
-		kept[id] = verification.Kept{Record: rec, Check: *check, Unit: *unit}
-	}
-	return kept
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -78,7 +79,7 @@ func verificationImage(t *testing.T, ctx context.Context, taskDir string, log *b
 		t.Fatal(problems)
 	}
 	logf := func(format string, args ...any) { fmt.Fprintf(log, "srb: "+format+"\n", args...) }
-	img, err := findStageImage(ctx, tk, result.StageVerification, docker, defaultImageBuilder(log, nil, false), logf)
+	img, err := image.FindStage(ctx, tk, result.StageVerification, docker, defaultImageBuilder(log, nil, false), logf)
 	if err != nil {
 		t.Fatalf("the verification image: %v\n%s", err, log.String())
 	}

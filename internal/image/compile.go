@@ -15,6 +15,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
 // Where things live inside the stage images.
@@ -24,7 +25,7 @@ const (
 	GoRoot = "/usr/local/go"
 	// HelperPath is srb's in-image helper in the behavioural and
 	// verification images.
-	HelperPath = "/opt/srb/bin/srb-helper"
+	HelperPath = suite.HelperPath
 	// NoticePath is the task's NOTICE entry in every image.
 	NoticePath = "/usr/share/doc/srb-task/NOTICE"
 	// ObserveDir holds the recording wrappers of observed commands; it is

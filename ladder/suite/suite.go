@@ -1,4 +1,15 @@
-package cli
+// Package suite runs a behavioural suite inside a container of a stage
+// image: the tree under test and State A copied in, no network, the
+// image's srb-helper running the task's declaration, and the stage result
+// copied out whatever happened to the container. srb behavioural runs it
+// in the behavioural image; srb build's and srb freeze's identity runs
+// run it in both the verification and the behavioural images.
+//
+// It is the container half of stage 2; the host half is
+// [behavioural.Runner] run directly. The image a suite runs in is found
+// and readied elsewhere (srb's internal/image); this package only needs
+// its reference ([Image]).
+package suite
 
 import (
 	"context"
@@ -10,40 +21,65 @@ import (
 	"strings"
 	"time"
 
-	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
+// HelperPath is srb's in-image helper in the behavioural and
+// verification images (the stage images srb compiles put it there).
+const HelperPath = "/opt/srb/bin/srb-helper"
+
+// Image is a task's stage image as found on the engine.
+type Image struct {
+	// Stage is the stage the image is for ("behavioural", "verification").
+	Stage string `json:"stage"`
+	// Ref is what containers are started from: the image id, so a tag
+	// moved meanwhile changes nothing.
+	Ref string `json:"ref"`
+	// Tag is srb/<task id>:<stage>, or the ref --image named.
+	Tag string `json:"tag"`
+	// Digest is the manifest digest images.lock records for the stage;
+	// "" when the lockfile does not record it (an --image run).
+	Digest string `json:"digest,omitempty"`
+}
+
 // Paths inside a stage container running a behavioural suite. The task's
 // assets (modules/, data/, truth/) are the image's own, at
-// /tests/<stage> (internal/image), and the helper is image.HelperPath.
+// /tests/<stage> ([TaskDir]), and the helper is [HelperPath].
 const (
-	ctrRepo     = "/srb/submission"
-	ctrOriginal = "/srb/original"
-	ctrWork     = "/srb/work"
-	ctrResults  = "/srb/results"
-	ctrSpec     = "/srb/suite.json"
-	ctrTruth    = "/srb/truth"
+	// RepoPath is the tree under test.
+	RepoPath = "/srb/submission"
+	// OriginalPath is State A, read-only.
+	OriginalPath = "/srb/original"
+	// WorkPath is the suite's work folder.
+	WorkPath = "/srb/work"
+	// ResultsPath receives the stage result.
+	ResultsPath = "/srb/results"
+	// SpecPath is the suite's spec (kinds.SuiteSpec).
+	SpecPath = "/srb/suite.json"
+	// TruthPath holds truth files given instead of the image's own.
+	TruthPath = "/srb/truth"
 )
 
-// ctrTaskDir is where stage's image holds the task's assets.
-func ctrTaskDir(stage string) string { return "/tests/" + stage }
+// TaskDir is where stage's image holds the task's assets.
+func TaskDir(stage string) string { return "/tests/" + stage }
 
-// containerSuite is one run of a behavioural suite inside a container of
-// a stage image: the tree under test copied in (at ctrRepo), State A
-// copied in read-only (ctrOriginal), no network, the image's helper
+// Container is one run of a behavioural suite inside a container of
+// a stage image: the tree under test copied in (at RepoPath), State A
+// copied in read-only (OriginalPath), no network, the image's helper
 // running `srb-helper suite` over the task's declaration, and the stage
 // result — rewritten inside after every module — copied out whatever
 // happened to the container. The spec names this srb's fingerprint as the
 // orchestrator, so the helper stamps the result for this srb build
 // (result.Stamp) and the report does not count the helper's executable as
 // another grader; srb never re-stamps the result it copies out.
-type containerSuite struct {
+type Container struct {
+	// Engine starts the container.
 	Engine engine.Runner
-	Image  *stageImage
+	// Image is the stage image the container starts from.
+	Image *Image
 	// Decl is the host declaration; its TaskDir is replaced by the
 	// image's /tests/<stage>.
 	Decl *behavioural.Declaration
@@ -80,37 +116,37 @@ type containerSuite struct {
 	Started func(*engine.Session)
 }
 
-// errContainerFault is wrapped when the stage's container did not run the
+// ErrContainerFault is wrapped when the stage's container did not run the
 // suite to its end (killed, crashed, hung): the stage result it left is
 // kept, with status error.
-var errContainerFault = errors.New("the stage's container did not finish the suite")
+var ErrContainerFault = errors.New("the stage's container did not finish the suite")
 
-func (c *containerSuite) logf(format string, args ...any) {
+func (c *Container) logf(format string, args ...any) {
 	if c.Log != nil {
 		c.Log(format, args...)
 	}
 }
 
-// run runs the suite and returns the stage result it left, with status
+// Run runs the suite and returns the stage result it left, with status
 // error and the reason in metadata.error when the container did not finish
-// (the error then wraps errContainerFault), or nil and an error when
+// (the error then wraps ErrContainerFault), or nil and an error when
 // nothing could be read back.
-func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
+func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 	stage := c.Image.Stage
 	decl := *c.Decl
-	decl.TaskDir = ctrTaskDir(stage)
+	decl.TaskDir = TaskDir(stage)
 	truthDir := filepath.Join(decl.TaskDir, behavioural.TruthDir)
 	if c.Truth != "" {
-		truthDir = ctrTruth
+		truthDir = TruthPath
 	}
-	spec := kinds.SuiteSpec{Declaration: &decl, Mode: c.Mode, Repo: ctrRepo, Work: ctrWork, TruthDir: truthDir,
-		Result: ctrResults + "/" + result.StageBehavioural + ".json", TimeoutSec: int(c.Budget.Seconds()), Helper: []string{image.HelperPath},
+	spec := kinds.SuiteSpec{Declaration: &decl, Mode: c.Mode, Repo: RepoPath, Work: WorkPath, TruthDir: truthDir,
+		Result: ResultsPath + "/" + result.StageBehavioural + ".json", TimeoutSec: int(c.Budget.Seconds()), Helper: []string{HelperPath},
 		Orchestrator: result.Fingerprint()}
 	if c.Mode == behavioural.ModeRecord {
 		spec.TruthDir = ""
 	}
 	if c.Original != "" {
-		spec.Original = ctrOriginal
+		spec.Original = OriginalPath
 	}
 	tmp, err := os.MkdirTemp("", "srb-suite-")
 	if err != nil {
@@ -126,19 +162,19 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 		return nil, err
 	}
 	copies := []engine.Copy{
-		{HostPath: specPath, ContainerPath: ctrSpec},
-		{HostPath: c.Repo, ContainerPath: ctrRepo},
-		{HostPath: empty, ContainerPath: ctrResults},
-		{HostPath: empty, ContainerPath: ctrWork},
+		{HostPath: specPath, ContainerPath: SpecPath},
+		{HostPath: c.Repo, ContainerPath: RepoPath},
+		{HostPath: empty, ContainerPath: ResultsPath},
+		{HostPath: empty, ContainerPath: WorkPath},
 	}
 	var ro []string
 	if c.Original != "" {
-		copies = append(copies, engine.Copy{HostPath: c.Original, ContainerPath: ctrOriginal})
-		ro = append(ro, ctrOriginal)
+		copies = append(copies, engine.Copy{HostPath: c.Original, ContainerPath: OriginalPath})
+		ro = append(ro, OriginalPath)
 	}
 	if c.Truth != "" {
-		copies = append(copies, engine.Copy{HostPath: c.Truth, ContainerPath: ctrTruth})
-		ro = append(ro, ctrTruth)
+		copies = append(copies, engine.Copy{HostPath: c.Truth, ContainerPath: TruthPath})
+		ro = append(ro, TruthPath)
 	}
 	copies = append(copies, c.Imports...)
 	labels := map[string]string{"org.swe-refactor-bench.stage": stage, "org.swe-refactor-bench.task.id": c.Decl.Task,
@@ -151,7 +187,7 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 	if limits == (engine.Limits{}) {
 		limits = engine.DefaultLimits
 	}
-	es := engine.Spec{Image: c.Image.Ref, Copies: copies, ReadOnly: ro, Labels: labels, WorkDir: ctrWork}
+	es := engine.Spec{Image: c.Image.Ref, Copies: copies, ReadOnly: ro, Labels: labels, WorkDir: WorkPath}
 	limits.Apply(&es)
 	s, err := c.Engine.Start(ctx, es)
 	if err != nil {
@@ -161,7 +197,7 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 	if c.Started != nil {
 		c.Started(s)
 	}
-	res, xerr := s.Exec(ctx, engine.ExecSpec{Argv: []string{image.HelperPath, "suite"}, Env: []string{kinds.EnvSuiteSpec + "=" + ctrSpec},
+	res, xerr := s.Exec(ctx, engine.ExecSpec{Argv: []string{HelperPath, "suite"}, Env: []string{kinds.EnvSuiteSpec + "=" + SpecPath},
 		Timeout: c.Budget + time.Minute, MaxOutput: 1 << 20})
 	// Whatever happened, what the suite wrote comes out before Close.
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
@@ -174,7 +210,7 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 		}
 	}
 	copied := filepath.Join(tmp, "results")
-	cerr := s.CopyOut(octx, ctrResults, copied)
+	cerr := s.CopyOut(octx, ResultsPath, copied)
 	c.copyModules(octx, s, tmp)
 	st, rerr := result.ReadStage(filepath.Join(copied, result.StageBehavioural+".json"))
 	var fault string
@@ -187,7 +223,7 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 	case res.ExitCode == 70:
 		fault = "the helper could not run the suite (exit 70)"
 	case res.ExitCode == 126 || res.ExitCode == 127:
-		fault = fmt.Sprintf("the image cannot run its helper %s (exit %d)", image.HelperPath, res.ExitCode)
+		fault = fmt.Sprintf("the image cannot run its helper %s (exit %d)", HelperPath, res.ExitCode)
 	default:
 		fault = fmt.Sprintf("the container ended mid-suite (exit %d: killed, or the helper crashed)", res.ExitCode)
 	}
@@ -199,10 +235,10 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 		if cerr != nil {
 			rerr = cerr
 		}
-		return nil, fmt.Errorf("%w: %s, and no stage result could be read from it: %v", errContainerFault, why, rerr)
+		return nil, fmt.Errorf("%w: %s, and no stage result could be read from it: %v", ErrContainerFault, why, rerr)
 	}
 	st.Metadata["where"] = "container"
-	recordLimits(octx, st, s, limits)
+	RecordLimits(octx, st, s, limits)
 	st.Metadata["image"] = map[string]any{"stage": stage, "tag": c.Image.Tag, "id": c.Image.Ref, "digest": c.Image.Digest}
 	st.Metadata["repo"] = c.Repo
 	if c.Modules != "" {
@@ -232,7 +268,7 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 		return st, err
 	}
 	if fault != "" {
-		return st, fmt.Errorf("%w: %s", errContainerFault, fault)
+		return st, fmt.Errorf("%w: %s", ErrContainerFault, fault)
 	}
 	return st, nil
 }
@@ -240,9 +276,9 @@ func (c *containerSuite) run(ctx context.Context) (*result.Stage, error) {
 // copyModules copies each module's result.json and stdout.log out to
 // c.Modules (each within ModuleLogCopyLimit, else left out with a line),
 // and the whole work folder to c.Work, when asked.
-func (c *containerSuite) copyModules(ctx context.Context, s *engine.Session, tmp string) {
+func (c *Container) copyModules(ctx context.Context, s *engine.Session, tmp string) {
 	if c.Work != "" {
-		if err := s.CopyOut(ctx, ctrWork, c.Work); err != nil {
+		if err := s.CopyOut(ctx, WorkPath, c.Work); err != nil {
 			c.logf("copying the work folder out: %v", err)
 		}
 	}
@@ -253,7 +289,7 @@ func (c *containerSuite) copyModules(ctx context.Context, s *engine.Session, tmp
 		for _, f := range []string{"result.json", "stdout.log"} {
 			dst := filepath.Join(c.Modules, m.ID, f)
 			// Bounded: the log can hold what the submission printed.
-			_, err := s.CopyOutBounded(ctx, ctrWork+"/"+m.ID+"/"+f, dst, engine.CopyBounds{MaxBytes: ModuleLogCopyLimit, MaxStreamBytes: ModuleLogCopyLimit, MaxEntries: 1})
+			_, err := s.CopyOutBounded(ctx, WorkPath+"/"+m.ID+"/"+f, dst, engine.CopyBounds{MaxBytes: ModuleLogCopyLimit, MaxStreamBytes: ModuleLogCopyLimit, MaxEntries: 1})
 			if err != nil && !errors.Is(err, engine.ErrNoPath) {
 				c.logf("module %s: copying %s out: %v", m.ID, f, err)
 			}
@@ -272,3 +308,23 @@ func fileExists(p string) bool {
 // past it is left out, with a line saying so, never written in full into
 // the results folder.
 const ModuleLogCopyLimit = 64 << 20
+
+// RecordLimits writes into st's metadata "limits" the bounds l the stage
+// container ran with and what of them s reached (engine.LimitHits), and a
+// note when one was reached. A container whose counters cannot be read
+// records the bounds and limits_error.
+func RecordLimits(ctx context.Context, st *result.Stage, s *engine.Session, l engine.Limits) {
+	m := l.Map()
+	hits, err := s.LimitHits(ctx)
+	if err != nil {
+		m["limits_error"] = err.Error()
+	} else {
+		for k, v := range hits.Map() {
+			m[k] = v
+		}
+		if n := hits.Note(); n != "" {
+			st.Note(n)
+		}
+	}
+	st.Metadata["limits"] = m
+}

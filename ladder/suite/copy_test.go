@@ -1,4 +1,4 @@
-package cli
+package suite
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func TestCopyModulesBounded(t *testing.T) {
 	defer s.Close(context.Background())
 	c := eng.Containers()[0]
 	for _, id := range []string{"loud", "quiet"} {
-		dir := c.Path(ctrWork + "/" + id)
+		dir := c.Path(WorkPath + "/" + id)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -35,10 +35,10 @@ func TestCopyModulesBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(c.Path(ctrWork+"/quiet/stdout.log"), []byte("fine\n"), 0o644); err != nil {
+	if err := os.WriteFile(c.Path(WorkPath+"/quiet/stdout.log"), []byte("fine\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Create(c.Path(ctrWork + "/loud/stdout.log"))
+	f, err := os.Create(c.Path(WorkPath + "/loud/stdout.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestCopyModulesBounded(t *testing.T) {
 	f.Close()
 	var logged []string
 	modules := t.TempDir()
-	cs := &containerSuite{Modules: modules, Decl: &behavioural.Declaration{Modules: []behavioural.DeclaredModule{{ID: "loud"}, {ID: "quiet"}}},
+	cs := &Container{Modules: modules, Decl: &behavioural.Declaration{Modules: []behavioural.DeclaredModule{{ID: "loud"}, {ID: "quiet"}}},
 		Log: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }}
 	cs.copyModules(context.Background(), s, t.TempDir())
 	if st, err := os.Stat(filepath.Join(modules, "loud", "stdout.log")); err == nil {

@@ -1,4 +1,4 @@
-package cli
+package image
 
 import (
 	"crypto/sha256"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/swe-refactor-bench/srb/internal/image"
 )
 
 // TestPackagesDrift: srb build --verify's drift for an image whose npm
@@ -15,20 +13,20 @@ import (
 // against the images.lock it replaces.
 func TestPackagesDrift(t *testing.T) {
 	root := t.TempDir()
-	probed := func(list string) *image.Probed {
+	probed := func(list string) *Probed {
 		sum := sha256.Sum256([]byte(list))
-		return &image.Probed{Packages: list, PackagesDigest: "sha256:" + hex.EncodeToString(sum[:])}
+		return &Probed{Packages: list, PackagesDigest: "sha256:" + hex.EncodeToString(sum[:])}
 	}
 	was := probed("nodejs=18.20.4+dfsg-1~deb12u2\nnpm:node_modules/a=1.0.0 sha256:aa\nnpm:node_modules/a/node_modules/b=2.0.0 sha256:bb\n")
 	now := probed("nodejs=18.20.4+dfsg-1~deb12u2\nnpm:node_modules/a=1.0.0 sha256:aa\nnpm:node_modules/a/node_modules/b=2.0.1 sha256:cc\n")
-	if err := image.RememberPackages(root, []*image.Built{{Stage: "audit", Probed: was}, {Stage: "agent", Probed: now}}); err != nil {
+	if err := RememberPackages(root, []*Built{{Stage: "audit", Probed: was}, {Stage: "agent", Probed: now}}); err != nil {
 		t.Fatal(err)
 	}
-	lock := func(p *image.Probed, digest string) *image.Lock {
-		return &image.Lock{Task: "t1", Images: map[string]image.LockImage{"audit": {Digest: digest, Inputs: map[string]string{"packages": p.PackagesDigest}}}}
+	lock := func(p *Probed, digest string) *Lock {
+		return &Lock{Task: "t1", Images: map[string]LockImage{"audit": {Digest: digest, Inputs: map[string]string{"packages": p.PackagesDigest}}}}
 	}
 	want, got := lock(was, "sha256:"+strings.Repeat("1", 64)), lock(now, "sha256:"+strings.Repeat("2", 64))
-	ds := image.Compare(want, got)
+	ds := Compare(want, got)
 	if len(ds) != 1 {
 		t.Fatalf("Compare: %v", ds)
 	}

@@ -1,0 +1,98 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/swe-refactor-bench/srb/ladder/engine"
+)
+
+// Containers are the containers the reviews' run tool executes in,
+// one per review, each started from the same spec (srb's: the task's
+// audit image with no network, State A copied in read-only and the
+// submission copied in): copies, so nothing run does reaches the host's
+// trees, and a review never sees what an earlier one ran. It is an
+// [agent.Execer] on the current review's container, and its Fresh is
+// [Config.BeforeReview].
+type Containers struct {
+	eng  engine.Runner
+	spec engine.Spec
+	ref  string
+
+	mu    sync.Mutex
+	cur   *engine.Session
+	fresh bool // cur has run nothing yet
+}
+
+// Ref names the containers' image, as StartContainers was given it.
+func (a *Containers) Ref() string { return a.ref }
+
+// StartContainers starts the first container of spec on eng; ref names
+// the image in errors ("srb/<task id>:audit (sha256:…)").
+func StartContainers(ctx context.Context, eng engine.Runner, spec engine.Spec, ref string) (*Containers, error) {
+	a := &Containers{eng: eng, spec: spec, ref: ref}
+	if err := a.start(ctx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Containers) start(ctx context.Context) error {
+	s, err := a.eng.Start(ctx, a.spec)
+	if err != nil {
+		return fmt.Errorf("the audit image %s: %w", a.ref, err)
+	}
+	a.cur, a.fresh = s, true
+	return nil
+}
+
+// Fresh gives the review about to start a container nothing has run in:
+// the current one when it is still pristine, else a new one (the old one
+// is removed). It is Config.BeforeReview.
+func (a *Containers) Fresh(ctx context.Context, _ int) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur != nil && a.fresh {
+		return nil
+	}
+	if a.cur != nil {
+		a.cur.Close(ctx)
+		a.cur = nil
+	}
+	return a.start(ctx)
+}
+
+// Exec implements [agent.Execer] on the current review's container.
+func (a *Containers) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Result, error) {
+	a.mu.Lock()
+	s := a.cur
+	a.fresh = false
+	a.mu.Unlock()
+	if s == nil {
+		return nil, fmt.Errorf("no audit container is running (%s)", a.ref)
+	}
+	before, _ := s.LimitHits(ctx)
+	res, err := s.Exec(ctx, es)
+	// A command that reached the container's limits says so in its
+	// transcript (audit.json), so its failure is not read as the code's.
+	if after, herr := s.LimitHits(ctx); res != nil && herr == nil && after != before {
+		if n := (engine.LimitHits{OOMKilled: after.OOMKilled && !before.OOMKilled, OOMKills: after.OOMKills - before.OOMKills,
+			PidsMax: after.PidsMax - before.PidsMax}).Note(); n != "" {
+			res.Stderr = append(res.Stderr, []byte("\nsrb: "+n+"\n")...)
+		}
+	}
+	return res, err
+}
+
+// Close removes the current container.
+func (a *Containers) Close(ctx context.Context) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur == nil {
+		return nil
+	}
+	err := a.cur.Close(ctx)
+	a.cur = nil
+	return err
+}
