@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // ErrModuleResult is wrapped by [ParseModuleResult] when a module's result
@@ -81,9 +81,9 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 		out := ModuleResult{Checks: []Check{}, Metadata: map[string]any{"result_error": msg}}
 		return out, fmt.Errorf("parse module result of %s: %w: %s", moduleID, ErrModuleResult, msg)
 	}
-	doc, err := schema.DecodeStrict(schema.ModuleResult, data)
+	doc, err := contract.DecodeStrict(contract.ModuleResult, data)
 	if err != nil {
-		var ve *schema.ValidationError
+		var ve *contract.ValidationError
 		if errors.As(err, &ve) && ve.Msg != "" && ve.Pointer == "" && strings.HasPrefix(ve.Msg, "not JSON: ") {
 			return refuse("JSONDecodeError: " + strings.TrimPrefix(ve.Msg, "not JSON: "))
 		}
@@ -108,8 +108,8 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 	}
 
 	out := ModuleResult{Checks: []Check{}, Metadata: map[string]any{}}
-	var ve *schema.ValidationError
-	if err := schema.Validate(schema.ModuleResult, doc); errors.As(err, &ve) {
+	var ve *contract.ValidationError
+	if err := contract.Validate(contract.ModuleResult, doc); errors.As(err, &ve) {
 		out.Metadata["result_schema_error"] = ve.Error()
 	}
 	for _, key := range []string{"metadata", "notes"} {

@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 var t0 = time.Date(2026, 7, 30, 9, 0, 0, 0, time.UTC)
@@ -275,8 +275,8 @@ func TestSchemaViolationsNameTheFile(t *testing.T) {
 	path := filepath.Join(dir, "audit.json")
 	s := result.NewStage("scan", "t", t0)
 	err := s.Write(path)
-	var ve *schema.ValidationError
-	if !errors.As(err, &ve) || ve.File != path || ve.Contract != schema.StageResult || ve.Pointer != "/stage" {
+	var ve *contract.ValidationError
+	if !errors.As(err, &ve) || ve.File != path || ve.Contract != contract.StageResult || ve.Pointer != "/stage" {
 		t.Fatalf("Write = %v (%#v)", err, ve)
 	}
 	if _, statErr := os.Stat(path); !os.IsNotExist(statErr) {
@@ -558,7 +558,7 @@ func TestVerdictRoundTripAndSchemas(t *testing.T) {
 				t.Errorf("summary.txt = %q", summary)
 			}
 			reward, _ := os.ReadFile(filepath.Join(dir, result.RewardFile))
-			if err := schema.ValidateBytes(schema.Reward, reward); err != nil {
+			if err := contract.ValidateBytes(contract.Reward, reward); err != nil {
 				t.Error(err)
 			}
 		})
@@ -701,7 +701,7 @@ func TestPublishWritesNothingInvalid(t *testing.T) {
 	v := result.NewVerdict("t", 100)
 	v.Score = -1
 	err := result.Publish(dir, v, "x")
-	var ve *schema.ValidationError
+	var ve *contract.ValidationError
 	if !errors.As(err, &ve) || ve.File != filepath.Join(dir, result.ScoreFile) || (ve.Pointer != "/reward" && ve.Pointer != "/score") {
 		t.Fatalf("Publish = %v", err)
 	}
