@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +60,11 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	}
 	c := containment{ns: inNS, privateProc: rep.privateProc, self: os.Getpid()}
 	env := withoutInitEnv(os.Environ())
+	if sys.Ptrace {
+		// Every ptrace request must come from the tracer's thread: the one
+		// that starts the command (PTRACE_TRACEME names it) and waits.
+		runtime.LockOSThread()
+	}
 	child, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys: sys})
 	if err != nil {
@@ -78,7 +84,16 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 		}
 	}()
 	rep.code = -1
-	for {
+	if sys.Ptrace {
+		var log execLog
+		var fault error
+		rep.code, rep.signal, fault = traceUntilMainExits(main, c, &log)
+		rep.execs, rep.dropped = log.execs, log.dropped
+		if fault != nil {
+			rep.err = fault.Error()
+		}
+	}
+	for !sys.Ptrace {
 		var ws syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &ws, 0, nil)
 		if err == syscall.EINTR {
@@ -115,7 +130,8 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 func reapZombies() bool {
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		// __WALL: traced threads are reaped too.
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG|unix.WALL, nil)
 		switch {
 		case err == syscall.EINTR:
 			continue

@@ -243,13 +243,3 @@ func (m *module) data() string {
 	}
 	return m.plan.TaskDir
 }
-
-// sandboxHelper is the argv prefix the submission's processes run the
-// helper with (the tool-provenance wrappers): the jail's copy, which the
-// submission's user can execute, or the plan's helper.
-func (m *module) sandboxHelper() []string {
-	if j := m.jail(); j != nil && len(j.Helper) > 0 {
-		return j.Helper
-	}
-	return m.plan.Helper
-}
