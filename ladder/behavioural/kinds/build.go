@@ -154,12 +154,12 @@ func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo st
 	// file that changes while it is copied, or anything else that stops
 	// the copy is the build's failure (counted), never the grader's.
 	if _, err := copytree.Copy(e.Tree, ledgerTree, buildTreeCopy); err != nil {
-		_ = os.RemoveAll(sandbox)
+		_ = m.discard(sandbox)
 		e.Tree, e.Tools = ledgerTree, ""
 		return false, "the build left a tree that could not be kept: " + err.Error(), why
 	}
 	e.Tree = ledgerTree
-	_ = os.RemoveAll(sandbox)
+	_ = m.discard(sandbox)
 	return ok, summary, why
 }
 

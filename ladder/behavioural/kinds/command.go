@@ -356,7 +356,7 @@ func (k *commandKind) observe(m *module) error {
 func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 	dir := filepath.Join(k.casesDir, fmt.Sprintf("%04d", i))
 	o := caseObs{expect: c.expect}
-	if err := freshDir(dir); err != nil {
+	if err := m.freshDir(dir); err != nil {
 		o.exit = "could not prepare: " + err.Error()
 		return o
 	}
@@ -426,11 +426,11 @@ func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 }
 
 // freshDir makes dir, empty: one mkdir when it does not exist (the usual
-// case), else it is removed first (a rerun in the same work folder).
-func freshDir(dir string) error {
+// case), else it is discarded first (a rerun in the same work folder).
+func (m *module) freshDir(dir string) error {
 	err := os.Mkdir(dir, 0o755)
 	if errors.Is(err, fs.ErrExist) {
-		if err = os.RemoveAll(dir); err == nil {
+		if err = m.discard(dir); err == nil {
 			err = os.Mkdir(dir, 0o755)
 		}
 	}

@@ -220,10 +220,24 @@ func (m *module) scratch(name string) (string, error) {
 		return j.Scratch(m.plan.Module, name)
 	}
 	dir := filepath.Join(m.work, name)
-	if err := os.RemoveAll(dir); err != nil {
+	if err := m.discard(dir); err != nil {
 		return "", err
 	}
 	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// discard removes dir in O(1) ([behavioural.Trash]): into the jail's
+// trash, or without a jail the suite's work folder's, both emptied after
+// the stage's result is published.
+func (m *module) discard(dir string) error {
+	if j := m.jail(); j != nil {
+		return j.Trash().Discard(dir)
+	}
+	base := m.suiteWork
+	if base == "" {
+		base = filepath.Dir(m.work)
+	}
+	return behavioural.Trash{Dir: filepath.Join(base, behavioural.TrashName)}.Discard(dir)
 }
 
 // own gives p (a folder srb prepared, as root) to the submission's user
