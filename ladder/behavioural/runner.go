@@ -16,6 +16,13 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
+// DefaultGrace is how long a module's processes have between SIGTERM and
+// SIGKILL when its deadline passes (HARNESS.md §4.2, reap_group). The
+// module runs contained by ladder/proc, srb's one reaper, which ends every
+// process it started, setsid and double-forked ones included, before its
+// result is read.
+const DefaultGrace = 5 * time.Second
+
 // Module is one module of a suite, as the runner sees it: a command run in
 // Dir with the contract environment.
 type Module struct {
@@ -367,7 +374,7 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 			reaped = p.Terminate(grace)
 			break
 		}
-		submissionRan = r.Jail != nil && descendantHasUID(p.Pid(), r.Jail.UID)
+		submissionRan = r.Jail != nil && p.RunsAs(r.Jail.UID)
 		if r.Jail != nil && !submissionRan {
 			// srb's helper cuts the submission's processes short of the
 			// deadline and then writes a timeout result; on a loaded

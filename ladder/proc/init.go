@@ -249,3 +249,43 @@ func descendantsIn(procs map[int]procStat, root int) []int {
 	}
 	return out
 }
+
+// RunsAs reports whether a live process of the containment other than
+// the init runs with real uid uid (/proc/<pid>/status): for a runner that
+// must tell whether the graded side's processes were still running when
+// a deadline passed. It walks the host's /proc from the init down, as the
+// subreaper's sweep does, so it sees the command's processes in either
+// containment. A process that is gone, or a command that has ended,
+// reports false.
+func (p *Process) RunsAs(uid int) bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+	}
+	procs := scanProc()
+	for _, pid := range descendantsIn(procs, p.Pid()) {
+		if st := procs[pid].state; st != 'Z' && st != 'X' && realUID(pid) == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// realUID returns the real uid of process pid, or -1.
+func realUID(pid int) int {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if fs := strings.Fields(rest); len(fs) > 0 {
+				if u, err := strconv.Atoi(fs[0]); err == nil {
+					return u
+				}
+			}
+		}
+	}
+	return -1
+}

@@ -136,3 +136,29 @@ func TestUntracedHasNoExecs(t *testing.T) {
 		t.Fatalf("%v %v %+v", err, e.Err, e.Execs)
 	}
 }
+
+// TestRunsAs: a contained command's process running as another user is
+// seen from the init down while it runs, and not once the command ended.
+func TestRunsAs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run as another user")
+	}
+	p, err := Start(Spec{Argv: []string{"/bin/sh", "-c", "sleep 30"}, Credential: &syscall.Credential{Uid: 65534, Gid: 65534}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !p.RunsAs(65534) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !p.RunsAs(65534) {
+		t.Error("RunsAs(65534) is false while the command runs as 65534")
+	}
+	if p.RunsAs(4242) {
+		t.Error("RunsAs(4242) is true")
+	}
+	p.Kill()
+	if p.RunsAs(65534) {
+		t.Error("RunsAs is true after the command ended")
+	}
+}
