@@ -329,9 +329,12 @@ func TestParseModuleResult(t *testing.T) {
 		{name: "checks object with metadata and notes",
 			data:   `{"checks":[{"name":"n","verdict":"skip"}],"metadata":{"k":1},"notes":["declined 3"]}`,
 			checks: []string{"m/n:skip"}, meta: map[string]any{"metadata": map[string]any{"k": json.Number("1")}, "notes": []any{"declined 3"}}},
-		{name: "weight zero dropped and counted",
-			data:   `{"checks":[{"id":"a","verdict":"pass"},{"id":"o","verdict":"fail","weight":0},{"id":"p","verdict":"pass","weight":-1},{"id":"q","verdict":"maybe","weight":"x"}]}`,
-			checks: []string{"m/a:pass", "m/q:error"}, meta: map[string]any{"unscored_observations": 2}},
+		{name: "weight zero dropped, counted and kept as findings",
+			data:   `{"checks":[{"id":"a","verdict":"pass"},{"id":"o","verdict":"fail","weight":0,"summary":"type: commonjs","detail":"17 files use require"},{"id":"p","verdict":"pass","weight":-1},{"id":"q","verdict":"maybe","weight":"x"}]}`,
+			checks: []string{"m/a:pass", "m/q:error"}, meta: map[string]any{"unscored_observations": 2, "unscored_findings": []any{
+				map[string]any{"id": "m/o", "verdict": "fail", "summary": "type: commonjs", "detail": "17 files use require"},
+				map[string]any{"id": "m/p", "verdict": "pass", "summary": ""},
+			}}},
 		// A result that could hide a failing check is refused whole: no
 		// check is kept, so the module recorded nothing, never a pass.
 		{name: "a repeated id is refused, not dropped",
@@ -410,7 +413,8 @@ func TestParseModuleResult(t *testing.T) {
 	u := result.Unit{ID: "m", Status: "ok", Metadata: map[string]any{"exit_code": 0}}
 	mr, _ := result.ParseModuleResult("m", []byte(`{"status":"timeout","summary":"late","checks":[{"id":"a","verdict":"pass","weight":0}]}`))
 	mr.Apply(&u)
-	want := result.Unit{ID: "m", Status: "timeout", Summary: "late", Metadata: map[string]any{"exit_code": 0, "unscored_observations": 1}}
+	want := result.Unit{ID: "m", Status: "timeout", Summary: "late", Metadata: map[string]any{"exit_code": 0, "unscored_observations": 1,
+		"unscored_findings": []any{map[string]any{"id": "m/a", "verdict": "pass", "summary": ""}}}}
 	if diff := cmp.Diff(want, u); diff != "" {
 		t.Errorf("Apply (-want +got):\n%s", diff)
 	}
