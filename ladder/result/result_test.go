@@ -736,3 +736,27 @@ func TestVerdictBeforeModuleStatus(t *testing.T) {
 		t.Errorf("written as\n%s", text)
 	}
 }
+
+// A checkpoint is the same document Write writes, replaced whole.
+func TestWriteCheckpoint(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "behavioural.json")
+	st := result.NewStage(result.StageBehavioural, "t", time.Unix(0, 0).UTC())
+	st.Units = append(st.Units, result.Unit{ID: "m", Title: "m", Weight: 1, Status: result.UnitUnreached})
+	if err := st.WriteCheckpoint(p); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	final, _ := os.ReadFile(p)
+	if string(cp) != string(final) {
+		t.Errorf("checkpoint %s\nfinal %s", cp, final)
+	}
+	if _, err := result.ReadStage(p); err != nil {
+		t.Fatal(err)
+	}
+}

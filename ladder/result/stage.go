@@ -517,6 +517,22 @@ func (s *Stage) Write(path string) error {
 	return nil
 }
 
+// WriteCheckpoint writes s to path atomically (a temporary file renamed
+// over path) without syncing it or validating it: for the checkpoints a
+// runner writes while a stage runs, which a reader re-validates and which
+// a crash may lose (the stage is then re-run). The stage's last write
+// must be [Stage.Write], which validates and syncs.
+func (s *Stage) WriteCheckpoint(path string) error {
+	data, err := marshalPy(s)
+	if err != nil {
+		return fmt.Errorf("write stage result %s: %w", path, err)
+	}
+	if err := writeAtomicNoSync(path, data); err != nil {
+		return fmt.Errorf("write stage result: %w", err)
+	}
+	return nil
+}
+
 // withFile sets File on a schema validation error.
 func withFile(err error, path string) error {
 	var ve *contract.ValidationError
