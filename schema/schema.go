@@ -1,204 +1,138 @@
-// Package schema holds srb's contracts: the CUE schema of a task (task.cue,
-// package srb) and the JSON Schemas (draft 2020-12) of every file srb reads
-// or writes (json/*.json). Both are embedded so the srb binary needs no
-// files beside it; authors can also use the CUE files with the cue tool.
+// Package schema holds srb's task-side contracts: the CUE schema of a task
+// (task.cue, package srb) and the JSON Schema of a task's image lockfile
+// (json/images-lock.json). Both are embedded so the srb binary needs no
+// files beside it; authors can also use the CUE file with the cue tool.
+//
+// The result contracts (a stage result, a module result, score.json,
+// reward.json, telemetry.json, a transcript record) are in
+// [github.com/swe-refactor-bench/srb/schema/contract], which srb's in-image
+// helper links. The helper does not link this package (`go list -deps
+// ./cmd/srb-helper` shows it), so the task schema and the lockfile's format
+// can change without moving any stage image's digest. This package answers
+// for both sets ([Names], [JSONSchema], [Validate]), for `srb schema` and
+// srb's own readers.
 package schema
 
 import (
-	"bytes"
 	"embed"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
+	"slices"
 	"strings"
-	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
-// FS holds the embedded JSON Schemas, "json/<name>.json".
+// FS holds the embedded task-side JSON Schemas, "json/<name>.json".
 //
 //go:embed json/*.json
 var FS embed.FS
 
-// taskCUE is task.cue, apart from FS: a program that reads only the JSON
-// Schemas (srb's in-image helper) then links none of it, so editing the
-// task schema does not change the helper's bytes, nor the digests of the
-// stage images that carry it.
-//
 //go:embed task.cue
 var taskCUE []byte
 
-// Names of the JSON contracts, each the base name of a file in json/.
+// taskSide is the set of this package's JSON Schemas.
+var taskSide = contract.NewSet(FS, "json")
+
+// Names of the JSON contracts: the result contracts of package contract
+// (repeated here for srb's own readers), and the image lockfile.
 const (
-	// StageResult is the stage-result envelope, schema string
-	// "swerefactor.stage-result/1" (HARNESS.md §3.6).
-	StageResult = "stage-result"
-	// ModuleResult is what a behavioural module writes to $SRB_RESULT
-	// (HARNESS.md §3.5): an envelope, {"checks": [...]}, or a bare list.
-	ModuleResult = "module-result"
-	// Score is score.json, schema string "swerefactor.score/1" (HARNESS.md §3.7).
-	Score = "score"
-	// Reward is reward.json: a flat object of numbers (HARNESS.md §3.8).
-	Reward = "reward"
-	// Telemetry is telemetry.json, schema "swerefactor.telemetry/1" (HARNESS.md §3.9).
-	Telemetry = "telemetry"
+	// StageResult is [contract.StageResult].
+	StageResult = contract.StageResult
+	// ModuleResult is [contract.ModuleResult].
+	ModuleResult = contract.ModuleResult
+	// Score is [contract.Score].
+	Score = contract.Score
+	// Reward is [contract.Reward].
+	Reward = contract.Reward
+	// Telemetry is [contract.Telemetry].
+	Telemetry = contract.Telemetry
+	// TranscriptRecord is [contract.TranscriptRecord].
+	TranscriptRecord = contract.TranscriptRecord
 	// ImagesLock is a task's image lockfile, tasks/<id>/images.lock,
 	// schema string "srb.images-lock/1" (docs/OPERATIONS.md).
 	ImagesLock = "images-lock"
-	// TranscriptRecord is one line of a JSONL transcript (HARNESS.md §3.10).
-	TranscriptRecord = "transcript-record"
 )
 
-// Names returns the names of every embedded JSON Schema, sorted.
+// ValidationError says why a document does not satisfy a contract; it is
+// [contract.ValidationError].
+type ValidationError = contract.ValidationError
+
+// Names returns the names of every JSON Schema srb embeds (the result
+// contracts and the task-side ones), sorted.
 func Names() []string {
-	entries, err := fs.Glob(FS, "json/*.json")
-	if err != nil {
-		panic(err) // the pattern is constant and valid
-	}
-	names := make([]string, 0, len(entries))
-	for _, e := range entries {
-		names = append(names, strings.TrimSuffix(path.Base(e), ".json"))
-	}
-	sort.Strings(names)
+	names := append(contract.Names(), taskSide.Names()...)
+	slices.Sort(names)
 	return names
 }
 
 // JSONSchema returns the bytes of the JSON Schema called name (one of
 // [Names]); an unknown name is an error listing the known ones.
 func JSONSchema(name string) ([]byte, error) {
-	b, err := FS.ReadFile("json/" + name + ".json")
-	if err != nil {
-		return nil, fmt.Errorf("no JSON Schema called %q; known: %s", name, strings.Join(Names(), ", "))
-	}
-	return b, nil
+	return set(name).JSONSchema(name)
 }
+
+// Validate checks the decoded JSON document doc against the contract name
+// (one of [Names]), like [contract.Set.Validate].
+func Validate(name string, doc any) error {
+	return set(name).Validate(name, doc)
+}
+
+// ValidateBytes decodes data as JSON and validates it against the contract
+// name, like [contract.Set.ValidateBytes].
+func ValidateBytes(name string, data []byte) error {
+	return set(name).ValidateBytes(name, data)
+}
+
+// DuplicateKey is [contract.DuplicateKey].
+func DuplicateKey(name string, data []byte) error { return contract.DuplicateKey(name, data) }
+
+// DecodeStrict is [contract.DecodeStrict].
+func DecodeStrict(name string, data []byte) (any, error) { return contract.DecodeStrict(name, data) }
 
 // TaskCUE returns the CUE schema of a task (schema/task.cue).
 func TaskCUE() []byte {
 	return append([]byte(nil), taskCUE...)
 }
 
-// ValidationError says why a document does not satisfy a contract. Pointer
-// is the RFC 6901 JSON pointer of the offending value ("" is the root).
-type ValidationError struct {
-	Contract string // the contract name, e.g. "stage-result"
-	Pointer  string // JSON pointer into the document
-	Msg      string // what is wrong there
-	File     string // the file read or written, when known
+// set is the set that holds name: the task side's when it has it, else the
+// result contracts' (whose errors list all names for an unknown one).
+func set(name string) interface {
+	JSONSchema(string) ([]byte, error)
+	Validate(string, any) error
+	ValidateBytes(string, []byte) error
+} {
+	if taskSide.Has(name) {
+		return taskSide
+	}
+	return allNames{}
 }
 
-// Error implements error.
-func (e *ValidationError) Error() string {
-	where := e.Contract
-	if e.File != "" {
-		where = e.File + " (" + e.Contract + ")"
-	}
-	p := e.Pointer
-	if p == "" {
-		p = "/"
-	}
-	return fmt.Sprintf("%s: at %s: %s", where, p, e.Msg)
-}
+// allNames answers for the result contracts, naming every embedded schema
+// when name is unknown.
+type allNames struct{}
 
-var (
-	compileOnce sync.Once
-	compiled    map[string]*jsonschema.Schema
-	compileErr  error
-)
-
-func compileAll() {
-	c := jsonschema.NewCompiler()
-	compiled = map[string]*jsonschema.Schema{}
-	for _, n := range Names() {
-		b, _ := JSONSchema(n)
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			compileErr = fmt.Errorf("schema %s: %w", n, err)
-			return
-		}
-		if err := c.AddResource("srb:/json/"+n+".json", doc); err != nil {
-			compileErr = fmt.Errorf("schema %s: %w", n, err)
-			return
-		}
-	}
-	for _, n := range Names() {
-		s, err := c.Compile("srb:/json/" + n + ".json")
-		if err != nil {
-			compileErr = fmt.Errorf("schema %s: %w", n, err)
-			return
-		}
-		compiled[n] = s
-	}
-}
-
-// Validate checks the decoded JSON document doc (as produced by
-// encoding/json into any, or [jsonschema.UnmarshalJSON]) against the
-// contract name. It returns nil, or a *[ValidationError] naming the JSON
-// pointer of the deepest offending value.
-func Validate(name string, doc any) error {
-	compileOnce.Do(compileAll)
-	if compileErr != nil {
-		return compileErr
-	}
-	s, ok := compiled[name]
-	if !ok {
-		return fmt.Errorf("no JSON Schema called %q; known: %s", name, strings.Join(Names(), ", "))
-	}
-	err := s.Validate(doc)
-	if err == nil {
-		return nil
-	}
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return err
-	}
-	leaf := deepest(ve)
-	msg := leaf.ErrorKind.LocalizedString(printer)
-	return &ValidationError{Contract: name, Pointer: pointer(leaf.InstanceLocation), Msg: msg}
-}
-
-// ValidateBytes decodes data as JSON and validates it like [Validate]. A
-// document that is not JSON is a *[ValidationError] at the root, and one
-// with a repeated object key is one at the object holding it (see
-// [DuplicateKey]).
-func ValidateBytes(name string, data []byte) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+func (allNames) JSONSchema(name string) ([]byte, error) {
+	b, err := contract.JSONSchema(name)
 	if err != nil {
-		return &ValidationError{Contract: name, Msg: "not JSON: " + err.Error()}
+		return nil, unknown(name)
 	}
-	if err := DuplicateKey(name, data); err != nil {
-		return err
-	}
-	return Validate(name, doc)
+	return b, nil
 }
 
-// deepest follows the first cause chain to the most specific error, which
-// carries the most useful pointer.
-func deepest(e *jsonschema.ValidationError) *jsonschema.ValidationError {
-	best := e
-	var walk func(*jsonschema.ValidationError)
-	walk = func(x *jsonschema.ValidationError) {
-		if len(x.InstanceLocation) > len(best.InstanceLocation) ||
-			(len(x.InstanceLocation) == len(best.InstanceLocation) && len(x.Causes) == 0 && len(best.Causes) > 0) {
-			best = x
-		}
-		for _, c := range x.Causes {
-			walk(c)
-		}
+func (allNames) Validate(name string, doc any) error {
+	if !slices.Contains(contract.Names(), name) {
+		return unknown(name)
 	}
-	walk(e)
-	return best
+	return contract.Validate(name, doc)
 }
 
-func pointer(loc []string) string {
-	var sb strings.Builder
-	for _, tok := range loc {
-		sb.WriteByte('/')
-		tok = strings.ReplaceAll(tok, "~", "~0")
-		tok = strings.ReplaceAll(tok, "/", "~1")
-		sb.WriteString(tok)
+func (allNames) ValidateBytes(name string, data []byte) error {
+	if !slices.Contains(contract.Names(), name) {
+		return unknown(name)
 	}
-	return sb.String()
+	return contract.ValidateBytes(name, data)
+}
+
+func unknown(name string) error {
+	return fmt.Errorf("no JSON Schema called %q; known: %s", name, strings.Join(Names(), ", "))
 }

@@ -183,6 +183,16 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 	if err != nil {
 		return err
 	}
+	// The sandbox and the work folder (and the trash in them: folders the
+	// stage discarded, behavioural.Trash) are removed after the stage's
+	// result is stamped and published, outside the stage's clock: a case
+	// that left millions of files makes this slow, never the stage.
+	var cleanups []func()
+	defer func() {
+		for i := len(cleanups) - 1; i >= 0; i-- {
+			cleanups[i]()
+		}
+	}()
 	defer stampStage(out, time.Now(), stageProvenance(t, result.StageBehavioural, opts.Image, opts.Host), opts.IO.ErrOut)
 	sub, err := filepath.Abs(opts.Submission)
 	if st, serr := os.Stat(sub); err != nil || serr != nil || !st.IsDir() {
@@ -223,12 +233,12 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
-	defer done()
+	cleanups = append(cleanups, done)
 	jail, closeJail, err := hostJail(decl, work, opts.Results, helper)
 	if err != nil {
 		return fail(ExitCouldNotRun, err.Error(), nil)
 	}
-	defer closeJail()
+	cleanups = append(cleanups, closeJail)
 	if jail == nil {
 		fmt.Fprintln(opts.IO.ErrOut, "srb: behavioural: --host as a user other than root cannot run the submission as another user: it can reach whatever srb's user can (recorded as isolation: none)")
 	}

@@ -13,7 +13,7 @@ const schemaDoc = `Print srb's schemas.
 
 With no NAME, list the schemas. NAME "task" prints the CUE schema of a task
 (schema/task.cue); any other NAME prints that contract's JSON Schema
-(schema/json/NAME.json): the files srb reads and writes are validated
+(schema/contract/json/NAME.json, or schema/json/images-lock.json): the files srb reads and writes are validated
 against them.
 
 Examples:

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/swe-refactor-bench/srb/ladder/models"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // clock is a fake wall clock: sleeping advances it, and so does every
@@ -80,7 +80,7 @@ func readTranscript(t *testing.T, path string) []map[string]any {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<24)
 	for sc.Scan() {
-		if err := schema.ValidateBytes(schema.TranscriptRecord, sc.Bytes()); err != nil {
+		if err := contract.ValidateBytes(contract.TranscriptRecord, sc.Bytes()); err != nil {
 			t.Errorf("transcript line %d: %v\n%s", len(recs)+1, err, sc.Bytes())
 		}
 		var m map[string]any

@@ -16,6 +16,13 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
+// DefaultGrace is how long a module's processes have between SIGTERM and
+// SIGKILL when its deadline passes (HARNESS.md §4.2, reap_group). The
+// module runs contained by ladder/proc, srb's one reaper, which ends every
+// process it started, setsid and double-forked ones included, before its
+// result is read.
+const DefaultGrace = 5 * time.Second
+
 // Module is one module of a suite, as the runner sees it: a command run in
 // Dir with the contract environment.
 type Module struct {
@@ -121,13 +128,21 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 		})
 	}
 	var writeErr error
-	checkpoint := func() {
+	// checkpoint writes the stage result so far. Between modules it is a
+	// checkpoint (atomic, not synced: a crash loses at most the last one,
+	// and the stage is then re-run); the last write of every path
+	// (final) is synced, so what the stage published survives a crash.
+	checkpoint := func(final bool) {
 		st.DurationSec = time.Since(start).Seconds()
 		r.summarise(st)
 		if r.ResultPath == "" {
 			return
 		}
-		if err := st.Write(r.ResultPath); err != nil {
+		write := st.WriteCheckpoint
+		if final {
+			write = st.Write
+		}
+		if err := write(r.ResultPath); err != nil {
 			writeErr = err
 			r.logf("checkpoint: %v", err)
 		}
@@ -137,7 +152,7 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 		st.Status = result.StatusError
 		st.Metadata["error"] = reason
 		st.Note(reason)
-		checkpoint()
+		checkpoint(true)
 		return st, writeErr
 	}
 	st.Metadata["isolation"] = r.Jail.Level()
@@ -150,13 +165,13 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 		st.Status = result.StatusError
 		st.Metadata["error"] = reason
 		st.Note(reason)
-		checkpoint()
+		checkpoint(true)
 		return st, writeErr
 	}
 	for _, p := range []string{r.Work, filepath.Join(r.Work, SharedWork)} {
 		_ = os.Chmod(p, 0o700) // the grader's: plans, results, the ledger
 	}
-	checkpoint()
+	checkpoint(false)
 	for i, m := range s.Modules {
 		if ctx.Err() != nil {
 			break
@@ -170,15 +185,15 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 			delete(unit.Metadata, metaStageClock)
 			st.Units[i] = unit
 			harnessFault(st, "the stage's clock (timeouts.behavioural) ran out: nothing that did not finish is charged to the submission")
-			checkpoint()
+			checkpoint(true)
 			return st, fmt.Errorf("behavioural: stopped: %w: %w", ErrHarnessFault, context.DeadlineExceeded)
 		}
 		if why, ok := unit.Metadata[MetaHarnessFault].(string); ok && why != "" {
 			harnessFault(st, fmt.Sprintf("module %s: %s", m.ID, why))
-			checkpoint()
+			checkpoint(true)
 			return st, fmt.Errorf("behavioural: %w: module %s: %s", ErrHarnessFault, m.ID, why)
 		}
-		checkpoint()
+		checkpoint(false)
 	}
 	if err := ctx.Err(); err != nil {
 		why := "the stage was interrupted (a signal to srb, or its caller gave up)"
@@ -186,9 +201,10 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 			why = "the stage's clock (timeouts.behavioural) ran out"
 		}
 		harnessFault(st, why+": nothing that did not finish is charged to the submission")
-		checkpoint()
+		checkpoint(true)
 		return st, fmt.Errorf("behavioural: stopped: %w: %w", ErrHarnessFault, err)
 	}
+	checkpoint(true)
 	return st, writeErr
 }
 
@@ -367,7 +383,7 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 			reaped = p.Terminate(grace)
 			break
 		}
-		submissionRan = r.Jail != nil && descendantHasUID(p.Pid(), r.Jail.UID)
+		submissionRan = r.Jail != nil && p.RunsAs(r.Jail.UID)
 		if r.Jail != nil && !submissionRan {
 			// srb's helper cuts the submission's processes short of the
 			// deadline and then writes a timeout result; on a loaded

@@ -82,6 +82,11 @@ type Spec struct {
 	// with no_new_privs set (Docker's no-new-privileges): no setuid or
 	// file-capability program gives a process more than it had.
 	NoNewPrivileges bool
+	// CapAdd are capabilities added to the container's default set
+	// (Docker's --cap-add, e.g. "SYS_PTRACE"). They are the bounding set
+	// of its root processes; a process that drops to another user (and
+	// execs) has none of them.
+	CapAdd []string
 }
 
 // Result is how a container or an exec ended and what it printed.

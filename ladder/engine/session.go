@@ -268,6 +268,7 @@ func (d *Docker) create(ctx context.Context, spec Spec, entry, cmd []string, ini
 	if spec.NoNewPrivileges {
 		hc.SecurityOpt = append(hc.SecurityOpt, "no-new-privileges")
 	}
+	hc.CapAdd = append(hc.CapAdd, spec.CapAdd...)
 	if len(spec.Tmpfs) > 0 {
 		hc.Tmpfs = spec.Tmpfs
 	}

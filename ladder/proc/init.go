@@ -3,6 +3,7 @@ package proc
 import (
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +60,11 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	}
 	c := containment{ns: inNS, privateProc: rep.privateProc, self: os.Getpid()}
 	env := withoutInitEnv(os.Environ())
+	if sys.Ptrace {
+		// Every ptrace request must come from the tracer's thread: the one
+		// that starts the command (PTRACE_TRACEME names it) and waits.
+		runtime.LockOSThread()
+	}
 	child, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys: sys})
 	if err != nil {
@@ -78,7 +84,16 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 		}
 	}()
 	rep.code = -1
-	for {
+	if sys.Ptrace {
+		var log execLog
+		var fault error
+		rep.code, rep.signal, fault = traceUntilMainExits(main, c, &log)
+		rep.execs, rep.dropped = log.execs, log.dropped
+		if fault != nil {
+			rep.err = fault.Error()
+		}
+	}
+	for !sys.Ptrace {
 		var ws syscall.WaitStatus
 		pid, err := syscall.Wait4(-1, &ws, 0, nil)
 		if err == syscall.EINTR {
@@ -115,7 +130,8 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 func reapZombies() bool {
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		// __WALL: traced threads are reaped too.
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG|unix.WALL, nil)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -232,4 +248,44 @@ func descendantsIn(procs map[int]procStat, root int) []int {
 		}
 	}
 	return out
+}
+
+// RunsAs reports whether a live process of the containment other than
+// the init runs with real uid uid (/proc/<pid>/status): for a runner that
+// must tell whether the graded side's processes were still running when
+// a deadline passed. It walks the host's /proc from the init down, as the
+// subreaper's sweep does, so it sees the command's processes in either
+// containment. A process that is gone, or a command that has ended,
+// reports false.
+func (p *Process) RunsAs(uid int) bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+	}
+	procs := scanProc()
+	for _, pid := range descendantsIn(procs, p.Pid()) {
+		if st := procs[pid].state; st != 'Z' && st != 'X' && realUID(pid) == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// realUID returns the real uid of process pid, or -1.
+func realUID(pid int) int {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(st), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if fs := strings.Fields(rest); len(fs) > 0 {
+				if u, err := strconv.Atoi(fs[0]); err == nil {
+					return u
+				}
+			}
+		}
+	}
+	return -1
 }

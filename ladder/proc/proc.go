@@ -101,6 +101,17 @@ type Spec struct {
 	// WaitDelay bounds how long Wait waits for the output to drain after
 	// the containment ended (exec.Cmd.WaitDelay); 0 waits until it does.
 	WaitDelay time.Duration
+	// TraceExecs makes the init trace the command (ptrace: every process
+	// and thread it starts, followed at fork, vfork and clone) and record
+	// every program it executes ([Exit.Execs]) from what the kernel says,
+	// not from anything the command can write. The record lives in the
+	// init's memory (root, not dumpable) and reaches srb on the init's
+	// status channel. The init needs CAP_SYS_PTRACE to read a process of
+	// another user (Credential); without it the first exec is a tracer
+	// fault ([Exit.Err]). A user namespace is not used for a traced
+	// command (its init would read the host's /proc): not root, it runs
+	// under a subreaper. A traced command cannot stop itself with SIGSTOP.
+	TraceExecs bool
 }
 
 // Exit is how a contained command ended.
@@ -128,9 +139,14 @@ type Exit struct {
 	// executed, the init failed or was killed by anyone but srb (a
 	// subreaper's init can be SIGKILLed by its own command, and what the
 	// command detached then escapes), its status channel held more than
-	// its report, or the output did not drain within WaitDelay. A
-	// non-zero exit is not an Err.
+	// its report, or the output did not drain within WaitDelay, or (with
+	// [Spec.TraceExecs]) the tracer failed. A non-zero exit is not an Err.
 	Err error
+	// Execs are the programs the command ran, in order, with
+	// [Spec.TraceExecs]; nil otherwise.
+	Execs []Exec
+	// ExecsDropped counts execs past [ExecRecordLimit], not in Execs.
+	ExecsDropped int
 }
 
 // Exited reports whether the main process ran and exited with a status
@@ -203,7 +219,7 @@ func Start(s Spec) (*Process, error) {
 	}
 	env = append(withoutInitEnv(env), initEnv+"=1")
 	for m := modeRootNS; m <= modeSubreaper; m++ {
-		if failed[m].Load() || (m == modeRootNS && os.Geteuid() != 0) {
+		if failed[m].Load() || (m == modeRootNS && os.Geteuid() != 0) || (m == modeUserNS && s.TraceExecs) {
 			continue
 		}
 		p, err := start(s, path, env, m)
@@ -231,7 +247,7 @@ func start(s Spec, path string, env []string, m int) (*Process, error) {
 	if m == modeSubreaper {
 		mode = Subreaper
 	}
-	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags}.encode(), path}, s.Argv...)
+	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags, s.TraceExecs}.encode(), path}, s.Argv...)
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: s.Dir, Env: env,
 		Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, WaitDelay: s.WaitDelay,
 		ExtraFiles: []*os.File{w}}
@@ -386,8 +402,12 @@ func (p *Process) Terminate(grace time.Duration) []string {
 
 // wait collects the init and its report.
 func (p *Process) wait() {
-	werr := p.cmd.Wait()
+	// The report is read to its end first: with a trace it can be larger
+	// than the socket's buffer, and the init exits only once it is sent.
+	// Only the init holds the other end (close-on-exec, not dumpable), so
+	// the end of the stream is the init's exit.
 	rest, _ := io.ReadAll(p.rd)
+	werr := p.cmd.Wait()
 	data := append([]byte(p.early), rest...)
 	p.status.Close()
 	e := Exit{Code: -1, Leftovers: -1, Containment: p.mode}
@@ -404,6 +424,7 @@ func (p *Process) wait() {
 		}
 	case ok:
 		e.Code, e.Signal, e.Leftovers, e.PrivateProc = rep.code, rep.signal, rep.left, rep.privateProc
+		e.Execs, e.ExecsDropped = rep.execs, rep.dropped
 		if rep.err != "" {
 			e.Err = errors.New(rep.err)
 		}
@@ -460,12 +481,21 @@ type report struct {
 	signal      syscall.Signal
 	left        int
 	privateProc bool
+	execs       []Exec
+	dropped     int
 	err         string
 }
 
 func (r report) encode() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "code %d\nsignal %d\nleft %d\nproc %t\n", r.code, int(r.signal), r.left, r.privateProc)
+	for _, e := range r.execs {
+		j, _ := json.Marshal(e)
+		fmt.Fprintf(&b, "exec %s\n", j)
+	}
+	if r.dropped > 0 {
+		fmt.Fprintf(&b, "dropped %d\n", r.dropped)
+	}
 	if r.err != "" {
 		fmt.Fprintf(&b, "error %s\n", strings.ReplaceAll(r.err, "\n", " "))
 	}
@@ -507,6 +537,14 @@ func parseReport(data []byte) (report, bool) {
 			r.privateProc = v == "true"
 		case "error":
 			r.err = v
+		case "exec":
+			var e Exec
+			if json.Unmarshal([]byte(v), &e) != nil {
+				return r, false
+			}
+			r.execs = append(r.execs, e)
+		case "dropped":
+			r.dropped, _ = strconv.Atoi(v)
 		}
 	}
 	return r, seen
@@ -518,6 +556,7 @@ type childSys struct {
 	Credential   *syscall.Credential `json:"credential,omitempty"`
 	Cloneflags   uintptr             `json:"cloneflags,omitempty"`
 	Unshareflags uintptr             `json:"unshareflags,omitempty"`
+	Trace        bool                `json:"trace,omitempty"`
 }
 
 func (c childSys) encode() string {
@@ -533,7 +572,7 @@ func decodeChildSys(s string) (*syscall.SysProcAttr, error) {
 	if c.Credential != nil && c.Credential.Groups == nil {
 		c.Credential.Groups = []uint32{}
 	}
-	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags}, nil
+	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags, Ptrace: c.Trace}, nil
 }
 
 // StartCmd starts cmd contained: it is [Start] of the Spec that cmd's
@@ -543,11 +582,24 @@ func decodeChildSys(s string) (*syscall.SysProcAttr, error) {
 // is cmd.Err, a field this package cannot honour (ExtraFiles, other
 // SysProcAttr fields) or Start's.
 func StartCmd(cmd *exec.Cmd) (*Process, error) {
+	s, err := CmdSpec(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return Start(s)
+}
+
+// CmdSpec is the Spec that cmd's Path, Args, Dir, Env, standard streams,
+// WaitDelay and SysProcAttr (Credential, Cloneflags and Unshareflags;
+// Setpgid and Setsid are implied) describe, for a caller that sets more
+// of it (TraceExecs) before [Start]. An error is cmd.Err or a field this
+// package cannot honour (ExtraFiles, Cancel, other SysProcAttr fields).
+func CmdSpec(cmd *exec.Cmd) (Spec, error) {
 	if cmd.Err != nil {
-		return nil, cmd.Err
+		return Spec{}, cmd.Err
 	}
 	if len(cmd.ExtraFiles) > 0 || cmd.Cancel != nil {
-		return nil, errors.New("proc: ExtraFiles and Cancel cannot be passed to a contained command")
+		return Spec{}, errors.New("proc: ExtraFiles and Cancel cannot be passed to a contained command")
 	}
 	s := Spec{Argv: cmd.Args, Path: cmd.Path, Dir: cmd.Dir, Env: cmd.Env, Stdin: cmd.Stdin,
 		Stdout: cmd.Stdout, Stderr: cmd.Stderr, WaitDelay: cmd.WaitDelay}
@@ -556,12 +608,12 @@ func StartCmd(cmd *exec.Cmd) (*Process, error) {
 		rest.Setpgid, rest.Setsid, rest.Pgid = false, false, 0
 		rest.Credential, rest.Cloneflags, rest.Unshareflags = nil, 0, 0
 		if !reflect.ValueOf(rest).IsZero() {
-			return nil, fmt.Errorf("proc: SysProcAttr %+v cannot be passed to a contained command", rest)
+			return Spec{}, fmt.Errorf("proc: SysProcAttr %+v cannot be passed to a contained command", rest)
 		}
 		s.Credential, s.Cloneflags, s.Unshareflags = a.Credential, a.Cloneflags, a.Unshareflags
 	}
 	if len(s.Argv) == 0 {
 		s.Argv = []string{cmd.Path}
 	}
-	return Start(s)
+	return s, nil
 }

@@ -63,3 +63,37 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// writeAtomicNoSync is writeAtomic without the syncs: the rename still
+// replaces path whole (no reader sees a torn file), but a crash may lose
+// it.
+func writeAtomicNoSync(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".tmp-*"+filepath.Ext(path))
+	if err != nil {
+		return fmt.Errorf("create temporary file in %s: %w", dir, err)
+	}
+	name := tmp.Name()
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("chmod %s: %w", name, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("close %s: %w", name, err)
+	}
+	if err = os.Rename(name, path); err != nil {
+		return fmt.Errorf("rename %s to %s: %w", name, path, err)
+	}
+	return nil
+}

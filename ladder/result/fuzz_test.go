@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // The fuzz targets below hold every contract reader of this package to one
@@ -28,7 +28,7 @@ func FuzzParseStage(f *testing.F) {
 		if err != nil {
 			t.Fatalf("accepted, but cannot be written: %v", err)
 		}
-		if err := schema.ValidateBytes(schema.StageResult, enc); err != nil {
+		if err := contract.ValidateBytes(contract.StageResult, enc); err != nil {
 			t.Fatalf("accepted, but its encoding breaks the contract: %v\n%s", err, enc)
 		}
 		back, err := ParseStage(enc)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // ErrModuleResult is wrapped by [ParseModuleResult] when a module's result
@@ -30,7 +30,9 @@ type ModuleResult struct {
 	Summary string
 	// Metadata is what goes into the unit's metadata: the module's own
 	// "metadata" and "notes" (when non-empty), "unscored_observations" (the
-	// count of weight-0 rows dropped, when any) and "result_error" (when the
+	// count of weight-0 rows dropped, when any), "unscored_findings" (those
+	// rows themselves, at most [UnscoredFindingsLimit]: each {"id", "verdict",
+	// "summary"} and "detail" when it has one) and "result_error" (when the
 	// file was unusable).
 	Metadata map[string]any
 }
@@ -50,6 +52,10 @@ func (m ModuleResult) Apply(u *Unit) {
 	}
 }
 
+// UnscoredFindingsLimit bounds the weight-0 rows of one module kept as
+// findings (unscored_findings); past it they are only counted.
+const UnscoredFindingsLimit = 200
+
 // ParseModuleResult collects the checks a module with id moduleID wrote to
 // $SRB_RESULT (HARNESS.md §3.5). data may be a full stage envelope, an
 // object {"checks": [...]}, or a bare list of checks.
@@ -57,7 +63,8 @@ func (m ModuleResult) Apply(u *Unit) {
 // Collection rules: each check is read leniently (an unknown verdict is
 // "error"; an unparsable weight is 1 and a negative one 0; non-object
 // evidence items become {"note": …}); a check with weight ≤ 0 is dropped
-// and counted as unscored_observations; required is forced false; unit is
+// from the checks, counted as unscored_observations and kept, as a finding
+// that decides nothing, in unscored_findings; required is forced false; unit is
 // set to moduleID; the id becomes "<moduleID>/<id>". Top-level "metadata"
 // and "notes" are carried into the unit's metadata when non-empty, and a
 // top-level status of exactly "error" or "timeout" overrides the unit's.
@@ -81,9 +88,9 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 		out := ModuleResult{Checks: []Check{}, Metadata: map[string]any{"result_error": msg}}
 		return out, fmt.Errorf("parse module result of %s: %w: %s", moduleID, ErrModuleResult, msg)
 	}
-	doc, err := schema.DecodeStrict(schema.ModuleResult, data)
+	doc, err := contract.DecodeStrict(contract.ModuleResult, data)
 	if err != nil {
-		var ve *schema.ValidationError
+		var ve *contract.ValidationError
 		if errors.As(err, &ve) && ve.Msg != "" && ve.Pointer == "" && strings.HasPrefix(ve.Msg, "not JSON: ") {
 			return refuse("JSONDecodeError: " + strings.TrimPrefix(ve.Msg, "not JSON: "))
 		}
@@ -108,8 +115,8 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 	}
 
 	out := ModuleResult{Checks: []Check{}, Metadata: map[string]any{}}
-	var ve *schema.ValidationError
-	if err := schema.Validate(schema.ModuleResult, doc); errors.As(err, &ve) {
+	var ve *contract.ValidationError
+	if err := contract.Validate(contract.ModuleResult, doc); errors.As(err, &ve) {
 		out.Metadata["result_schema_error"] = ve.Error()
 	}
 	for _, key := range []string{"metadata", "notes"} {
@@ -131,6 +138,7 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 
 	seen := map[string]int{}
 	dropped := 0
+	findings := []any{}
 	for i, entry := range list {
 		at := fmt.Sprintf("%s/%d", prefix, i)
 		m, ok := entry.(map[string]any)
@@ -147,6 +155,13 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 		seen[c.ID] = i
 		if c.Weight <= 0 {
 			dropped++
+			if len(findings) < UnscoredFindingsLimit {
+				f := map[string]any{"id": moduleID + "/" + c.ID, "verdict": c.Verdict, "summary": py.Head(c.Summary, 1000)}
+				if c.Detail != "" {
+					f["detail"] = py.Head(c.Detail, 1000)
+				}
+				findings = append(findings, f)
+			}
 			continue
 		}
 		c.Required = false
@@ -156,6 +171,7 @@ func ParseModuleResult(moduleID string, data []byte) (ModuleResult, error) {
 	}
 	if dropped > 0 {
 		out.Metadata["unscored_observations"] = dropped
+		out.Metadata["unscored_findings"] = findings
 	}
 	return out, nil
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // TestProvenance: a stage's provenance is written into its metadata,
@@ -36,7 +36,7 @@ func TestProvenance(t *testing.T) {
 
 	bad := NewStage(StageBehavioural, "t", at)
 	bad.Metadata[MetaProvenance] = map[string]any{"task_commit": "c0ffee", "where": "moon"}
-	var ve *schema.ValidationError
+	var ve *contract.ValidationError
 	if err := bad.Write(filepath.Join(t.TempDir(), "b.json")); !errors.As(err, &ve) || !strings.Contains(err.Error(), "provenance") {
 		t.Errorf("a malformed provenance was written: %v", err)
 	}

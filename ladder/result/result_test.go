@@ -15,7 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 var t0 = time.Date(2026, 7, 30, 9, 0, 0, 0, time.UTC)
@@ -275,8 +275,8 @@ func TestSchemaViolationsNameTheFile(t *testing.T) {
 	path := filepath.Join(dir, "audit.json")
 	s := result.NewStage("scan", "t", t0)
 	err := s.Write(path)
-	var ve *schema.ValidationError
-	if !errors.As(err, &ve) || ve.File != path || ve.Contract != schema.StageResult || ve.Pointer != "/stage" {
+	var ve *contract.ValidationError
+	if !errors.As(err, &ve) || ve.File != path || ve.Contract != contract.StageResult || ve.Pointer != "/stage" {
 		t.Fatalf("Write = %v (%#v)", err, ve)
 	}
 	if _, statErr := os.Stat(path); !os.IsNotExist(statErr) {
@@ -329,9 +329,12 @@ func TestParseModuleResult(t *testing.T) {
 		{name: "checks object with metadata and notes",
 			data:   `{"checks":[{"name":"n","verdict":"skip"}],"metadata":{"k":1},"notes":["declined 3"]}`,
 			checks: []string{"m/n:skip"}, meta: map[string]any{"metadata": map[string]any{"k": json.Number("1")}, "notes": []any{"declined 3"}}},
-		{name: "weight zero dropped and counted",
-			data:   `{"checks":[{"id":"a","verdict":"pass"},{"id":"o","verdict":"fail","weight":0},{"id":"p","verdict":"pass","weight":-1},{"id":"q","verdict":"maybe","weight":"x"}]}`,
-			checks: []string{"m/a:pass", "m/q:error"}, meta: map[string]any{"unscored_observations": 2}},
+		{name: "weight zero dropped, counted and kept as findings",
+			data:   `{"checks":[{"id":"a","verdict":"pass"},{"id":"o","verdict":"fail","weight":0,"summary":"type: commonjs","detail":"17 files use require"},{"id":"p","verdict":"pass","weight":-1},{"id":"q","verdict":"maybe","weight":"x"}]}`,
+			checks: []string{"m/a:pass", "m/q:error"}, meta: map[string]any{"unscored_observations": 2, "unscored_findings": []any{
+				map[string]any{"id": "m/o", "verdict": "fail", "summary": "type: commonjs", "detail": "17 files use require"},
+				map[string]any{"id": "m/p", "verdict": "pass", "summary": ""},
+			}}},
 		// A result that could hide a failing check is refused whole: no
 		// check is kept, so the module recorded nothing, never a pass.
 		{name: "a repeated id is refused, not dropped",
@@ -410,7 +413,8 @@ func TestParseModuleResult(t *testing.T) {
 	u := result.Unit{ID: "m", Status: "ok", Metadata: map[string]any{"exit_code": 0}}
 	mr, _ := result.ParseModuleResult("m", []byte(`{"status":"timeout","summary":"late","checks":[{"id":"a","verdict":"pass","weight":0}]}`))
 	mr.Apply(&u)
-	want := result.Unit{ID: "m", Status: "timeout", Summary: "late", Metadata: map[string]any{"exit_code": 0, "unscored_observations": 1}}
+	want := result.Unit{ID: "m", Status: "timeout", Summary: "late", Metadata: map[string]any{"exit_code": 0, "unscored_observations": 1,
+		"unscored_findings": []any{map[string]any{"id": "m/a", "verdict": "pass", "summary": ""}}}}
 	if diff := cmp.Diff(want, u); diff != "" {
 		t.Errorf("Apply (-want +got):\n%s", diff)
 	}
@@ -558,7 +562,7 @@ func TestVerdictRoundTripAndSchemas(t *testing.T) {
 				t.Errorf("summary.txt = %q", summary)
 			}
 			reward, _ := os.ReadFile(filepath.Join(dir, result.RewardFile))
-			if err := schema.ValidateBytes(schema.Reward, reward); err != nil {
+			if err := contract.ValidateBytes(contract.Reward, reward); err != nil {
 				t.Error(err)
 			}
 		})
@@ -701,7 +705,7 @@ func TestPublishWritesNothingInvalid(t *testing.T) {
 	v := result.NewVerdict("t", 100)
 	v.Score = -1
 	err := result.Publish(dir, v, "x")
-	var ve *schema.ValidationError
+	var ve *contract.ValidationError
 	if !errors.As(err, &ve) || ve.File != filepath.Join(dir, result.ScoreFile) || (ve.Pointer != "/reward" && ve.Pointer != "/score") {
 		t.Fatalf("Publish = %v", err)
 	}
@@ -730,5 +734,29 @@ func TestVerdictBeforeModuleStatus(t *testing.T) {
 	text, _ := os.ReadFile(path)
 	if !strings.Contains(string(text), `"status": "",`) {
 		t.Errorf("written as\n%s", text)
+	}
+}
+
+// A checkpoint is the same document Write writes, replaced whole.
+func TestWriteCheckpoint(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "behavioural.json")
+	st := result.NewStage(result.StageBehavioural, "t", time.Unix(0, 0).UTC())
+	st.Units = append(st.Units, result.Unit{ID: "m", Title: "m", Weight: 1, Status: result.UnitUnreached})
+	if err := st.WriteCheckpoint(p); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Write(p); err != nil {
+		t.Fatal(err)
+	}
+	final, _ := os.ReadFile(p)
+	if string(cp) != string(final) {
+		t.Errorf("checkpoint %s\nfinal %s", cp, final)
+	}
+	if _, err := result.ReadStage(p); err != nil {
+		t.Fatal(err)
 	}
 }

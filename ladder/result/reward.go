@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // File names [Publish] writes into a results directory (HARNESS.md §3.8).
@@ -226,7 +226,7 @@ func Publish(dir string, v *Verdict, summary string) error {
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := schema.ValidateBytes(schema.Reward, reward); err != nil {
+	if err := contract.ValidateBytes(contract.Reward, reward); err != nil {
 		return fmt.Errorf("publish: write reward %s: %w", rewardPath, withFile(err, rewardPath))
 	}
 	// A reward.json from an earlier grading must not outlive a failed
@@ -258,13 +258,13 @@ func Publish(dir string, v *Verdict, summary string) error {
 // stage3_broken ≤ stage3_models, and likewise for the uncounted
 // figures); and the per-round adversary_<key>_survived flags number at
 // most stage3_models and show at most stage3_survived survivors.
-// Violations are a *schema.ValidationError naming the key.
+// Violations are a *contract.ValidationError naming the key.
 func ParseReward(data []byte) (map[string]float64, error) {
-	doc, err := schema.DecodeStrict(schema.Reward, data)
+	doc, err := contract.DecodeStrict(contract.Reward, data)
 	if err != nil {
 		return nil, err
 	}
-	if err := schema.Validate(schema.Reward, doc); err != nil {
+	if err := contract.Validate(contract.Reward, doc); err != nil {
 		return nil, err
 	}
 	raw, _ := doc.(map[string]any)
@@ -272,12 +272,12 @@ func ParseReward(data []byte) (map[string]float64, error) {
 	for k, v := range raw {
 		f, ok := py.Float(v)
 		if !ok {
-			return nil, &schema.ValidationError{Contract: schema.Reward, Pointer: "/" + k, Msg: "not a number"}
+			return nil, &contract.ValidationError{Contract: contract.Reward, Pointer: "/" + k, Msg: "not a number"}
 		}
 		flat[k] = f
 	}
 	bad := func(key, format string, args ...any) error {
-		return &schema.ValidationError{Contract: schema.Reward, Pointer: "/" + key, Msg: fmt.Sprintf(format, args...)}
+		return &contract.ValidationError{Contract: contract.Reward, Pointer: "/" + key, Msg: fmt.Sprintf(format, args...)}
 	}
 	want := 0.0
 	if flat["max_score"] != 0 {
@@ -333,7 +333,7 @@ func ParseReward(data []byte) (map[string]float64, error) {
 }
 
 // ReadReward reads and checks the reward.json at path (see [ParseReward]);
-// a violation is a *schema.ValidationError with File set to path.
+// a violation is a *contract.ValidationError with File set to path.
 func ReadReward(path string) (map[string]float64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -356,13 +356,13 @@ var rewardHeadline = []string{"reward", "score", "max_score", "valid", "stage1_r
 // [ParseReward] returns them) say what the verdict v says: every headline
 // key (reward, score, max_score, valid, the stage flags and stage points,
 // stage 3's models, survivors and breaks) equal to [Reward](v)'s, within
-// 1e-6. The error is a *schema.ValidationError naming the first key that
+// 1e-6. The error is a *contract.ValidationError naming the first key that
 // differs.
 func RewardAgrees(v *Verdict, flat map[string]float64) error {
 	want := Reward(v)
 	for _, k := range rewardHeadline {
 		if math.Abs(want[k]-flat[k]) > 1e-6 {
-			return &schema.ValidationError{Contract: schema.Reward, Pointer: "/" + k,
+			return &contract.ValidationError{Contract: contract.Reward, Pointer: "/" + k,
 				Msg: fmt.Sprintf("%s is %s but score.json gives %s", k, py.Repr(flat[k]), py.Repr(want[k]))}
 		}
 	}

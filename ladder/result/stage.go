@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // StageSchema is the schema string of a stage-result envelope
@@ -282,7 +282,7 @@ func (s *Stage) MarshalJSON() ([]byte, error) { return marshalPy(s) }
 // UnmarshalJSON reads an envelope with the earlier harness's leniency (see
 // [ParseStage]); it does not validate against the JSON Schema.
 func (s *Stage) UnmarshalJSON(data []byte) error {
-	doc, err := schema.DecodeStrict(schema.StageResult, data)
+	doc, err := contract.DecodeStrict(contract.StageResult, data)
 	if err != nil {
 		return fmt.Errorf("parse stage result: %w", err)
 	}
@@ -301,11 +301,11 @@ func (s *Stage) UnmarshalJSON(data []byte) error {
 // "error"; an unparsable weight reads as 1 and a negative one as 0;
 // harness is copied verbatim, never re-stamped.
 func ParseStage(data []byte) (*Stage, error) {
-	doc, err := schema.DecodeStrict(schema.StageResult, data)
+	doc, err := contract.DecodeStrict(contract.StageResult, data)
 	if err != nil {
 		return nil, err
 	}
-	if err := schema.Validate(schema.StageResult, doc); err != nil {
+	if err := contract.Validate(contract.StageResult, doc); err != nil {
 		return nil, err
 	}
 	st, err := stageFromDoc(doc)
@@ -318,7 +318,7 @@ func ParseStage(data []byte) (*Stage, error) {
 	seen := map[string]int{}
 	for i, u := range st.Units {
 		if j, ok := seen[u.ID]; ok {
-			return nil, &schema.ValidationError{Contract: schema.StageResult, Pointer: fmt.Sprintf("/units/%d/id", i),
+			return nil, &contract.ValidationError{Contract: contract.StageResult, Pointer: fmt.Sprintf("/units/%d/id", i),
 				Msg: fmt.Sprintf("unit id %q is already used by /units/%d", u.ID, j)}
 		}
 		seen[u.ID] = i
@@ -326,7 +326,7 @@ func ParseStage(data []byte) (*Stage, error) {
 	seen = map[string]int{}
 	for i, c := range st.Checks {
 		if j, ok := seen[c.ID]; ok {
-			return nil, &schema.ValidationError{Contract: schema.StageResult, Pointer: fmt.Sprintf("/checks/%d/id", i),
+			return nil, &contract.ValidationError{Contract: contract.StageResult, Pointer: fmt.Sprintf("/checks/%d/id", i),
 				Msg: fmt.Sprintf("check id %q is already used by /checks/%d", c.ID, j)}
 		}
 		seen[c.ID] = i
@@ -348,7 +348,7 @@ func ParseStage(data []byte) (*Stage, error) {
 // by its length), is not checked: the earliest results lack them.
 func (s *Stage) consistent(raw map[string]any) error {
 	bad := func(ptr, format string, args ...any) error {
-		return &schema.ValidationError{Contract: schema.StageResult, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+		return &contract.ValidationError{Contract: contract.StageResult, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
 	}
 	meta := py.AsMap(raw["metadata"])
 	count := func(key string, want int, what string) error {
@@ -486,7 +486,7 @@ func Rounds(s *Stage) []Check {
 }
 
 // ReadStage reads and validates the stage result at path (see
-// [ParseStage]). A schema violation is a *schema.ValidationError with File
+// [ParseStage]). A schema violation is a *contract.ValidationError with File
 // set to path, wrapped with the operation.
 func ReadStage(path string) (*Stage, error) {
 	data, err := os.ReadFile(path)
@@ -508,7 +508,7 @@ func (s *Stage) Write(path string) error {
 	if err != nil {
 		return fmt.Errorf("write stage result %s: %w", path, err)
 	}
-	if err := schema.ValidateBytes(schema.StageResult, data); err != nil {
+	if err := contract.ValidateBytes(contract.StageResult, data); err != nil {
 		return fmt.Errorf("write stage result %s: %w", path, withFile(err, path))
 	}
 	if err := writeAtomic(path, data); err != nil {
@@ -517,9 +517,25 @@ func (s *Stage) Write(path string) error {
 	return nil
 }
 
+// WriteCheckpoint writes s to path atomically (a temporary file renamed
+// over path) without syncing it or validating it: for the checkpoints a
+// runner writes while a stage runs, which a reader re-validates and which
+// a crash may lose (the stage is then re-run). The stage's last write
+// must be [Stage.Write], which validates and syncs.
+func (s *Stage) WriteCheckpoint(path string) error {
+	data, err := marshalPy(s)
+	if err != nil {
+		return fmt.Errorf("write stage result %s: %w", path, err)
+	}
+	if err := writeAtomicNoSync(path, data); err != nil {
+		return fmt.Errorf("write stage result: %w", err)
+	}
+	return nil
+}
+
 // withFile sets File on a schema validation error.
 func withFile(err error, path string) error {
-	var ve *schema.ValidationError
+	var ve *contract.ValidationError
 	if errors.As(err, &ve) && ve.File == "" {
 		ve.File = path
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/swe-refactor-bench/srb/ladder/result"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 const envelope = `{"schema":"swerefactor.stage-result/1","stage":"%s","task":"t","status":"ok","started_at":"2026-11-30T09:00:00Z","duration_sec":1.0,"harness":{},"units":%s,"checks":%s,"metadata":%s,"notes":[]}`
@@ -52,7 +52,7 @@ func TestParseStageRefusesContradictions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := result.ParseStage([]byte(tt.doc))
-			var ve *schema.ValidationError
+			var ve *contract.ValidationError
 			if !errors.As(err, &ve) || ve.Pointer != tt.ptr || !strings.Contains(ve.Msg, tt.msg) {
 				t.Fatalf("err = %v, want %s: %s", err, tt.ptr, tt.msg)
 			}
@@ -86,7 +86,7 @@ func TestParseReward(t *testing.T) {
 		t.Errorf("RewardAgrees on its own verdict: %v", err)
 	}
 	v.Score = 100
-	var ve *schema.ValidationError
+	var ve *contract.ValidationError
 	if err := result.RewardAgrees(v, flat); !errors.As(err, &ve) || ve.Pointer != "/reward" {
 		t.Errorf("RewardAgrees with another verdict = %v", err)
 	}

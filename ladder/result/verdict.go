@@ -7,7 +7,7 @@ import (
 	"reflect"
 
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // ScoreSchema is the schema string of score.json (HARNESS.md §3.7).
@@ -396,7 +396,7 @@ func (v *Verdict) MarshalJSON() ([]byte, error) { return marshalPy(v) }
 // UnmarshalJSON reads score.json's shape (see [ParseVerdict]) without
 // validating it against the JSON Schema.
 func (v *Verdict) UnmarshalJSON(data []byte) error {
-	doc, err := schema.DecodeStrict(schema.Score, data)
+	doc, err := contract.DecodeStrict(contract.Score, data)
 	if err != nil {
 		return fmt.Errorf("parse verdict: %w", err)
 	}
@@ -415,11 +415,11 @@ func (v *Verdict) UnmarshalJSON(data []byte) error {
 // rate ≥ 1 and scored_weight > 0, never reads a module's required, and
 // copies harnesses verbatim (HARNESS.md §3.7 from_dict; bug 79).
 func ParseVerdict(data []byte) (*Verdict, error) {
-	doc, err := schema.DecodeStrict(schema.Score, data)
+	doc, err := contract.DecodeStrict(contract.Score, data)
 	if err != nil {
 		return nil, err
 	}
-	if err := schema.Validate(schema.Score, doc); err != nil {
+	if err := contract.Validate(contract.Score, doc); err != nil {
 		return nil, err
 	}
 	v, err := verdictFromDoc(doc)
@@ -457,7 +457,7 @@ func ParseVerdict(data []byte) (*Verdict, error) {
 func (v *Verdict) consistent(doc any) error {
 	raw, _ := doc.(map[string]any)
 	bad := func(ptr, format string, args ...any) error {
-		return &schema.ValidationError{Contract: schema.Score, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
+		return &contract.ValidationError{Contract: contract.Score, Pointer: ptr, Msg: fmt.Sprintf(format, args...)}
 	}
 	if b, ok := raw["valid"].(bool); ok && b != (v.HarnessError == "") {
 		return bad("/valid", "valid is %v but harness_error is %q: a verdict is valid exactly when the grader completed", b, v.HarnessError)
@@ -549,7 +549,7 @@ var faultBlocks = map[string]bool{
 }
 
 // ReadVerdict reads and validates the score.json at path (see
-// [ParseVerdict]). A schema violation is a *schema.ValidationError with File
+// [ParseVerdict]). A schema violation is a *contract.ValidationError with File
 // set to path, wrapped with the operation.
 func ReadVerdict(path string) (*Verdict, error) {
 	data, err := os.ReadFile(path)
@@ -582,7 +582,7 @@ func (v *Verdict) marshalValid(path string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write verdict %s: %w", path, err)
 	}
-	if err := schema.ValidateBytes(schema.Score, data); err != nil {
+	if err := contract.ValidateBytes(contract.Score, data); err != nil {
 		return nil, fmt.Errorf("write verdict %s: %w", path, withFile(err, path))
 	}
 	return data, nil

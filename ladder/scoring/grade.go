@@ -525,6 +525,22 @@ func scoreModule(u result.Unit, r *result.Stage) result.ModuleScore {
 			observations = append(observations, fmt.Sprintf("(%d further observation(s) in results/behavioural.json)", len(recorded)-maxObservations))
 		}
 	}
+	// A module's own weight-0 rows (a program module's findings that
+	// decide nothing) are kept by the runner in unscored_findings: shown
+	// here so score.json and srb report carry them, not only their count.
+	findings := py.AsList(u.Metadata["unscored_findings"])
+	for i, f := range findings {
+		if len(observations) >= maxObservations {
+			observations = append(observations, fmt.Sprintf("(%d further finding(s) in results/behavioural.json, unscored_findings)", len(findings)-i))
+			break
+		}
+		fm := py.AsMap(f)
+		text := py.Str(fm["id"]) + " (weight 0, " + py.Str(fm["verdict"]) + "): " + py.Str(fm["summary"])
+		if d := py.Str(fm["detail"]); fm["detail"] != nil && d != "" {
+			text += " -- " + d
+		}
+		observations = append(observations, clipObservation(text))
+	}
 	title := u.Title
 	if title == "" {
 		title = u.ID

@@ -1,6 +1,7 @@
 package scoring
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -339,6 +340,22 @@ func TestBehaviouralStage(t *testing.T) {
 		}
 		if o := obs.Observations[0]; len([]rune(o)) != 400 || !strings.HasPrefix(o, "an observation spanning lines xxx") || !strings.HasSuffix(o, "x...") {
 			t.Errorf("observation = %q (%d)", o, len(o))
+		}
+	})
+	t.Run("a program module's weight-0 findings reach its row", func(t *testing.T) {
+		b := behavioural(10, mod{"built", 1, 1})
+		b.Units = append(b.Units, result.Unit{ID: "module-system", Weight: 0, Status: "ok", Metadata: map[string]any{
+			"unscored_observations": 2,
+			"unscored_findings": []any{
+				map[string]any{"id": "module-system/type", "verdict": "pass", "summary": "package.json type: commonjs"},
+				map[string]any{"id": "module-system/require", "verdict": "fail", "summary": "17 shipped files use require", "detail": "lib/a.js"},
+			}}})
+		v := grade(pass, b, nil)
+		got := moduleByID(t, v, "module-system").Observations
+		want := []string{"module-system/type (weight 0, pass): package.json type: commonjs",
+			"module-system/require (weight 0, fail): 17 shipped files use require -- lib/a.js"}
+		if !slices.Equal(got, want) {
+			t.Errorf("observations %q, want %q", got, want)
 		}
 	})
 	t.Run("a weighted module with no checks is charged and explained", func(t *testing.T) {

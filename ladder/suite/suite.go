@@ -187,7 +187,15 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 	if limits == (engine.Limits{}) {
 		limits = engine.DefaultLimits
 	}
-	es := engine.Spec{Image: c.Image.Ref, Copies: copies, ReadOnly: ro, Labels: labels, WorkDir: WorkPath}
+	// CAP_SYS_PTRACE for the container's root: the helper's process init
+	// traces each build (ladder/proc, Spec.TraceExecs) and reads
+	// /proc/<pid>/exe of the submission's processes, which run as another
+	// user. It widens nothing the submission can do: its processes drop to
+	// that user (no capabilities left after setuid and exec), and
+	// no-new-privileges keeps any setuid or file-capability program in the
+	// image from giving one back.
+	es := engine.Spec{Image: c.Image.Ref, Copies: copies, ReadOnly: ro, Labels: labels, WorkDir: WorkPath,
+		CapAdd: []string{"SYS_PTRACE"}, NoNewPrivileges: true}
 	limits.Apply(&es)
 	s, err := c.Engine.Start(ctx, es)
 	if err != nil {

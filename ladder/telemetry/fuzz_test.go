@@ -5,11 +5,11 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // FuzzParse holds telemetry's reader of score.json to its promise: it
-// either refuses the bytes (a schema.ValidationError: not one JSON object,
+// either refuses the bytes (a contract.ValidationError: not one JSON object,
 // or a key written twice) or projects them, the same way every time, into
 // a Telemetry that either marshals into a valid telemetry.json or is
 // refused by Marshal's own validation (values are copied verbatim, so a
@@ -20,7 +20,7 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		tm, err := Parse(data)
 		if err != nil {
-			var ve *schema.ValidationError
+			var ve *contract.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("refused without saying where: %v", err)
 			}
@@ -36,13 +36,13 @@ func FuzzParse(f *testing.F) {
 		}
 		b, err := tm.Marshal()
 		if err != nil {
-			var ve *schema.ValidationError
+			var ve *contract.ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("marshal failed without a contract error: %v", err)
 			}
 			return
 		}
-		if err := schema.ValidateBytes(schema.Telemetry, b); err != nil {
+		if err := contract.ValidateBytes(contract.Telemetry, b); err != nil {
 			t.Fatalf("marshalled telemetry breaks the contract: %v", err)
 		}
 	})

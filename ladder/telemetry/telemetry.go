@@ -14,7 +14,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 // Schema is the telemetry contract's schema string.
@@ -155,13 +155,13 @@ func ForRun(runDir string) (*Telemetry, error) {
 // written twice at any depth: a second "rounds" or "usage" could hide a
 // cost. Numbers keep their spelling.
 func Parse(score []byte) (*Telemetry, error) {
-	doc, err := schema.DecodeStrict(schema.Score, score)
+	doc, err := contract.DecodeStrict(contract.Score, score)
 	if err != nil {
 		return nil, err
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return nil, &schema.ValidationError{Contract: schema.Score, Msg: "not a JSON object"}
+		return nil, &contract.ValidationError{Contract: contract.Score, Msg: "not a JSON object"}
 	}
 	t := &Telemetry{Schema: Schema}
 	t.Task, _ = m["task"].(string)
@@ -175,7 +175,7 @@ func Parse(score []byte) (*Telemetry, error) {
 }
 
 // Marshal renders t as indented JSON with a trailing newline, validated
-// against the telemetry contract (schema/json/telemetry.json).
+// against the telemetry contract (schema/contract/json/telemetry.json).
 func (t *Telemetry) Marshal() ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -184,7 +184,7 @@ func (t *Telemetry) Marshal() ([]byte, error) {
 	if err := enc.Encode(t); err != nil {
 		return nil, err
 	}
-	if err := schema.ValidateBytes(schema.Telemetry, buf.Bytes()); err != nil {
+	if err := contract.ValidateBytes(contract.Telemetry, buf.Bytes()); err != nil {
 		return nil, fmt.Errorf("telemetry: %w", err)
 	}
 	return buf.Bytes(), nil

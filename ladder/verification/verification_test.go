@@ -19,7 +19,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
-	"github.com/swe-refactor-bench/srb/schema"
+	"github.com/swe-refactor-bench/srb/schema/contract"
 )
 
 const (
@@ -231,7 +231,7 @@ func runStage(t *testing.T, cfg Config) (*result.Stage, []map[string]any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := schema.ValidateBytes(schema.StageResult, b); err != nil {
+	if err := contract.ValidateBytes(contract.StageResult, b); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

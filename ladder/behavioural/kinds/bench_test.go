@@ -103,3 +103,79 @@ func loadAverage() string {
 	}
 	return "unknown"
 }
+
+// BenchmarkCommandCasesScaling runs a command module of n, 4n and 16n
+// cases of /bin/true (n = 100), each beside the same number of bare
+// spawns measured interleaved in the same iteration, and reports the CPU
+// time per case at each size ("cpu-ms/case@xK"), its ratio to the bare
+// spawns' ("x-baseline@xK") and the growth of the per-case CPU from ×1 to
+// ×16 ("x16/x1", target ≤ 1.15: linear, since the result file is appended
+// to, never re-encoded).
+func BenchmarkCommandCasesScaling(b *testing.B) {
+	const n = 100
+	dir := b.TempDir()
+	suiteWork := filepath.Join(dir, "shared")
+	l := behavioural.Ledger{Dir: filepath.Join(suiteWork, behavioural.LedgerDir)}
+	tree := filepath.Join(l.Entry("default"), "tree")
+	os.MkdirAll(tree, 0o755)
+	if err := l.Put(behavioural.LedgerEntry{Configuration: "default", OK: true, Tree: tree}); err != nil {
+		b.Fatal(err)
+	}
+	scales := []int{1, 4, 16}
+	ours := make([]time.Duration, len(scales))
+	bare := make([]time.Duration, len(scales))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for si, k := range scales {
+			cases := make([]Case, n*k)
+			for j := range cases {
+				cases[j] = Case{ID: fmt.Sprintf("c%d", j), Argv: []string{"/bin/true"}}
+			}
+			params := raw(CommandParams{Configuration: "default", Compare: []string{"stdout", "exit"}, Cases: cases, Parallel: true})
+			c0 := cpuTime()
+			for range n * k {
+				if err := exec.Command("/bin/true").Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			bare[si] += cpuTime() - c0
+			work := filepath.Join(dir, fmt.Sprintf("w%d-%d", i, k))
+			os.MkdirAll(work, 0o755)
+			kd, err := newKind("command", params)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m := &module{
+				plan: &behavioural.Plan{Module: "bench", Kind: "command", Mode: behavioural.ModeRecord, TaskDir: dir},
+				kind: kd, work: work, suiteWork: suiteWork, result: filepath.Join(work, "result.json"),
+				log: os.Stderr, seen: map[string]bool{},
+				obs: behavioural.Observations{Values: map[string]any{}},
+			}
+			c1 := cpuTime()
+			if err := kd.observe(m); err != nil {
+				b.Fatal(err)
+			}
+			if code := m.finish(nil); code != 0 {
+				b.Fatalf("finish: %d", code)
+			}
+			ours[si] += cpuTime() - c1
+			if len(m.checks) != 2*n*k {
+				b.Fatalf("%d checks", len(m.checks))
+			}
+		}
+	}
+	per := make([]float64, len(scales))
+	for si, k := range scales {
+		per[si] = float64(ours[si]) / float64(n*k*b.N) / 1e6
+		b.ReportMetric(per[si], fmt.Sprintf("cpu-ms/case@x%d", k))
+		b.ReportMetric(float64(ours[si])/float64(bare[si]), fmt.Sprintf("x-baseline@x%d", k))
+	}
+	growth := per[2] / per[0]
+	b.ReportMetric(growth, "x16/x1")
+	verdict := "met"
+	if growth > 1.15 {
+		verdict = "NOT met"
+	}
+	b.Logf("CPU per case: x1 %.3f ms, x4 %.3f ms, x16 %.3f ms: x16/x1 %.2f, target <= 1.15 (linear) %s (load average: %s)",
+		per[0], per[1], per[2], growth, verdict, loadAverage())
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/copytree"
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
 // buildKind builds each configuration once into the ledger.
@@ -115,6 +116,9 @@ func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo st
 	}
 	defer logf.Close()
 	ledgerTree := e.Tree
+	if len(cfg.Watch) > 0 {
+		e.Tools = filepath.Join(filepath.Dir(ledgerTree), "tools.jsonl")
+	}
 	var sandbox string
 	if j := m.jail(); j != nil {
 		if sandbox, err = j.Scratch("ledger", name); err != nil {
@@ -150,30 +154,12 @@ func (k *buildKind) build(m *module, name string, cfg behavioural.Build, repo st
 	// file that changes while it is copied, or anything else that stops
 	// the copy is the build's failure (counted), never the grader's.
 	if _, err := copytree.Copy(e.Tree, ledgerTree, buildTreeCopy); err != nil {
-		_ = os.RemoveAll(sandbox)
+		_ = m.discard(sandbox)
 		e.Tree, e.Tools = ledgerTree, ""
 		return false, "the build left a tree that could not be kept: " + err.Error(), why
 	}
 	e.Tree = ledgerTree
-	if e.Tools != "" {
-		// The tool log is read back under openObserved's rules and
-		// written anew, as root: one that is gone, a link, a FIFO or too
-		// large was tampered with by the build (an honest build never
-		// touches it), so the build fails.
-		b, err := readObserved(e.Tools, ToolLogLimit)
-		kept := filepath.Join(filepath.Dir(ledgerTree), "tools.jsonl")
-		e.Tools = kept
-		if err != nil {
-			_ = os.RemoveAll(sandbox)
-			_ = os.WriteFile(kept, nil, 0o644)
-			return false, "the build's tool log is unreadable (the build changed it): " + err.Error(), why
-		}
-		if err := os.WriteFile(kept, b, 0o644); err != nil {
-			m.harnessFault(err)
-			return false, "the tool log could not be kept: " + err.Error(), why
-		}
-	}
-	_ = os.RemoveAll(sandbox)
+	_ = m.discard(sandbox)
 	return ok, summary, why
 }
 
@@ -198,23 +184,14 @@ func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e
 	for k, v := range cfg.Env {
 		extra[k] = v
 	}
-	if len(cfg.Watch) > 0 {
-		wrapDir := filepath.Join(filepath.Dir(e.Tree), "wrap")
-		e.Tools = filepath.Join(filepath.Dir(e.Tree), "tools.jsonl")
-		if err := writeWrappers(wrapDir, e.Tools, e.Tree, m.sandboxHelper(), cfg.Watch); err != nil {
-			return false, "the provenance wrappers could not be written: " + err.Error()
-		}
-		extra["PATH"] = wrapDir + string(os.PathListSeparator) + os.Getenv("PATH")
-		if p, ok := cfg.Env["PATH"]; ok {
-			extra["PATH"] = wrapDir + string(os.PathListSeparator) + p
-		}
-		if err := os.WriteFile(e.Tools, nil, 0o644); err != nil {
-			return false, err.Error()
-		}
-		if err := m.own(e.Tools); err != nil {
-			m.harnessFault(err)
-			return false, err.Error()
-		}
+	// The tool log is made by the grader, never by the build: each
+	// command runs traced (ladder/proc's init, root, follows every
+	// process the build starts and records what the kernel executed), and
+	// the record becomes the tool log in the ledger, written as root
+	// beside the kept tree, where the submission's processes cannot reach.
+	var log *toolLog
+	if e.Tools != "" {
+		log = &toolLog{root: e.Tree}
 	}
 	work := m.work
 	if m.jail() != nil {
@@ -222,9 +199,20 @@ func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e
 	}
 	vals := map[string]string{"WORK": work, "DATA": m.data(), "BUILD": e.Tree}
 	env := m.submissionEnv(extra, vals)
+	if log != nil {
+		log.tools = resolveTools(cfg.Watch, env)
+	}
+	fail := func(why string) (bool, string) {
+		if log != nil {
+			if err := log.write(e.Tools); err != nil {
+				m.harnessFault(err)
+			}
+		}
+		return false, why
+	}
 	for i, argv := range commands {
 		if !m.timeLeft() {
-			return false, "the module's deadline came before the build finished"
+			return fail("the module's deadline came before the build finished")
 		}
 		argv = expandAll(argv, vals)
 		fmt.Fprintf(logf, "$ %s\n", strings.Join(argv, " "))
@@ -234,7 +222,13 @@ func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e
 				timeout, atDeadline = left, true
 			}
 		}
-		r := m.runProc(argv, e.Tree, env, nil, timeout)
+		r := m.runProcTraced(argv, e.Tree, env, nil, timeout, log != nil)
+		if log != nil {
+			log.add(r.Execs)
+			if r.ExecsDropped > 0 {
+				return fail(fmt.Sprintf("build command %d (%s) ran more programs than the grader records (%d past %d bytes of record): its tool use cannot be judged", i+1, argv[0], r.ExecsDropped, proc.ExecRecordLimit))
+			}
+		}
 		logf.Write(r.Stdout)
 		logf.Write(r.Stderr)
 		if r.TimedOut && atDeadline {
@@ -243,12 +237,18 @@ func (k *buildKind) run(m *module, cfg behavioural.Build, commands [][]string, e
 			m.stoppedAtDeadline()
 		}
 		if r.Err != nil || r.TimedOut || r.Exit != 0 {
-			return false, fmt.Sprintf("build command %d (%s) ended with %v", i+1, argv[0], statusText(r))
+			return fail(fmt.Sprintf("build command %d (%s) ended with %v", i+1, argv[0], statusText(r)))
 		}
 	}
 	for _, o := range cfg.Outputs {
 		if _, err := os.Lstat(filepath.Join(e.Tree, o)); err != nil {
-			return false, fmt.Sprintf("the build did not produce %s", o)
+			return fail(fmt.Sprintf("the build did not produce %s", o))
+		}
+	}
+	if log != nil {
+		if err := log.write(e.Tools); err != nil {
+			m.harnessFault(err)
+			return false, "the tool log could not be kept: " + err.Error()
 		}
 	}
 	return true, ""

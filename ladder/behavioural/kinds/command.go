@@ -267,10 +267,15 @@ func (k *commandKind) observe(m *module) error {
 	if err := m.own(inputs); err != nil {
 		return err
 	}
+	if k.Corpus != nil && k.Corpus.Stage != "" {
+		if err := k.Corpus.checkStage(); err != nil {
+			return err
+		}
+	}
 	if k.Corpus != nil && k.Corpus.From == "original" && m.jail() != nil {
 		// State A's files are the grader's copy: the submission reads the
-		// inputs through a copy of its own.
-		if err := m.stageOriginalInputs(cases, os.Getenv(behavioural.EnvOriginal), inputs); err != nil {
+		// inputs through a copy of its own (its folder's, with Stage).
+		if err := m.stageOriginalInputs(cases, os.Getenv(behavioural.EnvOriginal), inputs, k.Corpus.Stage); err != nil {
 			return err
 		}
 	}
@@ -356,7 +361,7 @@ func (k *commandKind) observe(m *module) error {
 func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 	dir := filepath.Join(k.casesDir, fmt.Sprintf("%04d", i))
 	o := caseObs{expect: c.expect}
-	if err := freshDir(dir); err != nil {
+	if err := m.freshDir(dir); err != nil {
 		o.exit = "could not prepare: " + err.Error()
 		return o
 	}
@@ -426,11 +431,11 @@ func (k *commandKind) run(m *module, build string, i int, c resolved) caseObs {
 }
 
 // freshDir makes dir, empty: one mkdir when it does not exist (the usual
-// case), else it is removed first (a rerun in the same work folder).
-func freshDir(dir string) error {
+// case), else it is discarded first (a rerun in the same work folder).
+func (m *module) freshDir(dir string) error {
 	err := os.Mkdir(dir, 0o755)
 	if errors.Is(err, fs.ErrExist) {
-		if err = os.RemoveAll(dir); err == nil {
+		if err = m.discard(dir); err == nil {
 			err = os.Mkdir(dir, 0o755)
 		}
 	}
@@ -447,20 +452,55 @@ func caseEnv(base []string, extra, vals map[string]string) []string {
 	return behavioural.SubmissionEnv(base, kv...)
 }
 
+// checkStage refuses a Stage that is not State A's or does not hold Dir:
+// the task's configuration is wrong.
+func (c *Corpus) checkStage() error {
+	if c.From != "original" {
+		return fmt.Errorf("corpus %s: stage %q is for a corpus read from State A's tree (from: \"original\"); a task's own data is in the sandbox whole already", c.Dir, c.Stage)
+	}
+	stage, dir := path.Clean(c.Stage), path.Clean(c.Dir)
+	if stage == "." || path.IsAbs(stage) || strings.HasPrefix(stage, "../") || stage == ".." {
+		return fmt.Errorf("corpus %s: stage %q is not a folder inside State A's tree", c.Dir, c.Stage)
+	}
+	if dir != stage && !strings.HasPrefix(dir, stage+"/") {
+		return fmt.Errorf("corpus %s: stage %q does not hold the corpus folder %q", c.Dir, c.Stage, c.Dir)
+	}
+	return nil
+}
+
 // stageOriginalInputs copies every argv input of cases that lies in State
 // A's tree (original, the grader's copy) into inputs/original/, the
-// submission's, and points the case at the copy.
-func (m *module) stageOriginalInputs(cases []resolved, original, inputs string) error {
+// submission's, and points the case at the copy. With stage (a folder of
+// State A's tree), that folder is copied whole first, once, and left
+// root's and read-only, so every case reads its input beside the files it
+// imports and none can change what the next one reads; an input outside
+// it is copied alone.
+func (m *module) stageOriginalInputs(cases []resolved, original, inputs, stage string) error {
 	if original == "" {
 		return nil
 	}
 	prefix := filepath.Clean(original) + string(filepath.Separator)
+	staged := ""
+	if stage != "" {
+		staged = filepath.Join(original, filepath.FromSlash(path.Clean(stage))) + string(filepath.Separator)
+		dst := filepath.Join(inputs, "original", filepath.FromSlash(path.Clean(stage)))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := copyTree(strings.TrimSuffix(staged, string(filepath.Separator)), dst, nil); err != nil {
+			return fmt.Errorf("corpus stage %s: %w", stage, err)
+		}
+	}
 	for i := range cases {
 		for j, a := range cases[i].Argv {
 			if !strings.HasPrefix(a, prefix) {
 				continue
 			}
 			dst := filepath.Join(inputs, "original", strings.TrimPrefix(a, prefix))
+			if staged != "" && strings.HasPrefix(a, staged) {
+				cases[i].Argv[j] = dst
+				continue
+			}
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return err
 			}
@@ -470,5 +510,37 @@ func (m *module) stageOriginalInputs(cases []resolved, original, inputs string) 
 			cases[i].Argv[j] = dst
 		}
 	}
-	return m.own(inputs)
+	if staged == "" {
+		return m.own(inputs)
+	}
+	// The inputs stay root's, readable and not writable, the folders that
+	// hold them included: a case can neither change a staged file nor move
+	// the staged folder aside for the next case.
+	if err := behavioural.Disown(inputs); err != nil {
+		return err
+	}
+	return readOnlyTree(filepath.Join(inputs, "original"))
+}
+
+// readOnlyTree takes every write bit off dir and what is under it (links
+// untouched, never followed) and lets everyone read it (folders enterable,
+// executables kept executable).
+func readOnlyTree(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := info.Mode().Perm()&0o555 | 0o444
+		if d.IsDir() || mode&0o111 != 0 {
+			mode |= 0o555
+		}
+		return os.Chmod(p, mode)
+	})
 }

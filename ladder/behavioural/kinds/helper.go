@@ -185,6 +185,9 @@ type module struct {
 	checks    []check
 	seen      map[string]bool
 	lastFlush time.Time
+	// partial is the result file written as checks come ([partialResult]),
+	// nil until the first check.
+	partial *partialResult
 	// unobserved is why truth checks that were never observed fail.
 	unobserved string
 	// meta is the module result's metadata.
@@ -318,8 +321,31 @@ func (m *module) emit(id string, got any, expect any) {
 		}
 	}
 	m.checks = append(m.checks, c)
+	m.partialLocked(c)
+}
+
+// partialLocked adds c to the result file written while the module runs:
+// each check is encoded once and appended (at most every 250 ms, one
+// write for all that came since), never re-encoded, so a module of n
+// checks costs O(n) however long it runs. The runner reads this file only
+// when the module timed out (the checks recorded before the deadline);
+// [module.finish] replaces it with the whole result, atomically.
+func (m *module) partialLocked(c check) {
+	if m.partial == nil {
+		p, err := openPartial(m.result)
+		if err != nil {
+			fmt.Fprintf(m.log, "srb-helper: %v\n", err)
+			m.partial = &partialResult{}
+		} else {
+			m.partial = p
+		}
+	}
+	m.partial.add(c)
 	if time.Since(m.lastFlush) > 250*time.Millisecond {
-		m.flushLocked("", "")
+		m.lastFlush = time.Now()
+		if err := m.partial.flush(); err != nil {
+			fmt.Fprintf(m.log, "srb-helper: %v\n", err)
+		}
 	}
 }
 
@@ -339,6 +365,9 @@ func (m *module) notObserved(why string) {
 
 func (m *module) flushLocked(status, summary string) {
 	m.lastFlush = time.Now()
+	if m.partial != nil {
+		m.partial.close()
+	}
 	res := moduleResult{Status: status, Summary: summary, Checks: m.checks, Metadata: m.meta}
 	if res.Checks == nil {
 		res.Checks = []check{}

@@ -220,10 +220,24 @@ func (m *module) scratch(name string) (string, error) {
 		return j.Scratch(m.plan.Module, name)
 	}
 	dir := filepath.Join(m.work, name)
-	if err := os.RemoveAll(dir); err != nil {
+	if err := m.discard(dir); err != nil {
 		return "", err
 	}
 	return dir, os.MkdirAll(dir, 0o755)
+}
+
+// discard removes dir in O(1) ([behavioural.Trash]): into the jail's
+// trash, or without a jail the suite's work folder's, both emptied after
+// the stage's result is published.
+func (m *module) discard(dir string) error {
+	if j := m.jail(); j != nil {
+		return j.Trash().Discard(dir)
+	}
+	base := m.suiteWork
+	if base == "" {
+		base = filepath.Dir(m.work)
+	}
+	return behavioural.Trash{Dir: filepath.Join(base, behavioural.TrashName)}.Discard(dir)
 }
 
 // own gives p (a folder srb prepared, as root) to the submission's user
@@ -242,14 +256,4 @@ func (m *module) data() string {
 		return j.Data
 	}
 	return m.plan.TaskDir
-}
-
-// sandboxHelper is the argv prefix the submission's processes run the
-// helper with (the tool-provenance wrappers): the jail's copy, which the
-// submission's user can execute, or the plan's helper.
-func (m *module) sandboxHelper() []string {
-	if j := m.jail(); j != nil && len(j.Helper) > 0 {
-		return j.Helper
-	}
-	return m.plan.Helper
 }

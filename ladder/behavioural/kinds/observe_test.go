@@ -194,11 +194,10 @@ func TestRunProcJailedNetworkAndProcesses(t *testing.T) {
 	}
 }
 
-// A build that replaces its tool log (here with a link to /dev/zero) is
-// never read through: with the --host sandbox the build fails (the log
-// is read back as root under openObserved's rules), without one the
-// provenance module observes nothing; either way the rules fail, counted,
-// and nothing hangs.
+// A build that replaces its tool log (here the place the recording
+// wrappers used to log to, with a link to /dev/zero) changes nothing: the
+// log is the grader's record of what the kernel executed, written after
+// the build, so the build passes and cat-ran is judged on what ran.
 func TestBuildToolLogReplaced(t *testing.T) {
 	root := searchableTempDir(t)
 	taskDir, original := filepath.Join(root, "task"), filepath.Join(root, "a")
@@ -221,12 +220,51 @@ func TestBuildToolLogReplaced(t *testing.T) {
 	sub := filepath.Join(root, "b")
 	tree(t, sub, map[string]string{"in": "x\n", "tamper": ""})
 	for jailed, failing := range frozenThenChecked(t, root, taskDir, original, sub, d) {
-		joined := strings.Join(failing, "\n")
-		if !strings.Contains(joined, "prov/cat-ran") {
-			t.Errorf("jailed %v: the rule passed on a replaced log; failing:\n%s", jailed, joined)
+		if len(failing) > 0 {
+			t.Errorf("jailed %v: failing:\n%s", jailed, strings.Join(failing, "\n"))
 		}
-		if jailed && !strings.Contains(joined, "build/default/builds") {
-			t.Errorf("jailed: the build passed with its tool log replaced; failing:\n%s", joined)
+	}
+}
+
+// A build cannot hide a watched tool from the tool log: it runs cat by
+// absolute path, through a link named otherwise and behind a wrapper of
+// its own first on PATH, and appends a forged line to where a log might
+// be. The log is the tracer's record, so "never cat" fails (and the
+// forged line is nowhere), jailed or not.
+func TestBuildToolsTraced(t *testing.T) {
+	root := searchableTempDir(t)
+	taskDir, original := filepath.Join(root, "task"), filepath.Join(root, "a")
+	tree(t, original, map[string]string{"in": "x\n"})
+	tree(t, taskDir, map[string]string{"data/.keep": ""})
+	honest := `cp in out`
+	attack := `mkdir -p w && printf '#!/bin/sh\nexec cp "$1" "$2"\n' > w/cat && chmod +x w/cat && ln -s /bin/cat ./copy && ` +
+		`PATH=$PWD/w:$PATH; export PATH; /bin/cat in > out && ./copy in > out2; ` +
+		`echo '{"tool":"cp","argv":["forged"],"dir":".","inputs":[]}' >> ../tools.jsonl; true`
+	d := &behavioural.Declaration{
+		Task: "t", TaskDir: taskDir,
+		Configurations: map[string]behavioural.Configuration{"default": {
+			Original: [][]string{{"/bin/sh", "-c", honest}}, Outputs: []string{"out"}, Watch: []string{"cat", "cp"},
+		}},
+		StateB: [][]string{{"/bin/sh", "-c", `if [ -f attack ]; then ` + attack + `; else ` + honest + `; fi`}},
+		Modules: []behavioural.DeclaredModule{
+			{ID: "build", Kind: "build", About: "b", Weight: 1, Timeout: time.Minute, Params: raw(BuildParams{})},
+			{ID: "prov", Kind: "provenance", About: "p", Weight: 1, Timeout: time.Minute, Params: raw(ProvenanceParams{
+				Rules: []Rule{{ID: "no-cat", Tools: []string{"cat"}, Expect: "never"}, {ID: "cp-ran", Tools: []string{"cp"}, Expect: "ran"}},
+			})},
+		},
+	}
+	sub := filepath.Join(root, "b")
+	tree(t, sub, map[string]string{"in": "x\n", "attack": ""})
+	for jailed, failing := range frozenThenChecked(t, root, taskDir, original, sub, d) {
+		joined := strings.Join(failing, "\n")
+		if !strings.Contains(joined, "prov/no-cat") {
+			t.Errorf("jailed %v: cat by absolute path and through a link went unseen; failing:\n%s", jailed, joined)
+		}
+		if !strings.Contains(joined, "prov/cp-ran") {
+			t.Errorf("jailed %v: a forged cp line counted; failing:\n%s", jailed, joined)
+		}
+		if strings.Contains(joined, "build/") {
+			t.Errorf("jailed %v: the build failed; failing:\n%s", jailed, joined)
 		}
 	}
 }

@@ -66,6 +66,12 @@ type Corpus struct {
 	Stdin  bool     `json:"stdin"`
 	Expect string   `json:"expect,omitempty"`
 	Split  *Split   `json:"split,omitempty"`
+	// Stage (From "original" only) is a folder of State A's tree holding
+	// Dir (Dir itself or a parent of it), copied whole and read-only into
+	// the submission's sandbox once per module; ${INPUT} then points into
+	// that copy, so an input reaches the files beside it. "" stages each
+	// input file alone.
+	Stage string `json:"stage,omitempty"`
 }
 
 // Split cuts a corpus file into cases at delimiter lines: Go regexps

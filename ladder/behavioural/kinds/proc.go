@@ -122,6 +122,11 @@ type procResult struct {
 	Signal   string
 	TimedOut bool
 	Err      error // could not start
+	// Execs are the programs the process and its descendants executed,
+	// with a trace ([module.runProcTraced]); ExecsDropped counts those
+	// past the record's bound.
+	Execs        []proc.Exec
+	ExecsDropped int
 }
 
 // runProc runs argv for the tree under test ([module.command]: in its
@@ -131,6 +136,14 @@ type procResult struct {
 // gone). A sandbox that could not be entered is the grader's fault: the
 // module then ends in error ([module.harnessFault]).
 func (m *module) runProc(argv []string, dir string, env []string, stdin io.Reader, timeout time.Duration) procResult {
+	return m.runProcTraced(argv, dir, env, stdin, timeout, false)
+}
+
+// runProcTraced is [module.runProc]; with trace, every program the
+// process and its descendants execute is recorded by the containment's
+// init ([proc.Spec.TraceExecs]) into the result's Execs. A tracer fault
+// is the grader's ([module.harnessFault]), as an init's is.
+func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io.Reader, timeout time.Duration, trace bool) procResult {
 	// What is kept of each stream is capped; the rest is read and
 	// discarded to EOF, so a case writing without end is not blocked on
 	// its pipe (its timeout still ends it) and cannot grow the grader.
@@ -147,7 +160,12 @@ func (m *module) runProc(argv []string, dir string, env []string, stdin io.Reade
 	cmd.Stdout = out
 	cmd.Stderr = errb
 	cmd.WaitDelay = 2 * time.Second
-	p, err := proc.StartCmd(cmd)
+	spec, err := proc.CmdSpec(cmd)
+	if err != nil {
+		return procResult{Err: err, Exit: -1}
+	}
+	spec.TraceExecs = trace
+	p, err := proc.Start(spec)
 	if err != nil {
 		return procResult{Err: err, Exit: -1}
 	}
@@ -164,7 +182,7 @@ func (m *module) runProc(argv []string, dir string, env []string, stdin io.Reade
 	}
 	timer.Stop()
 	e := p.Wait()
-	r := procResult{TimedOut: timedOut}
+	r := procResult{TimedOut: timedOut, Execs: e.Execs, ExecsDropped: e.ExecsDropped}
 	r.Stdout, r.Stderr = out.buf.Bytes(), errb.buf.Bytes()
 	if out.over() {
 		r.StdoutOver = out.overText()

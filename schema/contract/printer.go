@@ -1,4 +1,4 @@
-package schema
+package contract
 
 import (
 	"golang.org/x/text/language"
