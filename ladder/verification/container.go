@@ -108,9 +108,9 @@ type ContainerConfig struct {
 // container is killed: every process but those running when the container
 // started. Every run of a side starts from the same state: before the
 // side's first run of a round (after Reset) [WarmUp] runs on a fresh
-// tree, so the task's runner builds and caches it, and the working tree,
-// SRB_WORK and HOME are kept in /srb/snap (root's, mode 0700); before
-// every later run they are restored from it by root, and what the
+// tree, so the task's runner builds and caches it, and the working tree
+// and SRB_WORK are kept in /srb/snap (root's, mode 0700); before every
+// later run they are restored from it by root, HOME is emptied, and what the
 // candidate user owns in /tmp, /var/tmp, /dev/shm, /run/lock and
 // /dev/mqueue is removed, so nothing a run does reaches the side's next
 // run.
@@ -478,15 +478,15 @@ const freshScript = `set -e; pristine=$1 tree=$2 run=$3 home=$4 user=$5; shift 5
 rm -rf "$tree" "$run" "$home"; cp -a "$pristine" "$tree"; mkdir -p "$run" "$home"
 set +e; ` + clearTail
 
-// snapshotScript keeps the working tree, SRB_WORK and HOME in a folder of
-// root's, as they are (owners, modes and times kept). Arguments: snap
-// tree run home.
+// snapshotScript keeps the working tree and SRB_WORK in a folder of
+// root's, as they are (owners, modes and times kept), and HOME's folder
+// empty. Arguments: snap tree run home.
 const snapshotScript = `set -e; snap=$1; rm -rf "$snap"; mkdir -m 700 "$snap"
-cp -a "$2" "$snap/tree"; cp -a "$3" "$snap/run"; cp -a "$4" "$snap/home"`
+cp -a "$2" "$snap/tree"; cp -a "$3" "$snap/run"; cp -a "$4" "$snap/home"; find "$snap/home" -mindepth 1 -delete`
 
-// restoreScript puts the working tree, SRB_WORK and HOME back as the
-// snapshot keeps them (the candidate user's again) and removes what the
-// candidate user left in the shared folders. Arguments: snap tree run
+// restoreScript puts the working tree and SRB_WORK back as the snapshot
+// keeps them (the candidate user's again), HOME empty, and removes what
+// the candidate user left in the shared folders. Arguments: snap tree run
 // home user shared...
 const restoreScript = `set -e; snap=$1 tree=$2 run=$3 home=$4 user=$5; shift 5
 rm -rf "$tree" "$run" "$home"
@@ -525,8 +525,8 @@ func (c *Container) reap(ctx context.Context, side *containerSide) (int, error) 
 }
 
 // prime gives role's container a fresh start, runs [WarmUp] there and
-// keeps what it left (working tree, SRB_WORK, HOME) as the side's
-// snapshot, from which every later run of the side starts.
+// keeps what it left (working tree and SRB_WORK) as the side's snapshot,
+// from which every later run of the side starts, with HOME empty.
 func (c *Container) prime(ctx context.Context, role string) error {
 	side := c.sides[role]
 	if _, err := c.reap(ctx, side); err != nil {

@@ -238,15 +238,15 @@ func (s hostSide) tmp() string  { return filepath.Join(s.dir, "tmp") }
 // nothing of one tree's run is left for the other's. Every run of a side
 // starts from the same state: before the side's first run of a round
 // (after Reset) the side is made fresh and [WarmUp] runs there, so the
-// task's runner builds and caches the tree; its working tree, SRB_WORK
-// and HOME are then kept in a snapshot of root's, and before every run
-// (try_test's and each of the adjudicator's reruns) the side's folder is
-// emptied and restored from it, TMPDIR made empty, with no process of the
+// task's runner builds and caches the tree; its working tree and SRB_WORK
+// are then kept in a snapshot of root's, and before every run (try_test's
+// and each of the adjudicator's reruns) the side's folder is emptied and
+// restored from it, HOME and TMPDIR made empty, with no process of the
 // side's user alive, so nothing a run does (a cached build rewritten, a
 // run counter kept) reaches the side's next run. Layout:
 //
 //	work/pristine/<token>   the tree as given (.git left out), root's, never run in
-//	work/snap/<token>       the side's snapshot (tree, work, home), root's only
+//	work/snap/<token>       the side's snapshot (tree, work), root's only
 //	work/files/original     what the toolbox's file tools read as "original" (root's)
 //	work/files/workspace    what the toolbox's file tools read as "workspace" (root's)
 //	reach/view/original     where the run tool runs for "original" (its user's)
@@ -650,17 +650,18 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 
 // WarmUp is the candidate a sandbox runs once on each side before the
 // side's first candidate of a round, so that the task's candidate runner
-// builds (and caches, in SRB_WORK or HOME) the tree before any candidate
-// test runs; what that run leaves is the side's snapshot, from which every
-// later run of the side starts. Its outcome decides nothing: whatever it
+// builds (and caches, in SRB_WORK) the tree before any candidate test
+// runs; the working tree and SRB_WORK that run leaves are the side's
+// snapshot, from which every later run of the side starts (with HOME and
+// TMPDIR empty). Its outcome decides nothing: whatever it
 // was, the real runs are classed as before (a tree that does not build
 // fails them with its fault code).
 var WarmUp = Candidate{Name: "warm-up", Filename: "warm-up", Code: "exit 0\n"}
 
-// snapParts are the folders of a [Host] side (and of a [Container] side)
-// a snapshot keeps: the working tree, SRB_WORK and HOME. TMPDIR starts
-// every run empty.
-var snapParts = []string{"tree", "work", "home"}
+// snapParts are the folders of a [Host] side a snapshot keeps: the
+// working tree and SRB_WORK (where the task's runner caches its build).
+// HOME and TMPDIR start every run empty.
+var snapParts = []string{"tree", "work"}
 
 // snap is where role's snapshot is kept: a folder of root's only, under
 // work (never reach), which no candidate can enter.
@@ -668,8 +669,8 @@ func (h *Host) snap(role string) string { return filepath.Join(h.work, "snap", h
 
 // prime gives role's side a fresh start (its folder emptied, the working
 // tree from the pristine copy, SRB_WORK and TMPDIR empty, HOME from
-// HostConfig.HomeSeed or empty), runs [WarmUp] there and keeps what it
-// left as the side's snapshot. An error is srb's (a copy failed, the
+// HostConfig.HomeSeed or empty), runs [WarmUp] there and keeps the
+// working tree and SRB_WORK it left as the side's snapshot. An error is srb's (a copy failed, the
 // warm-up could not be carried out).
 func (h *Host) prime(ctx context.Context, role string) error {
 	side := h.sides[role]
@@ -729,8 +730,8 @@ func (h *Host) freshSide(role string) error {
 
 // restore puts role's side back in its snapshot's state, with no process
 // of the side's user alive: the side's folder is emptied (whatever a run
-// left there, beside the four folders too, is gone), the working tree,
-// SRB_WORK and HOME are copied from the snapshot, TMPDIR is made empty,
+// left there, beside the four folders too, is gone), the working tree and
+// SRB_WORK are copied from the snapshot, HOME and TMPDIR are made empty,
 // and all of it is given to the side's user again.
 func (h *Host) restore(role string) error {
 	side := h.sides[role]
@@ -755,8 +756,10 @@ func (h *Host) restore(role string) error {
 			return fmt.Errorf("cannot restore the tree's folder from its snapshot: %w", err)
 		}
 	}
-	if err := os.Mkdir(side.tmp(), 0o700); err != nil {
-		return fmt.Errorf("cannot make the tree's TMPDIR: %w", err)
+	for _, d := range []string{side.home(), side.tmp()} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return fmt.Errorf("cannot make the tree's HOME or TMPDIR: %w", err)
+		}
 	}
 	if err := chownTree(side.dir, side.uid); err != nil {
 		return fmt.Errorf("cannot give the tree's folder to its user: %w", err)
