@@ -42,7 +42,7 @@ const (
 	EnvCandidateName = "SRB_CANDIDATE_NAME" // its name
 	EnvTarget        = "SRB_TARGET"         // the working tree under test
 	EnvTargetToken   = "SRB_TARGET_TOKEN"   // the tree's salted name
-	EnvWork          = "SRB_WORK"           // scratch shared by a round's runs
+	EnvWork          = "SRB_WORK"           // the tree's scratch, restored from its snapshot before each run
 	EnvNetwork       = "SRB_NETWORK"        // "denied" unless the task allows a network
 )
 
@@ -176,8 +176,9 @@ func (r CandidateRun) neverStarted() bool {
 // Work is the folder to create the sandbox in ("" for the system's
 // temporary folder); Keep leaves the sandbox's folder in place on Close.
 // HomeSeed, when set, is a folder whose content is copied into each
-// tree's HOME when the sandbox is made (a warm build cache, say): each
-// tree gets a copy of its own, which only its candidates can change.
+// tree's HOME for its warm-up run ([WarmUp]; a warm build cache, say):
+// each tree gets a copy of its own, which only its runs can change; the
+// candidates' runs start with HOME empty.
 type HostConfig struct {
 	Original   string
 	Submission string
