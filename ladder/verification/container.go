@@ -93,6 +93,7 @@ type ContainerConfig struct {
 //	/srb/trees/<token>      the working tree a candidate runs in (the candidate user's)
 //	/srb/candidates/<file>  candidate files (root's, readable)
 //	/srb/run                SRB_WORK;  /srb/home: HOME (the candidate user's)
+//	/srb/snap               the side's snapshot (root's only)
 //
 // The toolbox's file tools read host copies of the trees; its run tool
 // executes as root in a third container, started the first time it is
@@ -105,7 +106,14 @@ type ContainerConfig struct {
 // its own argument list shows the role to it; docs/LADDER.md). Before
 // every run, and after it, whatever is left running in the tree's
 // container is killed: every process but those running when the container
-// started.
+// started. Every run of a side starts from the same state: before the
+// side's first run of a round (after Reset) [WarmUp] runs on a fresh
+// tree, so the task's runner builds and caches it, and the working tree
+// and SRB_WORK are kept in /srb/snap (root's, mode 0700); before every
+// later run they are restored from it by root, HOME is emptied, and what the
+// candidate user owns in /tmp, /var/tmp, /dev/shm, /run/lock and
+// /dev/mqueue is removed, so nothing a run does reaches the side's next
+// run.
 type Container struct {
 	cfg   ContainerConfig
 	salt  string
@@ -121,6 +129,8 @@ type containerSide struct {
 	sess *engine.Session
 	keep []string
 	hits engine.LimitHits // the limits reached before the latest run
+	// primed says the side has its snapshot since the last Reset.
+	primed bool
 }
 
 var _ Sandbox = (*Container)(nil)
@@ -316,6 +326,8 @@ func resetIn(ctx context.Context, sess *engine.Session, src, dst string) error {
 // container runs, and the file tools' host copies from the trees given.
 func (c *Container) Reset(ctx context.Context) error {
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		// Warmed up again before its next run.
+		c.sides[role].primed = false
 		sess := c.sides[role].sess
 		if err := resetIn(ctx, sess, c.pristine(role), c.tree(role)); err != nil {
 			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
@@ -444,8 +456,120 @@ const listScript = `for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] || ec
 // many it killed.
 const reapScript = `keep=" $* "; n=0; for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] && continue; case "$keep" in *" $p "*) continue;; esac; kill -9 "$p" 2>/dev/null && n=$((n+1)); done; echo $n`
 
-// Execute implements [Sandbox]: the run happens in role's container only.
+// containerSnap is where a tree's container keeps the tree's snapshot
+// (root's, mode 0700: the candidate user cannot enter it).
+const containerSnap = ContainerRoot + "/snap"
+
+// containerShared are the folders of a tree's container every user may
+// write in; what the candidate user owns there is removed before every
+// run.
+var containerShared = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue"}
+
+// clearTail removes, in each folder its arguments name, everything the
+// user $user owns (at any depth, never following a link or leaving the
+// folder's file system).
+const clearTail = `for d; do [ -d "$d" ] && [ ! -L "$d" ] && find "$d" -xdev -mindepth 1 -user "$user" -prune -exec rm -rf {} +; done; exit 0`
+
+// freshScript gives a tree's container a fresh start, as root: the
+// working tree from the pristine copy, SRB_WORK and HOME empty, and what
+// the candidate user left in the shared folders removed. Arguments:
+// pristine tree run home user shared...
+const freshScript = `set -e; pristine=$1 tree=$2 run=$3 home=$4 user=$5; shift 5
+rm -rf "$tree" "$run" "$home"; cp -a "$pristine" "$tree"; mkdir -p "$run" "$home"
+set +e; ` + clearTail
+
+// snapshotScript keeps the working tree and SRB_WORK in a folder of
+// root's, as they are (owners, modes and times kept), and HOME's folder
+// empty. Arguments: snap tree run home.
+const snapshotScript = `set -e; snap=$1; rm -rf "$snap"; mkdir -m 700 "$snap"
+cp -a "$2" "$snap/tree"; cp -a "$3" "$snap/run"; cp -a "$4" "$snap/home"; find "$snap/home" -mindepth 1 -delete`
+
+// restoreScript puts the working tree and SRB_WORK back as the snapshot
+// keeps them (the candidate user's again), HOME empty, and removes what
+// the candidate user left in the shared folders. Arguments: snap tree run
+// home user shared...
+const restoreScript = `set -e; snap=$1 tree=$2 run=$3 home=$4 user=$5; shift 5
+rm -rf "$tree" "$run" "$home"
+cp -a "$snap/tree" "$tree"; cp -a "$snap/run" "$run"; cp -a "$snap/home" "$home"
+set +e; ` + clearTail
+
+// candidateUID is the user part of ContainerConfig.User ("uid:gid").
+func (c *Container) candidateUID() string {
+	u, _, _ := strings.Cut(c.cfg.User, ":")
+	return u
+}
+
+// rootSh runs script with args in sess's container as root; an error
+// carries the script's stderr.
+func rootSh(ctx context.Context, sess *engine.Session, script string, args ...string) error {
+	r, err := sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"/bin/sh", "-c", script, "sh"}, args...), User: "0", Timeout: 10 * time.Minute})
+	if err == nil && r.ExitCode != 0 {
+		err = fmt.Errorf("exit %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
+	}
+	return err
+}
+
+// reap kills every process in side's container but the container's own
+// and returns how many it killed.
+func (c *Container) reap(ctx context.Context, side *containerSide) (int, error) {
+	argv := append([]string{"/bin/sh", "-c", reapScript, "sh"}, side.keep...)
+	r, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: argv, User: "0", Timeout: time.Minute})
+	if err != nil {
+		return 0, err
+	}
+	if r.ExitCode != 0 {
+		return 0, fmt.Errorf("exit %d", r.ExitCode)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
+	return n, nil
+}
+
+// prime gives role's container a fresh start, runs [WarmUp] there and
+// keeps what it left (working tree and SRB_WORK) as the side's snapshot,
+// from which every later run of the side starts, with HOME empty.
+func (c *Container) prime(ctx context.Context, role string) error {
+	side := c.sides[role]
+	if _, err := c.reap(ctx, side); err != nil {
+		return fmt.Errorf("cannot clear the container: %w", err)
+	}
+	args := append([]string{c.pristine(role), c.tree(role), containerRun, containerHome, c.candidateUID()}, containerShared...)
+	if err := rootSh(ctx, side.sess, freshScript, args...); err != nil {
+		return fmt.Errorf("cannot give the tree a fresh start: %w", err)
+	}
+	if err := c.chown(ctx, side.sess, c.tree(role), containerRun, containerHome); err != nil {
+		return err
+	}
+	w := WarmUp
+	if run := c.execute(ctx, &w, role, false); run.Harness != "" {
+		return fmt.Errorf("the warm-up run on the tree could not be carried out: %s", run.Harness)
+	}
+	if err := rootSh(ctx, side.sess, snapshotScript, containerSnap, c.tree(role), containerRun, containerHome); err != nil {
+		return fmt.Errorf("cannot keep the tree's snapshot: %w", err)
+	}
+	side.primed = true
+	return nil
+}
+
+// Execute implements [Sandbox]: the run happens in role's container only,
+// and starts from the side's snapshot (see [Container]), so nothing an
+// earlier run of the side did (the adjudicator's reruns included) can
+// change what this one sees.
 func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) CandidateRun {
+	if !c.sides[role].primed {
+		if err := c.prime(ctx, role); err != nil {
+			run := CandidateRun{Target: role, ExitCode: -1, Harness: err.Error()}
+			run.Stderr = "cannot run candidate command: " + err.Error()
+			return run
+		}
+	}
+	return c.execute(ctx, cand, role, true)
+}
+
+// execute runs cand in role's container: the candidate placed, every
+// leftover process killed, the side restored from its snapshot (when
+// restore), the command run as the candidate user, and its processes
+// killed afterwards.
+func (c *Container) execute(ctx context.Context, cand *Candidate, role string, restore bool) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
 	side := c.sides[role]
 	harness := func(why string) CandidateRun {
@@ -468,14 +592,16 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 		EnvCandidate+"="+path.Join(containerCand, cand.Filename), EnvCandidateName+"="+cand.Name,
 		EnvTarget+"="+c.tree(role), EnvTargetToken+"="+c.Token(role), EnvWork+"="+containerRun)
 	argv := append(slices.Clone(c.cfg.Command), role)
-	reap := append([]string{"/bin/sh", "-c", reapScript, "sh"}, side.keep...)
 	// Nothing left by an earlier run may watch this run's processes: it
 	// is killed first.
-	if r, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err != nil || r.ExitCode != 0 {
-		if err == nil {
-			err = fmt.Errorf("exit %d", r.ExitCode)
-		}
+	if _, err := c.reap(ctx, side); err != nil {
 		return harness("cannot clear the container: " + err.Error())
+	}
+	if restore {
+		args := append([]string{containerSnap, c.tree(role), containerRun, containerHome, c.candidateUID()}, containerShared...)
+		if err := rootSh(ctx, side.sess, restoreScript, args...); err != nil {
+			return harness("cannot restore the tree's snapshot: " + err.Error())
+		}
 	}
 	start := time.Now()
 	res, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
@@ -498,13 +624,9 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 		run.Harness = err.Error()
 		run.Stderr += "cannot run candidate command: " + err.Error()
 	}
-	if r, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: reap, User: "0", Timeout: time.Minute}); err == nil && r.ExitCode == 0 {
-		n, _ := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
+	if n, err := c.reap(ctx, side); err == nil {
 		run.Reaped = n > 0
 	} else if run.Harness == "" {
-		if err == nil {
-			err = fmt.Errorf("exit %d", r.ExitCode)
-		}
 		run.Harness = "cannot clear the container after the run: " + err.Error()
 	}
 	if h, err := side.sess.LimitHits(ctx); err == nil {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -40,6 +41,13 @@ func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeCon
 		argv := make([]string, len(es.Argv))
 		for i, a := range es.Argv {
 			argv[i] = m(a)
+		}
+		// The shared folders a fresh start and a restore clear are the
+		// fake container's, never this machine's.
+		if len(argv) > 9 && (es.Argv[2] == freshScript || es.Argv[2] == restoreScript) {
+			for i := 9; i < len(argv); i++ {
+				argv[i] = filepath.Join(c.Root, argv[i])
+			}
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		for _, kv := range es.Env {
@@ -113,7 +121,7 @@ func TestContainerRounds(t *testing.T) {
 	// as the candidate user, right after everything left running was
 	// killed; the tree is the candidate user's; each container ran one
 	// role only, in the tree it holds.
-	var runs int
+	var runs, warmUps int
 	for _, c := range cs {
 		if c.Spec.Labels["srb.round"] != "a05-usage" {
 			continue
@@ -133,8 +141,20 @@ func TestContainerRounds(t *testing.T) {
 			if len(es.Argv) < 3 || es.Argv[1] != v.CandidateCommand[1] {
 				continue
 			}
-			runs++
 			role := es.Argv[len(es.Argv)-1]
+			if slices.Contains(es.Env, EnvCandidateName+"="+WarmUp.Name) {
+				// The side's warm-up: its first run, before any candidate,
+				// on a fresh tree; its snapshot is kept right after it.
+				warmUps++
+				if roles[role] {
+					t.Errorf("a warm-up ran after a candidate in container %s", c.Spec.Labels["srb.tree"])
+				}
+				if next := execs[i+1]; len(next.Argv) < 3 || next.Argv[2] != reapScript || len(execs) < i+3 || execs[i+2].Argv[2] != snapshotScript {
+					t.Errorf("the warm-up was not followed by a reaping and the snapshot, but by %q", next.Argv)
+				}
+				continue
+			}
+			runs++
 			roles[role] = true
 			if role != RoleOriginal && role != RoleSubmission || !strings.HasPrefix(es.WorkDir, "/srb/trees/") ||
 				strings.Contains(es.WorkDir, role) || strings.Contains(strings.Join(es.Env, " "), role) || es.User != CandidateUser {
@@ -146,8 +166,12 @@ func TestContainerRounds(t *testing.T) {
 			if es.WorkDir != "/srb/trees/"+path.Base(c.Spec.Copies[0].ContainerPath) {
 				t.Errorf("the candidate runs in %s, not in the tree its container holds (%s)", es.WorkDir, c.Spec.Copies[0].ContainerPath)
 			}
-			if prev := execs[i-1]; len(prev.Argv) < 3 || prev.Argv[2] != reapScript || prev.User != "0" {
-				t.Errorf("the candidate run %d did not come right after a reaping, but after %q", runs, prev.Argv)
+			// Each run starts from the snapshot, restored by root right
+			// after everything left running was killed.
+			if prev := execs[i-1]; len(prev.Argv) < 3 || prev.Argv[2] != restoreScript || prev.User != "0" {
+				t.Errorf("the candidate run %d did not come right after a restore, but after %q", runs, prev.Argv)
+			} else if prev := execs[i-2]; len(prev.Argv) < 3 || prev.Argv[2] != reapScript || prev.User != "0" {
+				t.Errorf("the candidate run %d's restore did not come right after a reaping, but after %q", runs, prev.Argv)
 			}
 		}
 		if len(roles) != 1 {
@@ -164,8 +188,8 @@ func TestContainerRounds(t *testing.T) {
 			}
 		}
 	}
-	if runs != 6 {
-		t.Errorf("%d candidate runs in a05's containers, want 6", runs)
+	if runs != 6 || warmUps != 2 {
+		t.Errorf("%d candidate runs and %d warm-ups in a05's containers, want 6 and 2 (one per tree)", runs, warmUps)
 	}
 	b, err := os.ReadFile(filepath.Join(cfg.LogDir, "round-a05-usage.jsonl"))
 	if err != nil {

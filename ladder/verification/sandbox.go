@@ -42,7 +42,7 @@ const (
 	EnvCandidateName = "SRB_CANDIDATE_NAME" // its name
 	EnvTarget        = "SRB_TARGET"         // the working tree under test
 	EnvTargetToken   = "SRB_TARGET_TOKEN"   // the tree's salted name
-	EnvWork          = "SRB_WORK"           // scratch shared by a round's runs
+	EnvWork          = "SRB_WORK"           // the tree's scratch, restored from its snapshot before each run
 	EnvNetwork       = "SRB_NETWORK"        // "denied" unless the task allows a network
 )
 
@@ -176,8 +176,9 @@ func (r CandidateRun) neverStarted() bool {
 // Work is the folder to create the sandbox in ("" for the system's
 // temporary folder); Keep leaves the sandbox's folder in place on Close.
 // HomeSeed, when set, is a folder whose content is copied into each
-// tree's HOME when the sandbox is made (a warm build cache, say): each
-// tree gets a copy of its own, which only its candidates can change.
+// tree's HOME for its warm-up run ([WarmUp]; a warm build cache, say):
+// each tree gets a copy of its own, which only its runs can change; the
+// candidates' runs start with HOME empty.
 type HostConfig struct {
 	Original   string
 	Submission string
@@ -235,9 +236,18 @@ func (s hostSide) tmp() string  { return filepath.Join(s.dir, "tmp") }
 // that user may enter; after every run each process of that user is
 // killed and whatever it left in the machine's shared temporary folders
 // (/tmp, /var/tmp, /dev/shm, /run/lock, /dev/mqueue) is removed, so
-// nothing of one tree's run is left for the other's. Layout:
+// nothing of one tree's run is left for the other's. Every run of a side
+// starts from the same state: before the side's first run of a round
+// (after Reset) the side is made fresh and [WarmUp] runs there, so the
+// task's runner builds and caches the tree; its working tree and SRB_WORK
+// are then kept in a snapshot of root's, and before every run (try_test's
+// and each of the adjudicator's reruns) the side's folder is emptied and
+// restored from it, HOME and TMPDIR made empty, with no process of the
+// side's user alive, so nothing a run does (a cached build rewritten, a
+// run counter kept) reaches the side's next run. Layout:
 //
 //	work/pristine/<token>   the tree as given (.git left out), root's, never run in
+//	work/snap/<token>       the side's snapshot (tree, work), root's only
 //	work/files/original     what the toolbox's file tools read as "original" (root's)
 //	work/files/workspace    what the toolbox's file tools read as "workspace" (root's)
 //	reach/view/original     where the run tool runs for "original" (its user's)
@@ -271,6 +281,8 @@ type Host struct {
 	srcs    map[string]string
 	sides   map[string]hostSide
 	toolUID int // the run tool's user (-1: this process's own)
+	// primed says which sides have their snapshot since the last Reset.
+	primed map[string]bool
 }
 
 var _ Sandbox = (*Host)(nil)
@@ -453,6 +465,11 @@ func (h *Host) viewRoot() string {
 // views (the run tool's user's) and the file tools' copies (root's), from
 // the pristine copies.
 func (h *Host) Reset(ctx context.Context) error {
+	// Each side is warmed up again before its next run.
+	h.primed = map[string]bool{}
+	if err := forceRemove(filepath.Join(h.work, "snap")); err != nil {
+		return fmt.Errorf("sandbox: the snapshots could not be cleared: %w", err)
+	}
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
 		for _, dst := range []string{h.tree(role), h.view(role), h.files(role)} {
 			if err := forceRemove(dst); err != nil {
@@ -604,10 +621,11 @@ func (h *Host) Close() error {
 	return errors.Join(err, forceRemove(h.work))
 }
 
-// Execute implements [Sandbox].
+// Execute implements [Sandbox]: every run of a side, the adjudicator's
+// reruns included, starts from the side's snapshot (see [Host]), so
+// nothing an earlier run of the side did can change what this one sees.
 func (h *Host) Execute(ctx context.Context, c *Candidate, role string) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
-	side := h.sides[role]
 	harness := func(why string) CandidateRun {
 		run.Harness = why
 		run.Stderr = "cannot run candidate command: " + why
@@ -617,6 +635,157 @@ func (h *Host) Execute(ctx context.Context, c *Candidate, role string) Candidate
 	// running when a run starts.
 	for _, uid := range h.users() {
 		sweepUser(uid)
+	}
+	// Every run of a side starts from the same state: the side's
+	// snapshot, taken after its warm-up (see [Host]).
+	if !h.primed[role] {
+		if err := h.prime(ctx, role); err != nil {
+			return harness(err.Error())
+		}
+	}
+	if err := h.restore(role); err != nil {
+		return harness(err.Error())
+	}
+	return h.execute(ctx, c, role)
+}
+
+// WarmUp is the candidate a sandbox runs once on each side before the
+// side's first candidate of a round, so that the task's candidate runner
+// builds (and caches, in SRB_WORK) the tree before any candidate test
+// runs; the working tree and SRB_WORK that run leaves are the side's
+// snapshot, from which every later run of the side starts (with HOME and
+// TMPDIR empty). Its outcome decides nothing: whatever it
+// was, the real runs are classed as before (a tree that does not build
+// fails them with its fault code).
+var WarmUp = Candidate{Name: "warm-up", Filename: "warm-up", Code: "exit 0\n"}
+
+// snapParts are the folders of a [Host] side a snapshot keeps: the
+// working tree and SRB_WORK (where the task's runner caches its build).
+// HOME and TMPDIR start every run empty.
+var snapParts = []string{"tree", "work"}
+
+// snap is where role's snapshot is kept: a folder of root's only, under
+// work (never reach), which no candidate can enter.
+func (h *Host) snap(role string) string { return filepath.Join(h.work, "snap", h.Token(role)) }
+
+// prime gives role's side a fresh start (its folder emptied, the working
+// tree from the pristine copy, SRB_WORK and TMPDIR empty, HOME from
+// HostConfig.HomeSeed or empty), runs [WarmUp] there and keeps the
+// working tree and SRB_WORK it left as the side's snapshot. An error is srb's (a copy failed, the
+// warm-up could not be carried out).
+func (h *Host) prime(ctx context.Context, role string) error {
+	side := h.sides[role]
+	if err := h.freshSide(role); err != nil {
+		return err
+	}
+	w := WarmUp
+	if run := h.execute(ctx, &w, role); run.Harness != "" {
+		return fmt.Errorf("the warm-up run on the tree could not be carried out: %s", run.Harness)
+	}
+	snap := h.snap(role)
+	if err := forceRemove(snap); err != nil {
+		return fmt.Errorf("cannot clear the tree's snapshot: %w", err)
+	}
+	if err := os.MkdirAll(snap, 0o700); err != nil {
+		return fmt.Errorf("cannot keep the tree's snapshot: %w", err)
+	}
+	for _, part := range snapParts {
+		src := filepath.Join(side.dir, part)
+		if _, err := os.Lstat(src); err != nil {
+			continue // the warm-up removed it: runs start without it
+		}
+		if err := snapCopy(src, filepath.Join(snap, part)); err != nil {
+			return fmt.Errorf("cannot keep the tree's snapshot: %w", err)
+		}
+	}
+	h.primed[role] = true
+	return nil
+}
+
+// freshSide empties role's folder and makes it as [NewHost] did: the
+// working tree from the pristine copy, SRB_WORK and TMPDIR empty, HOME
+// from HostConfig.HomeSeed (or empty), all of them the side's user's.
+func (h *Host) freshSide(role string) error {
+	side := h.sides[role]
+	if err := forceRemove(side.dir); err != nil {
+		return fmt.Errorf("cannot clear the tree's folder: %w", err)
+	}
+	for _, d := range []string{side.dir, side.work(), side.home(), side.tmp()} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return fmt.Errorf("cannot make the tree's folder: %w", err)
+		}
+	}
+	if err := copyTree(h.pristine(role), side.tree()); err != nil {
+		return fmt.Errorf("cannot restore the working tree: %w", err)
+	}
+	if h.cfg.HomeSeed != "" {
+		if err := copyInto(h.cfg.HomeSeed, side.home()); err != nil {
+			return fmt.Errorf("cannot seed HOME from %s: %w", h.cfg.HomeSeed, err)
+		}
+	}
+	if err := chownTree(side.dir, side.uid); err != nil {
+		return fmt.Errorf("cannot give the tree's folder to its user: %w", err)
+	}
+	return nil
+}
+
+// restore puts role's side back in its snapshot's state, with no process
+// of the side's user alive: the side's folder is emptied (whatever a run
+// left there, beside the four folders too, is gone), the working tree and
+// SRB_WORK are copied from the snapshot, HOME and TMPDIR are made empty,
+// and all of it is given to the side's user again.
+func (h *Host) restore(role string) error {
+	side := h.sides[role]
+	if side.uid >= 0 {
+		sweepUser(side.uid)
+		if err := clearShared(side.uid); err != nil {
+			return fmt.Errorf("cannot clear what an earlier run left: %w", err)
+		}
+	}
+	if err := forceRemove(side.dir); err != nil {
+		return fmt.Errorf("cannot clear the tree's folder: %w", err)
+	}
+	if err := os.Mkdir(side.dir, 0o700); err != nil {
+		return fmt.Errorf("cannot make the tree's folder: %w", err)
+	}
+	for _, part := range snapParts {
+		src := filepath.Join(h.snap(role), part)
+		if _, err := os.Lstat(src); err != nil {
+			continue
+		}
+		if err := snapCopy(src, filepath.Join(side.dir, part)); err != nil {
+			return fmt.Errorf("cannot restore the tree's folder from its snapshot: %w", err)
+		}
+	}
+	for _, d := range []string{side.home(), side.tmp()} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return fmt.Errorf("cannot make the tree's HOME or TMPDIR: %w", err)
+		}
+	}
+	if err := chownTree(side.dir, side.uid); err != nil {
+		return fmt.Errorf("cannot give the tree's folder to its user: %w", err)
+	}
+	return nil
+}
+
+// snapCopy copies a side's folder to or from its snapshot: modes (with the
+// owner's write and search bits), modification times, links as links and
+// .git folders kept; special files left out.
+func snapCopy(src, dst string) error {
+	_, err := copytree.Copy(src, dst, copytree.Options{FileBits: 0o200, DirBits: 0o700, Times: true, Git: copytree.GitCopy})
+	return err
+}
+
+// execute runs candidate c on role's side as it is now (no restore): the
+// candidate file written, the command run as the side's user, its
+// processes and what they left in the shared temporary folders removed.
+func (h *Host) execute(ctx context.Context, c *Candidate, role string) CandidateRun {
+	run := CandidateRun{Target: role, ExitCode: -1}
+	side := h.sides[role]
+	harness := func(why string) CandidateRun {
+		run.Harness = why
+		run.Stderr = "cannot run candidate command: " + why
+		return run
 	}
 	file := filepath.Join(h.reach, "candidates", c.Filename)
 	if err := os.WriteFile(file+".tmp", []byte(c.Code), 0o755); err != nil {
