@@ -17,7 +17,7 @@ if (!bin) { console.log('package.json names no json-server bin'); process.exit(3
 fs.symlinkSync(path.resolve(build, bin), 'json-server')
 const env = Object.assign({}, process.env)
 delete env.NODE_ENV
-const r = spawnSync(process.execPath, ['json-server', ...args], { env, timeout: 20000 })
+const r = spawnSync(process.execPath, ['json-server', ...args], { env, timeout: 90000 })
 process.stdout.write(r.stdout || '')
 process.stderr.write(r.stderr || '')
 process.exitCode = r.status === null ? 3 : r.status
