@@ -36,7 +36,7 @@ func fakeBinary(t *testing.T, name string) string {
 	return p
 }
 
-// TestExportRealTasks exports lang01 and build01 and checks that every
+// TestExportRealTasks exports the real tasks (lang01, build01, pf02, fw02) and checks that every
 // task.toml field equals the declaration it is derived from, that the
 // schema accepts it, and that the Dockerfiles and test.sh pin the
 // images.lock digests under the registry given.
@@ -45,7 +45,7 @@ func TestExportRealTasks(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, id := range []string{"lang01-cmark-c-to-rust", "build01-libsodium-autotools-to-cmake", "pf02-stylus-web-platform-port"} {
+	for _, id := range []string{"lang01-cmark-c-to-rust", "build01-libsodium-autotools-to-cmake", "pf02-stylus-web-platform-port", "fw02-jsonserver-express-to-fastify"} {
 		t.Run(id, func(t *testing.T) {
 			tk := loadTask(t, filepath.Join("..", "..", "tasks", id))
 			lock, err := image.ReadLock(tk.Dir)

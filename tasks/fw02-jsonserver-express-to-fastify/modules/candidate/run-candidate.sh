@@ -1,0 +1,58 @@
+#!/bin/bash
+# run-candidate.sh ROLE: stage 3's candidate runner for json-server. srb
+# runs it as verification.candidate_command, as uid 65532, with the round's
+# role (original or submission) as the LAST argument, in the tree under
+# test, with SRB_TARGET (that tree), SRB_TARGET_TOKEN (its salted name),
+# SRB_WORK (this tree's scratch, kept across the round's runs) and
+# SRB_CANDIDATE (the candidate, a bash script) set.
+#
+# Both trees are prepared as stage 2 builds them: a copy of the tree with
+# its top-level node_modules replaced by the image's packages
+# (/usr/local/lib/node_modules). The candidate runs in a fresh empty folder
+# with $JSON_SERVER naming the program package.json's bin points at, so it
+# starts either tree the same way. Nothing here depends on the role but the
+# check that it is one: the runner execs a small runner of the candidate,
+# so the role in this process's argument list is gone before the candidate
+# starts.
+#
+# Exit status: the candidate's, except that a candidate status in 64-78 is
+# reported as 1, so only this runner says "this tree could not be tested":
+# 64 unknown role, 66 no tree or no candidate, 70 no scratch folder, 71 the
+# tree could not be prepared. A fault is logged on stderr as
+# "SRB-INFRA-FAULT: ...".
+set -u
+
+role="${!#}"
+fault() {
+	local code=$1
+	shift
+	echo "SRB-INFRA-FAULT: $*" >&2
+	exit "$code"
+}
+
+case "$role" in
+original | submission) ;;
+*) fault 64 "unknown role '$role' (want original or submission)" ;;
+esac
+[ -n "${SRB_TARGET:-}" ] && [ -d "$SRB_TARGET" ] || fault 66 "no tree under test at '${SRB_TARGET:-}'"
+[ -n "${SRB_CANDIDATE:-}" ] && [ -f "$SRB_CANDIDATE" ] || fault 66 "no candidate at '${SRB_CANDIDATE:-}'"
+[ -n "${SRB_WORK:-}" ] && mkdir -p "$SRB_WORK" || fault 70 "no scratch folder at '${SRB_WORK:-}'"
+
+pkg="$SRB_WORK/build/$SRB_TARGET_TOKEN"
+if [ ! -e "$pkg/.built" ]; then
+	rm -rf "$pkg" && mkdir -p "$pkg/tree" || fault 70 "cannot create $pkg"
+	cp -a "$SRB_TARGET/." "$pkg/tree/" || fault 70 "cannot copy the tree under test"
+	(cd "$pkg/tree" && rm -rf node_modules && cp -a /usr/local/lib/node_modules node_modules) ||
+		fault 71 "cannot put the dependencies beside the tree"
+	touch "$pkg/.built" || fault 70 "cannot mark $pkg prepared"
+fi
+bin=$(cd "$pkg/tree" && node -e 'const p = require("./package.json"); const b = typeof p.bin === "string" ? p.bin : (p.bin || {})["json-server"]; if (!b) process.exit(1); console.log(require("path").resolve(b))') ||
+	fault 71 "package.json names no json-server bin"
+
+run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
+candidate=$SRB_CANDIDATE
+cd "$run" || fault 70 "cannot enter $run"
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD NODE_ENV
+export JSON_SERVER="$bin"
+exec /bin/bash -c 'run=$1; shift; "$@" </dev/null; status=$?; cd / && rm -rf "$run"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" /bin/bash "$candidate"
