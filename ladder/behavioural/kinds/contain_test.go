@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -93,5 +94,66 @@ func TestRunProcJailed(t *testing.T) {
 	}
 	if !strings.Contains(string(r.Stdout), "HOME="+filepath.Join(j.Root, "home")) {
 		t.Errorf("HOME is not the sandbox's:\n%s", r.Stdout)
+	}
+}
+
+// The submission's program cannot pass for a sandbox failure (a grader
+// fault, which makes the verdict invalid rather than 0) by printing the
+// jail's mark and exiting with the jail's codes: only the jail's status
+// file, which the program cannot reach, says the sandbox failed. A real
+// setup failure still is the grader's fault, and a program that cannot
+// be executed is the submission's "could not start".
+func TestJailFaultCannotBeForged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the jail needs root")
+	}
+	root := searchableTempDir(t)
+	newModule := func(hide []string) *module {
+		j, err := behavioural.NewJail(filepath.Join(root, "sandbox"), root, behavioural.SubmissionUID, behavioural.SubmissionGID, true, hide)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &module{plan: &behavioural.Plan{Module: "m", Helper: []string{os.Args[0]}, Jail: j}, work: filepath.Join(root, "work")}
+	}
+	m := newModule(nil)
+	dir, err := m.scratch("case")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, forged := range []string{
+		`echo "srb-jail: forged" >&2; exit 122`,
+		`echo "srb-jail: setup: forged" >&2; exit 122`,
+		`echo "srb-jail: exec /x: forged" >&2; exit 121`,
+	} {
+		r := m.runProc([]string{"sh", "-c", forged}, dir, m.baseEnv(), nil, 10*time.Second)
+		if r.Err != nil || m.harness != "" {
+			t.Errorf("%s: err %v, harness fault %q: the program forged a grader fault", forged, r.Err, m.harness)
+		}
+		if r.Exit != 121 && r.Exit != 122 {
+			t.Errorf("%s: exit %d, want the program's own", forged, r.Exit)
+		}
+	}
+	r := m.runProc([]string{filepath.Join(dir, "srb-no-such-program")}, dir, m.baseEnv(), nil, 10*time.Second)
+	if r.Err == nil || errors.Is(r.Err, errJail) || m.harness != "" {
+		t.Errorf("a missing program: err %v, harness %q; want could not start, the submission's", r.Err, m.harness)
+	}
+	// A real setup failure: a hidden path that is a file cannot take a
+	// tmpfs mount.
+	file := filepath.Join(root, "a-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m = newModule([]string{file})
+	dir, err = m.scratch("case")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = m.runProc([]string{"true"}, dir, m.baseEnv(), nil, 10*time.Second)
+	if !errors.Is(r.Err, errJail) || !strings.Contains(m.harness, "hide "+file) {
+		t.Errorf("a sandbox that could not be entered: err %v, harness %q; want the grader's fault", r.Err, m.harness)
+	}
+	ents, _ := os.ReadDir(m.statusDir)
+	if len(ents) != 0 {
+		t.Errorf("status files left behind: %v", ents)
 	}
 }

@@ -201,6 +201,9 @@ type module struct {
 	harness string
 	// atDeadline says a process was cut at the module's deadline.
 	atDeadline bool
+	// statusDir is the root-only folder of the jail's status files
+	// ([module.newJailStatus]), made on first use.
+	statusDir string
 }
 
 // stoppedAtDeadline records that a process was cut at the module's

@@ -3,11 +3,13 @@ package kinds
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +50,11 @@ func (k *httpKind) observe(m *module) error {
 	defer logf.Close()
 	argv := expandAll(k.Server.Argv, vals)
 	env := m.submissionEnv(k.Server.Env, vals)
-	cmd := m.commandNet(argv, build, env, false)
+	cmd, status := m.commandNet(argv, build, env, false)
+	if err := status.unprepared(); err != nil {
+		m.harnessFault(err)
+		return err
+	}
 	// The server's output goes to the module's log, capped: the rest is
 	// read and dropped, so the server neither blocks nor fills the disk.
 	capped := &cappedWriter{w: logf, left: ObservedBytesLimit}
@@ -61,6 +67,17 @@ func (k *httpKind) observe(m *module) error {
 	exited := p.Done()
 	defer p.Terminate(5 * time.Second) // the server and all it started
 	if why := k.waitReady(addr, exited); why != "" {
+		select {
+		case <-exited:
+			// A server that never came up because its sandbox could not
+			// be entered is the grader's fault, not a failed check.
+			p.Wait()
+			if jerr := status.read(false); errors.Is(jerr, errJail) {
+				m.harnessFault(jerr)
+				return jerr
+			}
+		default:
+		}
 		m.notObserved(why)
 		return nil
 	}
@@ -91,8 +108,8 @@ func (k *httpKind) observe(m *module) error {
 			case "status":
 				m.emit(id, resp.Status, nil)
 			case "headers":
-				hs := make([]string, len(resp.Headers))
-				for i, h := range resp.Headers {
+				hs := canonicalHeaders(resp.Headers, k.Headers)
+				for i, h := range hs {
 					hs[i] = norm.apply(h, paths)
 				}
 				m.emit(id, hs, nil)
@@ -104,6 +121,34 @@ func (k *httpKind) observe(m *module) error {
 		}
 	}
 	return nil
+}
+
+// canonicalHeaders is a response's header fields as HTTP defines their
+// meaning (RFC 9110 §5.1, §5.3): names are case-insensitive, so each is
+// lower-cased ("name: value", the value's surrounding space trimmed), and
+// the order of fields with different names carries nothing, so they are
+// sorted by name; fields of one name keep their wire order, which does.
+// With only non-empty, just the fields named there (any case) are kept.
+func canonicalHeaders(lines, only []string) []string {
+	keep := map[string]bool{}
+	for _, n := range only {
+		keep[strings.ToLower(strings.TrimSpace(n))] = true
+	}
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		name, value, _ := strings.Cut(l, ":")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if len(keep) > 0 && !keep[name] {
+			continue
+		}
+		out = append(out, name+": "+strings.TrimSpace(value))
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		ni, _, _ := strings.Cut(out[i], ":")
+		nj, _, _ := strings.Cut(out[j], ":")
+		return ni < nj
+	})
+	return out
 }
 
 func (k *httpKind) waitReady(addr string, exited <-chan struct{}) string {

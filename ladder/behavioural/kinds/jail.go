@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
@@ -24,11 +27,21 @@ const EnvJailSpec = "SRB_JAIL_SPEC"
 // Exit codes of the jail command when it cannot run the program: it
 // could not be executed (as when it does not exist: "could not start"),
 // or the sandbox itself could not be entered (a harness fault). Its
-// stderr then starts with jailMark.
+// stderr then starts with jailMark. Neither the code nor the text is
+// trusted: the program itself can exit with any code and print anything.
+// What srb believes is the jail's status file ([jailSpec.Status]).
 const (
 	jailExecFailed  = 121
 	jailSetupFailed = 122
 	jailMark        = "srb-jail: "
+)
+
+// Lines of the jail's status file: "setup: <why>" when the sandbox could
+// not be entered, "exec: <why>" when the program could not be executed.
+// An empty file means the program was executed.
+const (
+	jailStatusSetup = "setup: "
+	jailStatusExec  = "exec: "
 )
 
 // jailSpec is what the jail command does: enter a mount namespace where
@@ -47,6 +60,13 @@ type jailSpec struct {
 	NProc uint64   `json:"nproc,omitempty"`
 	Argv  []string `json:"argv"`
 	Env   []string `json:"env"`
+	// Status is a file the jail creates (exclusively, as root, before
+	// anything else, in a folder only root can enter) and keeps open
+	// close-on-exec: it writes why it failed there, and a successful exec
+	// closes it empty. Nothing the submission runs can open, write or
+	// replace it, so a program that exits 122 and prints jailMark cannot
+	// pass for a sandbox failure (a grader fault, the verdict invalid).
+	Status string `json:"status,omitempty"`
 }
 
 // jailMain is "srb-helper jail": it never returns when it succeeds.
@@ -56,12 +76,31 @@ func jailMain(stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%sno usable %s: %v\n", jailMark, EnvJailSpec, err)
 		return jailSetupFailed
 	}
+	// The status file first, as root and before any mount hides its
+	// folder. Go opens every file close-on-exec: a successful exec below
+	// closes it, empty.
+	var status *os.File
+	if s.Status != "" {
+		f, err := os.OpenFile(s.Status, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "%sthe status file: %v\n", jailMark, err)
+			return jailSetupFailed
+		}
+		status = f
+	}
+	report := func(line string) {
+		fmt.Fprintf(stderr, "%s%s\n", jailMark, line)
+		if status != nil {
+			status.WriteString(line + "\n")
+			status.Close()
+		}
+	}
 	if err := enterJail(s); err != nil {
-		fmt.Fprintf(stderr, "%s%v\n", jailMark, err)
+		report(jailStatusSetup + err.Error())
 		return jailSetupFailed
 	}
 	err := syscall.Exec(s.Argv[0], s.Argv, s.Env)
-	fmt.Fprintf(stderr, "%sexec %s: %v\n", jailMark, s.Argv[0], err)
+	report(fmt.Sprintf("%sexec %s: %v", jailStatusExec, s.Argv[0], err))
 	return jailExecFailed
 }
 
@@ -136,28 +175,29 @@ var errJail = errors.New("the submission's sandbox could not be entered")
 // dir with env: through the helper's jail command when the plan has a
 // jail (as the submission's user, in its own process group), else
 // directly. env is the full environment the program gets.
-func (m *module) command(argv []string, dir string, env []string) *exec.Cmd {
+func (m *module) command(argv []string, dir string, env []string) (*exec.Cmd, jailStatus) {
 	return m.commandNet(argv, dir, env, true)
 }
 
 // commandNet is [module.command]; ownNet false keeps the host's network
 // even when the jail gives each process its own (an http module's
 // server, which the grader must reach on 127.0.0.1).
-func (m *module) commandNet(argv []string, dir string, env []string, ownNet bool) *exec.Cmd {
+func (m *module) commandNet(argv []string, dir string, env []string, ownNet bool) (*exec.Cmd, jailStatus) {
 	prog := lookPathIn(argv[0], env)
 	j := m.jail()
 	if j == nil || len(m.plan.Helper) == 0 {
 		cmd := exec.Command(prog, argv[1:]...)
 		cmd.Dir, cmd.Env = dir, env
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		return cmd
+		return cmd, ""
 	}
+	status, serr := m.newJailStatus()
 	if !strings.Contains(prog, "/") {
 		prog = filepath.Join(dir, prog) // not found on PATH: exec fails, as exec.Command would
 	}
 	net := j.Net && j.Mount && ownNet
 	spec, _ := json.Marshal(jailSpec{UID: j.UID, GID: j.GID, Mount: j.Mount, Hide: j.Hide, Net: net, NProc: j.NProc,
-		Argv: append([]string{prog}, argv[1:]...), Env: env})
+		Argv: append([]string{prog}, argv[1:]...), Env: env, Status: string(status)})
 	cmd := exec.Command(m.plan.Helper[0], append(append([]string{}, m.plan.Helper[1:]...), "jail")...)
 	cmd.Dir = dir
 	cmd.Env = []string{EnvJailSpec + "=" + string(spec)}
@@ -168,22 +208,92 @@ func (m *module) commandNet(argv []string, dir string, env []string, ownNet bool
 	if net {
 		cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNET
 	}
-	return cmd
+	if serr != nil {
+		// No folder for the status file: the jail cannot report, so the
+		// command is not run (its spec names no argv) and the result is
+		// the grader's fault.
+		cmd.Env = []string{EnvJailSpec + "="}
+		return cmd, jailStatus(jailStatusSetup + serr.Error())
+	}
+	return cmd, status
 }
 
-// jailed reads what the jail command said when it could not run the
-// program: nil when it did (or there was no jail), an error wrapping
-// errJail when the sandbox could not be entered, or a plain error when
-// the program could not be executed.
-func jailed(exit int, stderr []byte) error {
-	if (exit != jailExecFailed && exit != jailSetupFailed) || !strings.HasPrefix(string(stderr), jailMark) {
+// jailStatus is the path of a jail's status file ([jailSpec.Status]),
+// "" when the process runs without a jail, or (when it starts with
+// jailStatusSetup) why no status file could be prepared.
+type jailStatus string
+
+// jailStatusSeq numbers status files within this process.
+var jailStatusSeq atomic.Uint64
+
+// newJailStatus returns a fresh status file path in a folder of root's
+// (mode 0700) made once per module: under the module's work folder (which
+// the jail hides from the submission) or, without one, the temporary
+// folder.
+func (m *module) newJailStatus() (jailStatus, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.statusDir == "" {
+		base := m.work
+		if base == "" {
+			base = os.TempDir()
+		} else if err := os.MkdirAll(base, 0o700); err != nil {
+			return "", fmt.Errorf("the jail's status folder: %w", err)
+		}
+		d, err := os.MkdirTemp(base, "jail-status-")
+		if err != nil {
+			return "", fmt.Errorf("the jail's status folder: %w", err)
+		}
+		m.statusDir = d
+	}
+	return jailStatus(filepath.Join(m.statusDir, strconv.FormatUint(jailStatusSeq.Add(1), 10))), nil
+}
+
+// unprepared is the grader's fault of a status that could not be
+// prepared ([module.newJailStatus] failed): the command must not run.
+func (st jailStatus) unprepared() error {
+	if strings.HasPrefix(string(st), jailStatusSetup) {
+		return st.read(false)
+	}
+	return nil
+}
+
+// read says what the jail reported, once its process has ended, and
+// removes the file: nil when the program was executed (or there was no
+// jail), an error wrapping errJail when the sandbox could not be entered
+// (or the jail never reported: no file and the process was not stopped
+// by srb), or a plain error when the program could not be executed. The
+// program's own exit code and output are never consulted.
+func (st jailStatus) read(stopped bool) error {
+	switch {
+	case st == "":
 		return nil
+	case strings.HasPrefix(string(st), jailStatusSetup):
+		return fmt.Errorf("%w: %s", errJail, strings.TrimPrefix(string(st), jailStatusSetup))
 	}
-	msg := strings.TrimSpace(strings.TrimPrefix(string(stderr), jailMark))
-	if exit == jailSetupFailed {
-		return fmt.Errorf("%w: %s", errJail, msg)
+	f, err := os.OpenFile(string(st), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && stopped {
+			return nil // stopped (a timeout) before the jail began
+		}
+		return fmt.Errorf("%w: the jail left no status: %v", errJail, err)
 	}
-	return errors.New(msg)
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	f.Close()
+	os.Remove(string(st))
+	if err != nil {
+		return fmt.Errorf("%w: the jail's status: %v", errJail, err)
+	}
+	line := strings.TrimSpace(string(b))
+	switch {
+	case line == "":
+		return nil
+	case strings.HasPrefix(line, jailStatusSetup):
+		return fmt.Errorf("%w: %s", errJail, strings.TrimPrefix(line, jailStatusSetup))
+	case strings.HasPrefix(line, jailStatusExec):
+		return errors.New(strings.TrimPrefix(line, jailStatusExec))
+	}
+	return fmt.Errorf("%w: the jail's status is unreadable: %q", errJail, line)
 }
 
 // jail returns the plan's jail, or nil.

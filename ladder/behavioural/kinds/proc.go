@@ -148,7 +148,11 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	// discarded to EOF, so a case writing without end is not blocked on
 	// its pipe (its timeout still ends it) and cannot grow the grader.
 	out, errb := newCappedBuffer(), newCappedBuffer()
-	cmd := m.command(argv, dir, env)
+	cmd, status := m.command(argv, dir, env)
+	if err := status.unprepared(); err != nil {
+		m.harnessFault(err)
+		return procResult{Err: err, Exit: -1}
+	}
 	cmd.Stdin = stdin
 	if stdin == nil {
 		// exec would open (and close) /dev/null for every process; one
@@ -205,7 +209,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 		m.harnessFault(r.Err)
 		return r
 	}
-	if jerr := jailed(r.Exit, r.Stderr); jerr != nil {
+	if jerr := status.read(timedOut || e.Stopped); jerr != nil {
 		r.Err = jerr
 		if errors.Is(jerr, errJail) {
 			m.harnessFault(jerr)
