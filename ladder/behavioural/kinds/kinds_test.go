@@ -285,7 +285,7 @@ func TestKinds(t *testing.T) {
 		"cmd/fail/exit: want 3, got 4",
 		"cmd/b/stdout: want \"2\\n\", got \"1\\n\"",
 		"install/path:bin/prog: digest: want \"sha256:",
-		"web/root/headers: missing \"X-Variant: a\"; unexpected \"X-Variant: b\"",
+		"web/root/headers: missing \"x-variant: a\"; unexpected \"x-variant: b\"",
 		"digests/${BUILD}/prog: want \"sha256:",
 		"prov/no-chmod: chmod ran while the submission built: chmod +x prog",
 	}
@@ -682,4 +682,27 @@ func searchableTempDir(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// Header fields are compared as HTTP means them: two frameworks that send
+// the same fields in another order or case agree; fields of one name keep
+// their order; a name list keeps only the fields it names.
+func TestCanonicalHeaders(t *testing.T) {
+	express := []string{"X-Powered-By: Express", "Vary: Origin, Accept-Encoding", "Set-Cookie: a=1", "Content-Type: application/json; charset=utf-8", "Set-Cookie: b=2", "X-Total-Count:  3 "}
+	fastify := []string{"content-type: application/json; charset=utf-8", "x-total-count: 3", "set-cookie: a=1", "vary: Origin, Accept-Encoding", "set-cookie: b=2"}
+	want := []string{"content-type: application/json; charset=utf-8", "set-cookie: a=1", "set-cookie: b=2", "vary: Origin, Accept-Encoding", "x-total-count: 3"}
+	only := []string{"Content-Type", "VARY", "x-total-count", "Set-Cookie"}
+	if diff := cmp.Diff(want, canonicalHeaders(express, only)); diff != "" {
+		t.Errorf("express (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, canonicalHeaders(fastify, only)); diff != "" {
+		t.Errorf("fastify (-want +got):\n%s", diff)
+	}
+	if got := canonicalHeaders(express, nil); len(got) != 6 || got[5] != "x-total-count: 3" || got[4] != "x-powered-by: Express" {
+		t.Errorf("all fields: %q", got)
+	}
+	swapped := []string{"Set-Cookie: b=2", "Set-Cookie: a=1"}
+	if got := canonicalHeaders(swapped, nil); got[0] != "set-cookie: b=2" {
+		t.Errorf("one name's fields reordered: %q", got)
+	}
 }

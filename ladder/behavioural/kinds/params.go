@@ -142,11 +142,16 @@ type Exchange struct {
 // compared: status, headers (names in order and values), body, length
 // (bytes on the wire).
 type HTTPParams struct {
-	Configuration string       `json:"configuration"`
-	Server        Server       `json:"server"`
-	Compare       []string     `json:"compare"`
-	Normalise     []Normaliser `json:"normalise"`
-	Exchanges     []Exchange   `json:"exchanges"`
+	Configuration string   `json:"configuration"`
+	Server        Server   `json:"server"`
+	Compare       []string `json:"compare"`
+	// Headers names the header fields the "headers" check compares (any
+	// case); empty compares every field. Either way the fields are
+	// compared as HTTP means them ([canonicalHeaders]): names
+	// lower-cased, sorted by name, one name's fields in wire order.
+	Headers   []string     `json:"headers,omitempty"`
+	Normalise []Normaliser `json:"normalise"`
+	Exchanges []Exchange   `json:"exchanges"`
 }
 
 // TreeParams are the parameters of kind "tree": Install runs in the
