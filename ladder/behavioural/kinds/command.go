@@ -129,7 +129,7 @@ func (k *commandKind) cases(taskDir, original, scratch string) ([]resolved, erro
 				if err := os.WriteFile(input, in, 0o644); err != nil {
 					return nil, err
 				}
-				r := resolved{Case: Case{ID: id, Argv: expandAll(c.Argv, map[string]string{"INPUT": input})}}
+				r := resolved{Case: Case{ID: id, Argv: expandAll(c.Argv, map[string]string{"INPUT": input}), TimeoutSec: c.TimeoutSec}}
 				if c.Stdin {
 					r.stdinBytes = in
 				}
@@ -139,7 +139,7 @@ func (k *commandKind) cases(taskDir, original, scratch string) ([]resolved, erro
 			}
 			continue
 		}
-		r := resolved{Case: Case{ID: stem, Argv: expandAll(c.Argv, map[string]string{"INPUT": p})}}
+		r := resolved{Case: Case{ID: stem, Argv: expandAll(c.Argv, map[string]string{"INPUT": p}), TimeoutSec: c.TimeoutSec}}
 		if c.Stdin {
 			b, err := os.ReadFile(p)
 			if err != nil {

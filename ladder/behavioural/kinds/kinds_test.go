@@ -706,3 +706,19 @@ func TestCanonicalHeaders(t *testing.T) {
 		t.Errorf("one name's fields reordered: %q", got)
 	}
 }
+
+// A corpus's timeout_sec is every corpus case's timeout.
+func TestCorpusTimeout(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k := &commandKind{CommandParams: CommandParams{Corpus: &Corpus{Dir: ".", Glob: "*.txt", Argv: []string{"cat", "${INPUT}"}, TimeoutSec: 42}}}
+	cases, err := k.cases(dir, "", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 1 || cases[0].TimeoutSec != 42 {
+		t.Fatalf("cases %+v", cases)
+	}
+}

@@ -72,6 +72,9 @@ type Corpus struct {
 	// that copy, so an input reaches the files beside it. "" stages each
 	// input file alone.
 	Stage string `json:"stage,omitempty"`
+	// TimeoutSec, above zero, is each corpus case's timeout in seconds;
+	// 0 is [DefaultCaseTimeout], as for a case that declares none.
+	TimeoutSec int `json:"timeout_sec,omitempty"`
 }
 
 // Split cuts a corpus file into cases at delimiter lines: Go regexps
