@@ -105,6 +105,7 @@ func TestExportRealTasks(t *testing.T) {
 				{"agent.user", got.Agent.User, tk.Agent.User},
 				{"environment.network_mode", got.Environment.NetworkMode, "no-network"},
 				{"environment.memory_mb", got.Environment.MemoryMB, tk.Limits.MemoryMiB},
+				{"environment.cpus", got.Environment.CPUs, tk.Limits.CPUs},
 				{"environment.workdir", got.Environment.Workdir, tk.Artifacts.Path},
 				{"verifier.timeout_sec", got.Verifier.TimeoutSec, float64(tk.Timeouts.Verifier)},
 				{"verifier.environment_mode", got.Verifier.EnvironmentMode, "separate"},
@@ -191,6 +192,63 @@ func TestSchemaRefuses(t *testing.T) {
 	}
 	if _, err := Derive(tk, []string{"NOT-A-NAME"}); err == nil {
 		t.Error("a --pass-env that is no variable name was accepted")
+	}
+}
+
+// TestEnvironmentCPUs: [environment] cpus is the task's limits.cpus,
+// read from the declaration, and absent (Harbor's default) when the task
+// sets none; the schema accepts both and refuses a fraction or zero.
+func TestEnvironmentCPUs(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "tasks", "lang90-tally-c-to-go")
+	tk := loadTask(t, src)
+	c, err := Derive(tk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(none), "cpus") || c.Environment.CPUs != 0 {
+		t.Errorf("no limits.cpus, yet task.toml says:\n%s", none)
+	}
+	if err := Check("task.toml", none); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := filepath.Join(t.TempDir(), "lang90-tally-c-to-go")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "task.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "task.cue"), append(b, "\nlimits: cpus: 3\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tk = loadTask(t, dir)
+	if c, err = Derive(tk, nil); err != nil {
+		t.Fatal(err)
+	}
+	three, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check("task.toml", three); err != nil {
+		t.Fatalf("%v\n%s", err, three)
+	}
+	var got TaskConfig
+	if err := toml.Unmarshal(three, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Environment.CPUs != 3 || got.Environment.MemoryMB != tk.Limits.MemoryMiB {
+		t.Errorf("[environment] %+v, want cpus 3 and memory_mb %d", got.Environment, tk.Limits.MemoryMiB)
+	}
+	for _, bad := range []string{"cpus = 1.5", "cpus = 0"} {
+		if err := Check("task.toml", []byte(strings.Replace(string(three), "cpus = 3", bad, 1))); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
 	}
 }
 
