@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -314,10 +315,26 @@ func builtStage(built []*Built, stage string) *Built {
 // patch release of an npm dependency moved a digest with no input named).
 // root is srb build's image folder, where the lists are kept by digest.
 func packagesDrift(root string, want, got *Lock, d Drift) Drift {
-	for _, m := range PackagesMoved(root, want, got, d.Stage) {
+	for _, m := range keptMoved(root, want, got, d.Stage) {
 		d.Moved = append(d.Moved, "packages: "+m)
 	}
 	return d
+}
+
+// keptMoved is [PackagesMoved] without the npm lines when want records
+// the stage's npm tree: [Compare] names those from the lockfile itself.
+func keptMoved(root string, want, got *Lock, stage string) []string {
+	ms := PackagesMoved(root, want, got, stage)
+	if want == nil || want.Images[stage].NPM == nil {
+		return ms
+	}
+	var out []string
+	for _, m := range ms {
+		if !strings.HasPrefix(m, "npm:") {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // notePackagesMoved logs, for a build that writes images.lock over prev
@@ -331,8 +348,13 @@ func notePackagesMoved(root string, prev, lock *Lock, logf func(format string, a
 		if _, ok := lock.Images[s]; !ok {
 			continue
 		}
-		for _, m := range PackagesMoved(root, prev, lock, s) {
+		for _, m := range keptMoved(root, prev, lock, s) {
 			logf("%s: the %s image's packages moved since %s: %s", lock.Task, s, LockName, m)
+		}
+		if was := prev.Images[s].NPM; was != nil {
+			for _, m := range NPMMoved(was, lock.Images[s].NPM) {
+				logf("%s: the %s image's npm tree moved since %s: %s", lock.Task, s, LockName, m)
+			}
 		}
 	}
 }
