@@ -195,6 +195,29 @@ func TestSchemaRefuses(t *testing.T) {
 	}
 }
 
+// TestExportRefusesStaleAssets: a lock whose behavioural image was built
+// from other modules/, data/ or truth/ than the task folder holds is not
+// exported (the verifier would grade with the old assets), and the error
+// says which task, which image and how to rebuild.
+func TestExportRefusesStaleAssets(t *testing.T) {
+	t.Setenv("SRB_CACHE", t.TempDir())
+	tk := loadTask(t, filepath.Join("..", "..", "testdata", "tasks", "lang90-tally-c-to-go"))
+	dg := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	lock := &image.Lock{Schema: image.LockSchema, Task: tk.ID, TaskCommit: "uncommitted", BuildKit: "v0.26.3",
+		Inputs: map[string]image.LockInput{}, Images: map[string]image.LockImage{}}
+	for _, s := range task.StageNames {
+		lock.Images[s] = image.LockImage{Digest: dg("d"), LLB: dg("e"), Inputs: map[string]string{"assets": dg("0")}}
+	}
+	_, err := Export(context.Background(), ExportOptions{Task: tk, Lock: lock, Registry: "registry.example/srb", Out: filepath.Join(t.TempDir(), "export"),
+		SRBBinary: fakeBinary(t, "srb"), DockerCLI: fakeBinary(t, "docker")})
+	for _, w := range []string{tk.ID + ": the task's modules/, data/, truth/ folders changed since the behavioural image was built (assets sha256:000000000000",
+		"srb build " + tk.Arg() + " --push REG"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("stale assets: %v, want it to say %q", err, w)
+		}
+	}
+}
+
 // TestEnvironmentCPUs: [environment] cpus is the task's limits.cpus,
 // read from the declaration, and absent (Harbor's default) when the task
 // sets none; the schema accepts both and refuses a fraction or zero.
