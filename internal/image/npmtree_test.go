@@ -199,6 +199,15 @@ func TestNPMTreeInLock(t *testing.T) {
 	if strings.Count(s, "node_modules/a/node_modules/b") != 1 {
 		t.Errorf("b named more than once: %q", s)
 	}
+	// A plain build logs the same, from the lock it replaces, once.
+	var logged []string
+	notePackagesMoved(root, was, now, func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) })
+	if d := cmp.Diff([]string{
+		"t1: the agent image's packages moved since images.lock: the packages list of agent (" + was.Images["agent"].Inputs["packages"][:19] + ") is not kept on this machine, so the Debian packages that moved cannot be named",
+		"t1: the agent image's npm tree moved since images.lock: npm b 2.0.0 → 2.0.1 (node_modules/a/node_modules/b)",
+	}, logged); d != "" {
+		t.Errorf("logged (-want +got):\n%s", d)
+	}
 	// Content moved under the same version: named as files moved.
 	same := lockOf(list("2.0.0", dg("f")), dg("8"))
 	if ds := Compare(was, same); len(ds) != 1 || !strings.Contains(ds[0].String(), "npm b@2.0.0 files moved, "+dg("b")+" → "+dg("f")) {

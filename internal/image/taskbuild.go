@@ -322,7 +322,9 @@ func packagesDrift(root string, want, got *Lock, d Drift) Drift {
 }
 
 // keptMoved is [PackagesMoved] without the npm lines when want records
-// the stage's npm tree: [Compare] names those from the lockfile itself.
+// the stage's npm tree: [Compare] names those from the lockfile itself
+// (and a list not kept here then leaves only the Debian packages
+// unnamed, which the sentence says).
 func keptMoved(root string, want, got *Lock, stage string) []string {
 	ms := PackagesMoved(root, want, got, stage)
 	if want == nil || want.Images[stage].NPM == nil {
@@ -330,7 +332,13 @@ func keptMoved(root string, want, got *Lock, stage string) []string {
 	}
 	var out []string
 	for _, m := range ms {
-		if !strings.HasPrefix(m, "npm:") {
+		switch {
+		case strings.HasPrefix(m, "npm:"):
+		case strings.HasSuffix(m, "so what moved cannot be named"):
+			// The npm tree is named from the lockfile; the Debian
+			// packages are what the kept list would have named.
+			out = append(out, strings.TrimSuffix(m, "what moved cannot be named")+"the Debian packages that moved cannot be named")
+		default:
 			out = append(out, m)
 		}
 	}
