@@ -10,5 +10,5 @@ func stageLimits(t *task.Task) engine.Limits {
 	if t == nil {
 		return engine.DefaultLimits
 	}
-	return engine.Limits{Pids: t.Limits.Pids, Memory: t.Limits.MemoryMiB << 20, Disk: t.Limits.DiskMiB << 20}
+	return engine.Limits{Pids: t.Limits.Pids, Memory: t.Limits.MemoryMiB << 20, Disk: t.Limits.DiskMiB << 20, CPUs: t.Limits.CPUs}
 }

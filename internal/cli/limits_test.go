@@ -24,7 +24,7 @@ func TestRecordLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close(ctx)
-	if got := f.Containers()[0].Spec; got.Pids != 256 || got.Memory != 512<<20 || got.Disk != 0 {
+	if got := f.Containers()[0].Spec; got.Pids != 256 || got.Memory != 512<<20 || got.Disk != 0 || got.NanoCPUs != 0 {
 		t.Errorf("container spec %+v, want the task's limits", got)
 	}
 	st := &result.Stage{Metadata: map[string]any{}}
@@ -40,5 +40,27 @@ func TestRecordLimits(t *testing.T) {
 	if m["oom_killed"] != true || m["pids_max"] != int64(12) || len(st.Notes) != 1 ||
 		st.Notes[0] != "the stage container reached its memory limit (the kernel killed a process) and its process limit (12 fork(s) failed)" {
 		t.Errorf("limits reached: metadata %v, notes %v", m, st.Notes)
+	}
+}
+
+// TestCPULimit: a task's limits.cpus reaches every container srb starts
+// through stageLimits (srb trial's agent container, the audit and
+// behavioural containers) as whole CPUs in NanoCPUs, and the stage
+// result's metadata records it.
+func TestCPULimit(t *testing.T) {
+	l := stageLimits(&task.Task{Limits: task.Limits{Pids: 1024, MemoryMiB: 8192, CPUs: 2}})
+	if l != (engine.Limits{Pids: 1024, Memory: 8192 << 20, CPUs: 2}) {
+		t.Fatalf("limits %+v", l)
+	}
+	var spec engine.Spec
+	l.Apply(&spec)
+	if spec.NanoCPUs != 2e9 {
+		t.Errorf("NanoCPUs %d, want 2e9", spec.NanoCPUs)
+	}
+	if m := l.Map(); m["cpus"] != int64(2) {
+		t.Errorf("metadata %v, want cpus 2", m)
+	}
+	if m := stageLimits(&task.Task{Limits: task.Limits{Pids: 1024, MemoryMiB: 8192}}).Map(); m["cpus"] != nil {
+		t.Errorf("no cpus set: metadata %v names one", m)
 	}
 }

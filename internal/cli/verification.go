@@ -456,6 +456,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 					Pids:       stageLimits(t).Pids,
 					Memory:     stageLimits(t).Memory,
 					Disk:       stageLimits(t).Disk,
+					CPUs:       stageLimits(t).CPUs,
 					Work:       opts.KeepWork,
 					Keep:       opts.KeepWork != "",
 				})

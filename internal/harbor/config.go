@@ -101,11 +101,13 @@ type AgentPhase struct {
 	User        string  `toml:"user" json:"user"`
 }
 
-// Environment is [environment], the agent's container. MemoryMB and
-// StorageMB are MiB (0: not written, Harbor's default applies).
+// Environment is [environment], the agent's container. CPUs is whole
+// CPUs, MemoryMB and StorageMB are MiB (0: not written, Harbor's default
+// applies).
 type Environment struct {
 	NetworkMode     string  `toml:"network_mode" json:"network_mode"`
 	BuildTimeoutSec float64 `toml:"build_timeout_sec" json:"build_timeout_sec"`
+	CPUs            int64   `toml:"cpus,omitempty" json:"cpus,omitempty"`
 	MemoryMB        int64   `toml:"memory_mb,omitempty" json:"memory_mb,omitempty"`
 	StorageMB       int64   `toml:"storage_mb,omitempty" json:"storage_mb,omitempty"`
 	Workdir         string  `toml:"workdir" json:"workdir"`
@@ -168,6 +170,7 @@ func Derive(t *task.Task, passEnv []string) (*TaskConfig, error) {
 		Environment: Environment{
 			NetworkMode:     mode,
 			BuildTimeoutSec: EnvironmentBuildTimeoutSec,
+			CPUs:            t.Limits.CPUs,
 			MemoryMB:        t.Limits.MemoryMiB,
 			StorageMB:       t.Limits.DiskMiB,
 			Workdir:         t.Artifacts.Path,

@@ -62,7 +62,9 @@ func imageRef(registry, id, stage string, l *image.Lock) (string, error) {
 // environment/Dockerfile, tests/ (Dockerfile, docker-compose.yaml, test.sh,
 // srb, docker, root/ with the task folder, State A's cache entry and a
 // local source), and solution/ when o.Solution is set. A lock that does not
-// belong to the task, or lacks a stage, is an error.
+// belong to the task, or lacks a stage, is an error, and so is one whose
+// behavioural or verification image was built from other assets than the
+// task folder holds now ([image.StaleAssets]).
 func Export(ctx context.Context, o ExportOptions) (*Exported, error) {
 	t := o.Task
 	if o.Lock == nil {
@@ -81,6 +83,16 @@ func Export(ctx context.Context, o ExportOptions) (*Exported, error) {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(t.Dir, "images.lock"), err)
 		}
 		refs[s] = r
+		// The verifier grades with these images and the task folder
+		// exported beside them: images built from other modules/, data/
+		// or truth/ than the folder holds would grade with the old ones.
+		stale, err := image.StaleAssets(t, s, o.Lock.Images[s])
+		if err != nil {
+			return nil, err
+		}
+		if stale != "" {
+			return nil, fmt.Errorf("%s; the export would pin images that do not hold the task folder it ships: srb build %s --push REG rebuilds, publishes and locks them", stale, t.Arg())
+		}
 	}
 	cfg, err := Derive(t, o.PassEnv)
 	if err != nil {

@@ -105,6 +105,7 @@ func TestExportRealTasks(t *testing.T) {
 				{"agent.user", got.Agent.User, tk.Agent.User},
 				{"environment.network_mode", got.Environment.NetworkMode, "no-network"},
 				{"environment.memory_mb", got.Environment.MemoryMB, tk.Limits.MemoryMiB},
+				{"environment.cpus", got.Environment.CPUs, tk.Limits.CPUs},
 				{"environment.workdir", got.Environment.Workdir, tk.Artifacts.Path},
 				{"verifier.timeout_sec", got.Verifier.TimeoutSec, float64(tk.Timeouts.Verifier)},
 				{"verifier.environment_mode", got.Verifier.EnvironmentMode, "separate"},
@@ -191,6 +192,86 @@ func TestSchemaRefuses(t *testing.T) {
 	}
 	if _, err := Derive(tk, []string{"NOT-A-NAME"}); err == nil {
 		t.Error("a --pass-env that is no variable name was accepted")
+	}
+}
+
+// TestExportRefusesStaleAssets: a lock whose behavioural image was built
+// from other modules/, data/ or truth/ than the task folder holds is not
+// exported (the verifier would grade with the old assets), and the error
+// says which task, which image and how to rebuild.
+func TestExportRefusesStaleAssets(t *testing.T) {
+	t.Setenv("SRB_CACHE", t.TempDir())
+	tk := loadTask(t, filepath.Join("..", "..", "testdata", "tasks", "lang90-tally-c-to-go"))
+	dg := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	lock := &image.Lock{Schema: image.LockSchema, Task: tk.ID, TaskCommit: "uncommitted", BuildKit: "v0.26.3",
+		Inputs: map[string]image.LockInput{}, Images: map[string]image.LockImage{}}
+	for _, s := range task.StageNames {
+		lock.Images[s] = image.LockImage{Digest: dg("d"), LLB: dg("e"), Inputs: map[string]string{"assets": dg("0")}}
+	}
+	_, err := Export(context.Background(), ExportOptions{Task: tk, Lock: lock, Registry: "registry.example/srb", Out: filepath.Join(t.TempDir(), "export"),
+		SRBBinary: fakeBinary(t, "srb"), DockerCLI: fakeBinary(t, "docker")})
+	for _, w := range []string{tk.ID + ": the task's modules/, data/, truth/ folders changed since the behavioural image was built (assets sha256:000000000000",
+		"srb build " + tk.Arg() + " --push REG"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("stale assets: %v, want it to say %q", err, w)
+		}
+	}
+}
+
+// TestEnvironmentCPUs: [environment] cpus is the task's limits.cpus,
+// read from the declaration, and absent (Harbor's default) when the task
+// sets none; the schema accepts both and refuses a fraction or zero.
+func TestEnvironmentCPUs(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "tasks", "lang90-tally-c-to-go")
+	tk := loadTask(t, src)
+	c, err := Derive(tk, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(none), "cpus") || c.Environment.CPUs != 0 {
+		t.Errorf("no limits.cpus, yet task.toml says:\n%s", none)
+	}
+	if err := Check("task.toml", none); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := filepath.Join(t.TempDir(), "lang90-tally-c-to-go")
+	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "task.cue"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "task.cue"), append(b, "\nlimits: cpus: 3\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tk = loadTask(t, dir)
+	if c, err = Derive(tk, nil); err != nil {
+		t.Fatal(err)
+	}
+	three, err := c.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Check("task.toml", three); err != nil {
+		t.Fatalf("%v\n%s", err, three)
+	}
+	var got TaskConfig
+	if err := toml.Unmarshal(three, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Environment.CPUs != 3 || got.Environment.MemoryMB != tk.Limits.MemoryMiB {
+		t.Errorf("[environment] %+v, want cpus 3 and memory_mb %d", got.Environment, tk.Limits.MemoryMiB)
+	}
+	for _, bad := range []string{"cpus = 1.5", "cpus = 0"} {
+		if err := Check("task.toml", []byte(strings.Replace(string(three), "cpus = 3", bad, 1))); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
 	}
 }
 

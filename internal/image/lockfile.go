@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/swe-refactor-bench/srb/internal/task"
@@ -56,12 +57,134 @@ type LockImage struct {
 	LLB string `json:"llb"`
 	// Inputs maps each input the image was made from to its digest; the
 	// "packages" input is the sha256 of the installed Debian packages'
-	// sorted name=version list, as the probes read it.
+	// sorted name=version list, as the probes read it (and, for an image
+	// with an npm layer, its npm tree's lines after them).
 	Inputs map[string]string `json:"inputs"`
+	// NPM is the npm tree the image's npm layer installed, every package
+	// nested dependencies included, sorted by path; absent for an image
+	// without npm packages and in lockfiles written before srb recorded
+	// it. npm install --global resolves transitive versions when it runs,
+	// so this is what pins them: srb build --verify names each package
+	// whose version or files moved ([NPMMoved]).
+	NPM []NPMPackage `json:"npm,omitempty"`
 	// IdentityRun is what srb build's identity run said of this image
 	// (the behavioural image only); absent in lockfiles written before
 	// srb build ran it.
 	IdentityRun *IdentityRun `json:"identity_run,omitempty"`
+}
+
+// NPMPackage is one package of an image's npm tree as the npm tree probe
+// read it in the built image (npmTreeJS).
+type NPMPackage struct {
+	// Name is the package's name ("semver", "@scope/name"), from its
+	// place in the tree.
+	Name string `json:"name"`
+	// Version is its package.json's version ("?" when it has none); ""
+	// for a link.
+	Version string `json:"version,omitempty"`
+	// Path is where it is under the global node_modules folder's parent,
+	// "node_modules/a/node_modules/b" for a nested dependency.
+	Path string `json:"path"`
+	// Integrity is "sha256:<hex>" over the package's own files (each
+	// relative path, NUL, size, NUL, content, in path order; its nested
+	// node_modules left to their own entries). It is the installed
+	// content's digest, not the registry tarball's: a global install
+	// keeps no lockfile, so the tarball's integrity is not in the image.
+	Integrity string `json:"integrity,omitempty"`
+	// Link is the target when a symbolic link stands in place of the
+	// package (npm link); Version and Integrity are then "".
+	Link string `json:"link,omitempty"`
+}
+
+// ParseNPMTree reads the npm tree lines of a probed packages list
+// ("npm:<path>=<version> sha256:<hex>" or "npm:<path>=link:<target>",
+// the Debian "name=version" lines skipped) into packages sorted by path;
+// nil when the list has none. A line it cannot read is an error naming
+// it.
+func ParseNPMTree(packages string) ([]NPMPackage, error) {
+	var out []NPMPackage
+	for _, l := range strings.Split(packages, "\n") {
+		rest, ok := strings.CutPrefix(l, "npm:")
+		if !ok {
+			continue
+		}
+		path, val, ok := strings.Cut(rest, "=")
+		i := strings.LastIndex(path, "node_modules/")
+		if !ok || i < 0 || len(path) == i+len("node_modules/") {
+			return nil, fmt.Errorf("npm tree: line %q is not npm:<path>=<version> <digest>", l)
+		}
+		p := NPMPackage{Name: path[i+len("node_modules/"):], Path: path}
+		if target, ok := strings.CutPrefix(val, "link:"); ok {
+			p.Link = target
+		} else {
+			v, d, ok := strings.Cut(val, " ")
+			if !ok || v == "" || !strings.HasPrefix(d, "sha256:") {
+				return nil, fmt.Errorf("npm tree: line %q is not npm:<path>=<version> sha256:<hex>", l)
+			}
+			p.Version, p.Integrity = v, d
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// String is "name@version" ("name -> target" for a link).
+func (p NPMPackage) String() string {
+	if p.Link != "" {
+		return p.Name + " -> " + p.Link
+	}
+	return p.Name + "@" + p.Version
+}
+
+// NPMMoved names what moved between the npm tree a lockfile recorded
+// (was) and a build's (now), one entry per package path, in path order:
+// "npm <name> <was version> → <now version> (<path>)", "npm <name@version>
+// files moved, <was integrity> → <now> (<path>)" when the version kept
+// but the content did not, "npm <name@version> is new (<path>)" and
+// "npm <name@version> is gone (<path>)"; at most maxMoved then "… and N
+// more". Nil when they agree.
+func NPMMoved(was, now []NPMPackage) []string {
+	a, b := map[string]NPMPackage{}, map[string]NPMPackage{}
+	var paths []string
+	for _, p := range was {
+		a[p.Path] = p
+		paths = append(paths, p.Path)
+	}
+	for _, p := range now {
+		if _, ok := a[p.Path]; !ok {
+			paths = append(paths, p.Path)
+		}
+		b[p.Path] = p
+	}
+	sort.Strings(paths)
+	var out []string
+	for _, path := range paths {
+		x, inA := a[path]
+		y, inB := b[path]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("npm %s is new (%s)", y, path))
+		case !inB:
+			out = append(out, fmt.Sprintf("npm %s is gone (%s)", x, path))
+		case x == y:
+		case x.Version != y.Version || x.Link != y.Link:
+			wv, nv := x.Version, y.Version
+			if x.Link != "" {
+				wv = "link:" + x.Link
+			}
+			if y.Link != "" {
+				nv = "link:" + y.Link
+			}
+			out = append(out, fmt.Sprintf("npm %s %s → %s (%s)", x.Name, wv, nv, path))
+		default:
+			out = append(out, fmt.Sprintf("npm %s files moved, %s → %s (%s)", x, x.Integrity, y.Integrity, path))
+		}
+	}
+	if len(out) > maxMoved {
+		out = append(out[:maxMoved], fmt.Sprintf("… and %d more", len(out)-maxMoved))
+	}
+	return out
 }
 
 // Identity run outcomes a lockfile records (IdentityRun.Status).
@@ -104,6 +227,10 @@ func NewLock(t *task.Task, buildkit string, in *Inputs, built []*Built) *Lock {
 		}
 		if b.Probed != nil {
 			im.Inputs["packages"] = b.Probed.PackagesDigest
+			// The probe read every line itself; one it cannot have
+			// written is left out rather than recorded wrong (the
+			// packages digest still covers it).
+			im.NPM, _ = ParseNPMTree(b.Probed.Packages)
 		}
 		l.Images[b.Stage] = im
 	}
@@ -254,6 +381,14 @@ func Compare(want, got *Lock) []Drift {
 		for _, n := range sortedKeys(g.Inputs) {
 			if _, ok := w.Inputs[n]; !ok {
 				d.Moved = append(d.Moved, fmt.Sprintf("%s is new (%s)", n, g.Inputs[n]))
+			}
+		}
+		// The npm tree want recorded is compared package by package, so
+		// the dependency a registry moved is named wherever the rebuild
+		// runs (not only where the earlier packages list is kept).
+		if w.NPM != nil {
+			for _, m := range NPMMoved(w.NPM, g.NPM) {
+				d.Moved = append(d.Moved, "packages: "+m)
 			}
 		}
 		ds = append(ds, d)

@@ -183,6 +183,17 @@ func TestBuildNPMLayer(t *testing.T) {
 	if !strings.HasPrefix(first.Images["audit"].Digest, "sha256:") {
 		t.Fatalf("digest %q", first.Images["audit"].Digest)
 	}
+	// images.lock records the npm tree: semver itself at the version
+	// asked for, with the digest of its files.
+	var semver *NPMPackage
+	for i, p := range first.Images["audit"].NPM {
+		if p.Path == "node_modules/semver" {
+			semver = &first.Images["audit"].NPM[i]
+		}
+	}
+	if semver == nil || semver.Name != "semver" || semver.Version != "7.6.3" || !strings.HasPrefix(semver.Integrity, "sha256:") {
+		t.Errorf("the lock's npm tree %+v lacks semver@7.6.3 with its integrity", first.Images["audit"].NPM)
+	}
 	start = time.Now()
 	again, err := b.Build(t.Context(), &k, in, BuildOptions{Stages: []string{"audit"}, NoCache: true})
 	if err != nil {

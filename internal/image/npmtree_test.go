@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/moby/buildkit/solver/pb"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
 // pkgDigest is npmTreeJS's digest of a package folder holding files
@@ -94,6 +96,134 @@ func TestNPMTreeScript(t *testing.T) {
 	wantMoved := []string{fmt.Sprintf("npm:node_modules/is-odd/node_modules/is-number 6.0.0 %s → 6.0.1 %s", pkgDigest(num), pkgDigest(num2))}
 	if d := cmp.Diff(wantMoved, moved); d != "" {
 		t.Errorf("moved (-want +got):\n%s", d)
+	}
+
+	// What images.lock records of the two trees, and what it names.
+	was, err := ParseNPMTree("gcc=4:12.2.0-3\n" + got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTree := []NPMPackage{
+		{Name: "@sc/pk", Version: "0.1.0", Path: "node_modules/@sc/pk", Integrity: pkgDigest(sc)},
+		{Name: "is-odd", Version: "3.0.1", Path: "node_modules/is-odd", Integrity: pkgDigest(odd)},
+		{Name: "is-number", Version: "6.0.0", Path: "node_modules/is-odd/node_modules/is-number", Integrity: pkgDigest(num)},
+		{Name: "linked", Path: "node_modules/linked", Link: "/opt/elsewhere"},
+	}
+	if d := cmp.Diff(wantTree, was); d != "" {
+		t.Errorf("npm tree in the lock (-want +got):\n%s", d)
+	}
+	now, err := ParseNPMTree(got2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"npm is-number 6.0.0 → 6.0.1 (node_modules/is-odd/node_modules/is-number)"}, NPMMoved(was, now)); d != "" {
+		t.Errorf("NPMMoved (-want +got):\n%s", d)
+	}
+}
+
+// TestNPMTreeInLock: images.lock records each image's npm tree from its
+// probed packages list (name@version, path, integrity; a link's target),
+// the JSON Schema accepts it, and srb build --verify's comparison names
+// the nested dependency a registry moved from the lockfile alone (no
+// kept packages list needed), each package once.
+func TestNPMTreeInLock(t *testing.T) {
+	dg := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	list := func(b, bDigest string) string {
+		return "gcc=4:12.2.0-3\nnpm:node_modules/a=1.0.0 " + dg("a") + "\nnpm:node_modules/a/node_modules/b=" + b + " " + bDigest +
+			"\nnpm:node_modules/l=link:/opt/l\n"
+	}
+	tk := &task.Task{ID: "t1"}
+	in := &Inputs{Base: Input{Name: "base", Digest: dg("1"), About: "base"}, StateA: Input{Name: "state-a", Digest: dg("2"), About: "State A"},
+		TaskCommit: "uncommitted"}
+	lockOf := func(packages, digest string) *Lock {
+		sum := sha256.Sum256([]byte(packages))
+		p := &Probed{Packages: packages, PackagesDigest: "sha256:" + hex.EncodeToString(sum[:])}
+		return NewLock(tk, "v0.26.3", in, []*Built{{Stage: "agent", Digest: digest, Config: dg("c"), LLB: dg("e"), Probed: p}})
+	}
+	was := lockOf(list("2.0.0", dg("b")), dg("d"))
+	want := []NPMPackage{
+		{Name: "a", Version: "1.0.0", Path: "node_modules/a", Integrity: dg("a")},
+		{Name: "b", Version: "2.0.0", Path: "node_modules/a/node_modules/b", Integrity: dg("b")},
+		{Name: "l", Path: "node_modules/l", Link: "/opt/l"},
+	}
+	if d := cmp.Diff(want, was.Images["agent"].NPM); d != "" {
+		t.Fatalf("npm tree (-want +got):\n%s", d)
+	}
+	dir := t.TempDir()
+	if err := WriteLock(dir, was); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadLock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(was, back); d != "" {
+		t.Errorf("round trip (-wrote +read):\n%s", d)
+	}
+	// The schema refuses an entry with no path, and a made-up digest.
+	b, err := os.ReadFile(filepath.Join(dir, LockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{
+		strings.Replace(string(b), `"path": "node_modules/a",`, "", 1),
+		strings.Replace(string(b), dg("a"), "sha256:nothex", 1),
+	} {
+		if bad == string(b) {
+			t.Fatal("the replacement matched nothing")
+		}
+		if err := os.WriteFile(filepath.Join(dir, LockName), []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadLock(dir); err == nil || !strings.Contains(err.Error(), "/images/agent/npm/0") {
+			t.Errorf("a bad npm entry: %v", err)
+		}
+	}
+
+	// A rebuild where the registry's patch release of b moved the image:
+	// Compare names b from the lockfile, and packagesDrift adds nothing
+	// npm twice even when both packages lists are kept here.
+	now := lockOf(list("2.0.1", dg("f")), dg("9"))
+	root := t.TempDir()
+	ds := Compare(was, now)
+	if len(ds) != 1 {
+		t.Fatalf("drift %v", ds)
+	}
+	got := packagesDrift(root, was, now, ds[0])
+	s := got.String()
+	for _, w := range []string{"input packages moved from", "input packages: npm b 2.0.0 → 2.0.1 (node_modules/a/node_modules/b)"} {
+		if !strings.Contains(s, w) {
+			t.Errorf("drift %q does not say %q", s, w)
+		}
+	}
+	if strings.Count(s, "node_modules/a/node_modules/b") != 1 {
+		t.Errorf("b named more than once: %q", s)
+	}
+	// A plain build logs the same, from the lock it replaces, once.
+	var logged []string
+	notePackagesMoved(root, was, now, func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) })
+	if d := cmp.Diff([]string{
+		"t1: the agent image's packages moved since images.lock: the packages list of agent (" + was.Images["agent"].Inputs["packages"][:19] + ") is not kept on this machine, so the Debian packages that moved cannot be named",
+		"t1: the agent image's npm tree moved since images.lock: npm b 2.0.0 → 2.0.1 (node_modules/a/node_modules/b)",
+	}, logged); d != "" {
+		t.Errorf("logged (-want +got):\n%s", d)
+	}
+	// Content moved under the same version: named as files moved.
+	same := lockOf(list("2.0.0", dg("f")), dg("8"))
+	if ds := Compare(was, same); len(ds) != 1 || !strings.Contains(ds[0].String(), "npm b@2.0.0 files moved, "+dg("b")+" → "+dg("f")) {
+		t.Errorf("same version, other files: %v", ds)
+	}
+	// A lockfile written before the tree was recorded compares as before.
+	old := *was
+	old.Images = map[string]LockImage{"agent": was.Images["agent"]}
+	im := old.Images["agent"]
+	im.NPM = nil
+	old.Images["agent"] = im
+	if ds := Compare(&old, now); len(ds) != 1 || strings.Contains(ds[0].String(), "npm b") {
+		t.Errorf("old lockfile: %v", ds)
+	}
+	if _, err := ParseNPMTree("npm:node_modules/x=1.0.0\n"); err == nil {
+		t.Error("a line without a digest was read")
 	}
 }
 

@@ -34,8 +34,11 @@ func Mislabelled(info *engine.ImageInfo, t *task.Task, stage string) string {
 // FindStage returns t's stage image on eng: the image whose id is the
 // config digest t's images.lock records for the stage (looked up by that
 // id, so a tag another srb moved does not matter), when its labels name
-// t, t's State A and the stage. When there is none, or it is stale (or
-// the lockfile cannot vouch for it), build builds and loads it (nil
+// t, t's State A and the stage, and (the behavioural and verification
+// images) the lockfile's "assets" input is the digest of the task
+// folder's modules/, data/ and truth/ as they are now ([StaleAssets]).
+// When there is none, or it is stale (or the lockfile cannot vouch for
+// it), build builds and loads it (nil
 // build: the reason is returned as an error), which rewrites the
 // lockfile, and it is looked up again. A behavioural or verification
 // image whose lockfile records no helper input is refused: it cannot run
@@ -62,6 +65,20 @@ func FindStage(ctx context.Context, t *task.Task, stage string, eng engine.Runne
 			// The labels are checked as well: a lockfile merged by hand may
 			// record another stage's (or another task's) image.
 			if err == nil && info.ID == li.Config && Mislabelled(info, t, stage) == "" {
+				// The image is the one the lockfile records; it is current
+				// only if it holds the task folder's assets as they are now
+				// (an edited scenario under data/ must not be graded with
+				// the old one baked in).
+				stale, err := StaleAssets(t, stage, li)
+				if tfe := (*TaskFolderError)(nil); errors.As(err, &tfe) {
+					return nil, err.Error(), nil
+				}
+				if err != nil {
+					return nil, "", err
+				}
+				if stale != "" {
+					return nil, stale, nil
+				}
 				return &suite.Image{Stage: stage, Ref: info.ID, Tag: tag, Digest: li.Digest}, "", nil
 			}
 		}

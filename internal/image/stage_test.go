@@ -2,6 +2,8 @@ package image
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,16 +31,18 @@ func fixtureCopy(t *testing.T) string {
 // vouches for it; otherwise it is built (once) and looked up again, and a
 // helperless image is refused with the fix.
 func TestFindStageImage(t *testing.T) {
+	t.Setenv("SRB_CACHE", t.TempDir())
 	taskDir := fixtureCopy(t)
 	tk, problems := task.Load(taskDir)
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
+	assets := currentAssets(t, tk)
 	tag := Tag(tk, "behavioural")
 	labels := map[string]string{LabelTask: tk.ID, LabelStateA: tk.StateA.SHA256, LabelStage: "behavioural"}
 	dg := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
 	writeLock := func(config, helper string) {
-		in := map[string]string{"base": dg("b")}
+		in := map[string]string{"base": dg("b"), "assets": assets}
 		if helper != "" {
 			in["helper"] = helper
 		}
@@ -111,5 +115,109 @@ func TestFindStageImage(t *testing.T) {
 	writeLock(dg("1"), "")
 	if _, err := FindStage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil || !strings.Contains(err.Error(), "has no srb-helper") {
 		t.Errorf("helperless image: %v", err)
+	}
+}
+
+// currentAssets is the digest srb build gives tk's assets now.
+func currentAssets(t *testing.T, tk *task.Task) string {
+	t.Helper()
+	in, err := prepareAssets(tk, t.TempDir())
+	if err != nil || in == nil {
+		t.Fatalf("assets: %v %v", in, err)
+	}
+	return in.Digest
+}
+
+// TestFindStageStaleAssets: an image the lockfile records, present and
+// labelled right, is not used when the task folder's assets changed since
+// it was built (a scenario edited under data/): without a builder the
+// error names the task, the stage and the file; with one it is rebuilt
+// and the rebuilt image (whose lockfile records the new assets) is used.
+// The audit image holds no assets and is not affected.
+func TestFindStageStaleAssets(t *testing.T) {
+	t.Setenv("SRB_CACHE", t.TempDir())
+	taskDir := fixtureCopy(t)
+	tk, problems := task.Load(taskDir)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	dg := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	fake := &engine.Fake{Images: map[string]engine.ImageInfo{}}
+	put := func(stage, id string) {
+		fake.Images[id] = engine.ImageInfo{ID: id, Labels: map[string]string{LabelTask: tk.ID, LabelStateA: tk.StateA.SHA256, LabelStage: stage}}
+	}
+	writeLock := func(assets, config string) {
+		l := &Lock{Schema: LockSchema, Task: tk.ID, TaskCommit: "uncommitted", BuildKit: "v0.26.3", Inputs: map[string]LockInput{"assets": {About: "assets", Digest: assets}}, Images: map[string]LockImage{
+			"behavioural": {Digest: dg("d"), Config: config, LLB: dg("e"), Inputs: map[string]string{"assets": assets, "helper": dg("3")}},
+			"audit":       {Digest: dg("a"), Config: dg("a"), LLB: dg("e"), Inputs: map[string]string{"base": dg("b")}}}}
+		if err := WriteLock(taskDir, l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As srb build leaves it: the image staged from the current assets.
+	root, _, err := assetsRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := prepareAssets(tk, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put("behavioural", dg("1"))
+	put("audit", dg("a"))
+	writeLock(built.Digest, dg("1"))
+	logf := func(string, ...any) {}
+	if si, err := FindStage(t.Context(), tk, "behavioural", fake, nil, logf); err != nil || si.Ref != dg("1") {
+		t.Fatalf("current assets: %+v %v", si, err)
+	}
+
+	// A scenario is edited after the build.
+	corpus := filepath.Join(taskDir, "data", "corpus")
+	ents, err := os.ReadDir(corpus)
+	if err != nil || len(ents) == 0 {
+		t.Fatal(ents, err)
+	}
+	edited := filepath.Join(corpus, ents[0].Name())
+	if err := os.WriteFile(edited, []byte("an edited scenario\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = FindStage(t.Context(), tk, "behavioural", fake, nil, logf)
+	want := []string{tk.ID + ": the task's modules/, data/, truth/ folders changed since the behavioural image was built",
+		"data/corpus/" + ents[0].Name() + " changed", "run srb build --load --stage behavioural " + tk.ID}
+	for _, w := range want {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("edited scenario: error %v, want it to say %q", err, w)
+		}
+	}
+	if si, err := FindStage(t.Context(), tk, "audit", fake, nil, logf); err != nil || si.Ref != dg("a") {
+		t.Errorf("the audit image holds no assets: %+v %v", si, err)
+	}
+
+	// With a builder: rebuilt once, and the new image is used.
+	builds := 0
+	build := func(_ context.Context, tk *task.Task, stage string) error {
+		builds++
+		put(stage, dg("2"))
+		writeLock(currentAssets(t, tk), dg("2"))
+		return nil
+	}
+	var logged []string
+	logb := func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
+	if si, err := FindStage(t.Context(), tk, "behavioural", fake, build, logb); err != nil || builds != 1 || si.Ref != dg("2") {
+		t.Fatalf("rebuild: %+v %v after %d build(s)", si, err, builds)
+	}
+	if len(logged) != 1 || !strings.Contains(logged[0], "data/corpus/"+ents[0].Name()+" changed: building it") {
+		t.Errorf("rebuild logged %q", logged)
+	}
+	if _, err := FindStage(t.Context(), tk, "behavioural", fake, build, logf); err != nil || builds != 1 {
+		t.Errorf("after the rebuild: %v, %d build(s)", err, builds)
+	}
+
+	// A file added under modules/ is named too.
+	if err := os.WriteFile(filepath.Join(taskDir, "modules", "notes", "new.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FindStage(t.Context(), tk, "behavioural", fake, nil, logf); err == nil || !strings.Contains(err.Error(), "modules/notes/new.txt added") {
+		t.Errorf("added file: %v", err)
 	}
 }

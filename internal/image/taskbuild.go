@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -314,10 +315,34 @@ func builtStage(built []*Built, stage string) *Built {
 // patch release of an npm dependency moved a digest with no input named).
 // root is srb build's image folder, where the lists are kept by digest.
 func packagesDrift(root string, want, got *Lock, d Drift) Drift {
-	for _, m := range PackagesMoved(root, want, got, d.Stage) {
+	for _, m := range keptMoved(root, want, got, d.Stage) {
 		d.Moved = append(d.Moved, "packages: "+m)
 	}
 	return d
+}
+
+// keptMoved is [PackagesMoved] without the npm lines when want records
+// the stage's npm tree: [Compare] names those from the lockfile itself
+// (and a list not kept here then leaves only the Debian packages
+// unnamed, which the sentence says).
+func keptMoved(root string, want, got *Lock, stage string) []string {
+	ms := PackagesMoved(root, want, got, stage)
+	if want == nil || want.Images[stage].NPM == nil {
+		return ms
+	}
+	var out []string
+	for _, m := range ms {
+		switch {
+		case strings.HasPrefix(m, "npm:"):
+		case strings.HasSuffix(m, "so what moved cannot be named"):
+			// The npm tree is named from the lockfile; the Debian
+			// packages are what the kept list would have named.
+			out = append(out, strings.TrimSuffix(m, "what moved cannot be named")+"the Debian packages that moved cannot be named")
+		default:
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // notePackagesMoved logs, for a build that writes images.lock over prev
@@ -331,8 +356,13 @@ func notePackagesMoved(root string, prev, lock *Lock, logf func(format string, a
 		if _, ok := lock.Images[s]; !ok {
 			continue
 		}
-		for _, m := range PackagesMoved(root, prev, lock, s) {
+		for _, m := range keptMoved(root, prev, lock, s) {
 			logf("%s: the %s image's packages moved since %s: %s", lock.Task, s, LockName, m)
+		}
+		if was := prev.Images[s].NPM; was != nil {
+			for _, m := range NPMMoved(was, lock.Images[s].NPM) {
+				logf("%s: the %s image's npm tree moved since %s: %s", lock.Task, s, LockName, m)
+			}
 		}
 	}
 }

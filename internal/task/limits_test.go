@@ -27,6 +27,9 @@ func TestLimitsDefaultsAndBounds(t *testing.T) {
 	}{
 		{"limits: {pids: 256, memory_mib: 2048, disk_mib: 10240}", Limits{Pids: 256, MemoryMiB: 2048, DiskMiB: 10240}, false},
 		{"limits: pids: 8", Limits{}, true},
+		{"limits: cpus: 4", Limits{Pids: 1024, MemoryMiB: 8192, CPUs: 4}, false},
+		{"limits: cpus: 0", Limits{}, true},
+		{"limits: cpus: 1.5", Limits{}, true},
 	} {
 		dir := filepath.Join(t.TempDir(), "lang90-tally-c-to-go")
 		if err := os.CopyFS(dir, os.DirFS("../../testdata/tasks/lang90-tally-c-to-go")); err != nil {
@@ -37,12 +40,14 @@ func TestLimitsDefaultsAndBounds(t *testing.T) {
 		}
 		r := Validate(dir)
 		if c.bad {
+			field := "limits." + strings.Fields(strings.TrimPrefix(c.add, "limits: "))[0]
+			field = strings.TrimSuffix(field, ":")
 			found := false
 			for _, p := range r.Problems {
-				found = found || strings.Contains(p.Format(""), "limits.pids")
+				found = found || strings.Contains(p.Format(""), field)
 			}
 			if !found {
-				t.Errorf("%s: no problem naming limits.pids: %+v", c.add, r.Problems)
+				t.Errorf("%s: no problem naming %s: %+v", c.add, field, r.Problems)
 			}
 			continue
 		}

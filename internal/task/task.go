@@ -345,12 +345,14 @@ type Timeouts struct {
 	Verifier     int `json:"verifier"`
 }
 
-// Limits bound every stage container (docs/SCHEMA.md "limits"): Pids
-// processes at once, MemoryMiB and DiskMiB in MiB (DiskMiB 0: none).
+// Limits bound every stage container and the agent's (docs/SCHEMA.md
+// "limits"): Pids processes at once, MemoryMiB and DiskMiB in MiB
+// (DiskMiB 0: none), CPUs whole CPUs of CPU time (0: no cap).
 type Limits struct {
 	Pids      int64 `json:"pids"`
 	MemoryMiB int64 `json:"memory_mib"`
 	DiskMiB   int64 `json:"disk_mib,omitempty"`
+	CPUs      int64 `json:"cpus,omitempty"`
 }
 
 // Scoring is the task's scoring policy (published: 100 / 40 / 60 / 6 / 10,

@@ -23,6 +23,9 @@ type Limits struct {
 	// enforces it only where its storage driver can (overlay2 on xfs with
 	// pquota, btrfs, zfs); elsewhere Start fails and says so.
 	Disk int64
+	// CPUs caps the container's CPU time at that many CPUs (Docker's
+	// --cpus, as NanoCPUs); a busier container is throttled, not killed.
+	CPUs int64
 }
 
 // DefaultLimits are the schema's defaults (task.cue limits): 1024
@@ -31,11 +34,11 @@ var DefaultLimits = Limits{Pids: 1024, Memory: 8192 << 20}
 
 // Apply sets s's limits from l.
 func (l Limits) Apply(s *Spec) {
-	s.Pids, s.Memory, s.Disk = l.Pids, l.Memory, l.Disk
+	s.Pids, s.Memory, s.Disk, s.NanoCPUs = l.Pids, l.Memory, l.Disk, l.CPUs*1e9
 }
 
-// Map renders l for a stage result's metadata: pids, memory_bytes and
-// disk_bytes, each only when set.
+// Map renders l for a stage result's metadata: pids, memory_bytes,
+// disk_bytes and cpus, each only when set.
 func (l Limits) Map() map[string]any {
 	m := map[string]any{}
 	if l.Pids > 0 {
@@ -46,6 +49,9 @@ func (l Limits) Map() map[string]any {
 	}
 	if l.Disk > 0 {
 		m["disk_bytes"] = l.Disk
+	}
+	if l.CPUs > 0 {
+		m["cpus"] = l.CPUs
 	}
 	return m
 }

@@ -83,3 +83,17 @@ func TestProcInContainer(t *testing.T) {
 		t.Errorf("exit %d:\n%s", r.ExitCode, out)
 	}
 }
+
+// TestCPULimitInContainer: Limits.CPUs reaches the container's CPU
+// controller as that many CPUs of quota per period (cgroup v2 cpu.max,
+// v1 cpu.cfs_quota_us over cpu.cfs_period_us).
+func TestCPULimitInContainer(t *testing.T) {
+	var spec Spec
+	Limits{Pids: 1024, Memory: 256 << 20, CPUs: 1}.Apply(&spec)
+	_, s := startTools(t, spec)
+	r := sh(t, s, `if [ -r /sys/fs/cgroup/cpu.max ]; then cat /sys/fs/cgroup/cpu.max; else echo "$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) $(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)"; fi`)
+	f := strings.Fields(string(r.Stdout))
+	if r.ExitCode != 0 || len(f) != 2 || f[0] != f[1] {
+		t.Errorf("one CPU: the container's quota and period are %q (exit %d), want equal numbers", r.Stdout, r.ExitCode)
+	}
+}

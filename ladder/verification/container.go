@@ -60,8 +60,9 @@ const CandidateUser = "65532:65532"
 // /srb/run and /srb/home of its container. Work is the host folder for
 // the toolbox's copies of the trees ("" for the system's temporary
 // folder); Keep leaves it on Close (the containers are always removed).
-// Pids, Memory (bytes) and Disk (bytes) bound each container (the task's
-// limits; 0 Pids is 1024, 0 Memory is engine.DefaultLimits', 0 Disk none);
+// Pids, Memory (bytes), Disk (bytes) and CPUs bound each container (the
+// task's limits; 0 Pids is 1024, 0 Memory is engine.DefaultLimits', 0
+// Disk and 0 CPUs none);
 // a run during which one was reached says so (CandidateRun.LimitHit).
 type ContainerConfig struct {
 	Engine     Starter
@@ -78,6 +79,7 @@ type ContainerConfig struct {
 	Pids       int64
 	Memory     int64
 	Disk       int64
+	CPUs       int64
 	Work       string
 	Keep       bool
 }
@@ -224,6 +226,7 @@ func (c *Container) start(ctx context.Context, labels map[string]string, copies 
 		Pids:     c.cfg.Pids,
 		Memory:   c.cfg.Memory,
 		Disk:     c.cfg.Disk,
+		NanoCPUs: c.cfg.CPUs * 1e9,
 		// A candidate stays the unprivileged user it is started as: no
 		// setuid program in the image makes it root again.
 		NoNewPrivileges: true,
