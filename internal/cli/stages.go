@@ -53,7 +53,7 @@ func stageTask(t *task.Task, newEngine func() (engine.Runner, error), build imag
 		Images: func(ctx context.Context, stage, ref string, w io.Writer) (engine.Runner, *suite.Image, error) {
 			eng, img, err := readyStageImage(ctx, t, stage, ref, newEngine, build, w)
 			if ee := (*exitError)(nil); errors.As(err, &ee) && ee.code == ExitBadTask {
-				err = &stages.Error{Code: stages.BadTask, Err: err}
+				err = &pipeline.Error{Code: pipeline.BadTask, Err: err}
 			}
 			return eng, img, err
 		},
@@ -91,10 +91,10 @@ func taskPositions(t *task.Task, which ...string) []models.Position {
 	return stageTask(t, nil, nil, "").Positions(which...)
 }
 
-// fromStage is a stage's error as a command's: a [stages.Error]'s exit
+// fromStage is a stage's error as a command's: a [pipeline.Error]'s exit
 // class becomes its exit code.
 func fromStage(err error) error {
-	var se *stages.Error
+	var se *pipeline.Error
 	if errors.As(err, &se) {
 		return &exitError{code: se.Code, err: se.Err, printed: se.Printed}
 	}

@@ -71,17 +71,17 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 	fail := func(code int, reason string, meta map[string]any) error {
 		if prev, err := result.ReadStage(out); err == nil && prev.Stage == result.StageAudit && prev.Metadata["in_progress"] == true {
 			fmt.Fprintf(logw, "srb: audit: %s kept as it was: it holds an unfinished run's reviews\n", out)
-			return &Error{Code: code, Err: fmt.Errorf("%s: %s", result.StageAudit, reason)}
+			return &pipeline.Error{Code: code, Err: fmt.Errorf("%s: %s", result.StageAudit, reason)}
 		}
 		return sr.fail(code, reason, meta)
 	}
 	defer sr.stamp(t, opts.Image, opts.Host)()
 	if st, err := os.Stat(opts.Submission); err != nil || !st.IsDir() {
-		return fail(CouldNotRun, "submission not found at "+opts.Submission, nil)
+		return fail(pipeline.CouldNotRun, "submission not found at "+opts.Submission, nil)
 	}
 	tmpl, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(t.Audit.Prompt)))
 	if err != nil {
-		return fail(BadTask, fmt.Sprintf("audit prompt not readable: %v", err), map[string]any{"config_error": true})
+		return fail(pipeline.BadTask, fmt.Sprintf("audit prompt not readable: %v", err), map[string]any{"config_error": true})
 	}
 
 	cfg := t.Positions(result.StageAudit)[0].Config
@@ -90,18 +90,18 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 	}
 	configFor := func(index int) models.Config { return opts.Driver.Apply(cfg, index) }
 	if err := models.Preflight(lookup, models.Position{Where: result.StageAudit, Config: configFor(1)}); err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 
 	origDir := opts.Original
 	if origDir != "" {
 		if st, err := os.Stat(origDir); err != nil || !st.IsDir() {
-			return fail(CouldNotRun, "original not found at "+origDir, nil)
+			return fail(pipeline.CouldNotRun, "original not found at "+origDir, nil)
 		}
 	}
 	origDir, cleanup, err := original(ctx, t, origDir)
 	if err != nil {
-		return fail(CouldNotRun, fmt.Sprintf("state A: %v", err), nil)
+		return fail(pipeline.CouldNotRun, fmt.Sprintf("state A: %v", err), nil)
 	}
 	defer cleanup()
 
@@ -125,7 +125,7 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 		// reads; each review gets fresh copies.
 		user, err := verification.NewHostUser()
 		if err != nil {
-			return fail(CouldNotRun, err.Error(), nil)
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
 		}
 		defer user.Close()
 		var scratch string
@@ -138,7 +138,7 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 			scratch, err = os.MkdirTemp("", "srb-audit-")
 		}
 		if err != nil {
-			return fail(CouldNotRun, err.Error(), nil)
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
 		}
 		defer os.RemoveAll(scratch)
 		copies := [2]string{filepath.Join(scratch, "original"), filepath.Join(scratch, "workspace")}
@@ -159,7 +159,7 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 			return nil
 		}
 		if err := fresh(ctx, 0); err != nil {
-			return fail(CouldNotRun, err.Error(), nil)
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
 		}
 		roots[0].Shown, roots[1].Shown = copies[0], copies[1]
 		if user != nil {
@@ -185,7 +185,7 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 	}
 	tb, err := agent.NewToolbox(roots, toolOpts)
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	defer tb.Close()
 	// Citations are re-checked against the trees as submitted, under the
@@ -196,7 +196,7 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 		{Name: "workspace", Dir: workspace, Shown: tb.RootDir("workspace")},
 	}, agent.ToolboxOptions{})
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	defer ground.Close()
 
@@ -239,7 +239,7 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 			// a re-run on this folder keeps it.
 			return couldNotRun(err)
 		}
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	if runIn != "" {
 		st.Metadata["commands_ran_in"] = runIn

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
 	"github.com/swe-refactor-bench/srb/ladder/suite"
@@ -56,7 +57,7 @@ type BehaviouralOptions struct {
 // container of the task's behavioural image or, with Host, on this
 // machine; behavioural.json is written after each module. Truth whose
 // cases fingerprint differs from the task's is refused before anything
-// runs ([BadTask]). It returns nil when the stage ran, whatever the
+// runs ([pipeline.BadTask]). It returns nil when the stage ran, whatever the
 // checks decided.
 func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 	now := orNow(opts.Now)
@@ -76,28 +77,28 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 	defer sr.stamp(t, opts.Image, opts.Host)()
 	sub, err := filepath.Abs(opts.Submission)
 	if st, serr := os.Stat(sub); err != nil || serr != nil || !st.IsDir() {
-		return fail(CouldNotRun, "submission not found at "+opts.Submission, nil)
+		return fail(pipeline.CouldNotRun, "submission not found at "+opts.Submission, nil)
 	}
 	decl, err := t.Declaration()
 	if err != nil {
-		return fail(BadTask, err.Error(), map[string]any{"config_error": true})
+		return fail(pipeline.BadTask, err.Error(), map[string]any{"config_error": true})
 	}
 	if msgs := suite.CheckTruth(decl); len(msgs) > 0 {
 		for _, m := range msgs {
 			fmt.Fprintln(logw, m)
 		}
-		return fail(BadTask, fmt.Sprintf("the truth of %d module(s) is missing or stale: run srb freeze %s", len(msgs), t.ID),
+		return fail(pipeline.BadTask, fmt.Sprintf("the truth of %d module(s) is missing or stale: run srb freeze %s", len(msgs), t.ID),
 			map[string]any{"config_error": true})
 	}
 	origDir := opts.Original
 	if origDir != "" {
 		if origDir, err = filepath.Abs(origDir); err != nil {
-			return fail(CouldNotRun, err.Error(), nil)
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
 		}
 	} else {
 		dir, cleanup, err := original(ctx, t, "")
 		if err != nil {
-			return fail(CouldNotRun, "State A: "+err.Error(), nil)
+			return fail(pipeline.CouldNotRun, "State A: "+err.Error(), nil)
 		}
 		defer cleanup()
 		origDir = dir
@@ -106,16 +107,16 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 		return behaviouralInImage(ctx, t, opts, decl, sub, origDir, out, fail)
 	}
 	if len(opts.Helper) == 0 {
-		return fail(CouldNotRun, "no helper was given for a host run", nil)
+		return fail(pipeline.CouldNotRun, "no helper was given for a host run", nil)
 	}
 	work, done, err := WorkDir(opts.KeepWork, "srb-behavioural-")
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	cleanups = append(cleanups, done)
 	jail, closeJail, err := hostJail(decl, work, opts.Results, opts.Helper)
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	cleanups = append(cleanups, closeJail)
 	if jail == nil {
@@ -124,7 +125,7 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 	decl.Jail = jail
 	s, err := decl.Suite(behavioural.ModeCheck, work, filepath.Join(decl.TaskDir, behavioural.TruthDir), opts.Helper)
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(t.BehaviouralTimeout)*time.Second)
 	defer cancel()
@@ -139,7 +140,7 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 		return couldNotRun(err)
 	}
 	if st.Status != result.StatusOK {
-		return &Error{Code: CouldNotRun, Err: errors.New("behavioural: the stage could not run"), Printed: true}
+		return &pipeline.Error{Code: pipeline.CouldNotRun, Err: errors.New("behavioural: the stage could not run"), Printed: true}
 	}
 	return nil
 }
@@ -152,7 +153,7 @@ func behaviouralInImage(ctx context.Context, t *Task, opts BehaviouralOptions, d
 	logw, outw := orDiscard(opts.Log), orDiscard(opts.Out)
 	logf := func(format string, args ...any) { fmt.Fprintf(logw, "srb: "+format+"\n", args...) }
 	if t.Images == nil {
-		return fail(CouldNotRun, "no stage images were given", nil)
+		return fail(pipeline.CouldNotRun, "no stage images were given", nil)
 	}
 	eng, img, err := t.Images(ctx, result.StageBehavioural, opts.Image, logw)
 	if err != nil {
@@ -165,19 +166,19 @@ func behaviouralInImage(ctx context.Context, t *Task, opts BehaviouralOptions, d
 		Limits: t.Limits}
 	if opts.KeepWork != "" {
 		if cs.Work, err = filepath.Abs(opts.KeepWork); err != nil {
-			return fail(CouldNotRun, err.Error(), nil)
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
 		}
 	}
 	st, err := cs.Run(ctx)
 	if st == nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	PrintBehavioural(outw, st)
 	if err != nil {
-		return &Error{Code: CouldNotRun, Err: fmt.Errorf("behavioural: %w", err)}
+		return &pipeline.Error{Code: pipeline.CouldNotRun, Err: fmt.Errorf("behavioural: %w", err)}
 	}
 	if st.Status != result.StatusOK {
-		return &Error{Code: CouldNotRun, Err: errors.New("behavioural: the stage could not run"), Printed: true}
+		return &pipeline.Error{Code: pipeline.CouldNotRun, Err: errors.New("behavioural: the stage could not run"), Printed: true}
 	}
 	return nil
 }

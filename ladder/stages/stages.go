@@ -16,9 +16,10 @@
 // from its task model (internal/cli's stageTask); another harness builds
 // its own.
 //
-// A stage's error is an [*Error] naming its exit class ([CouldNotRun], a
-// fault of the grader, or [BadTask], the task's own configuration); the
-// stage's result is in its stage file whatever the error.
+// A stage's error is a [*pipeline.Error] naming its exit class
+// ([pipeline.CouldNotRun], a fault of the grader, or [pipeline.BadTask],
+// the task's own configuration); the stage's result is in its stage file
+// whatever the error.
 package stages
 
 import (
@@ -41,51 +42,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
-// Exit classes of a stage's [Error] (the project's exit codes).
-const (
-	// CouldNotRun is a fault of the grader (a missing engine, an
-	// unreadable file, a round that did not complete): exit 1.
-	CouldNotRun = 1
-	// BadTask is the task's own configuration being wrong: exit 2.
-	BadTask = 2
-)
-
-// Error is a stage's error with its exit class.
-type Error struct {
-	// Code is [CouldNotRun] or [BadTask].
-	Code int
-	// Err is what happened.
-	Err error
-	// Printed says the stage already printed what happened on its Out
-	// (a command need not print Err again).
-	Printed bool
-}
-
-// Error implements error.
-func (e *Error) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit %d", e.Code)
-	}
-	return e.Err.Error()
-}
-
-// Unwrap returns the wrapped error, for errors.Is and errors.As.
-func (e *Error) Unwrap() error { return e.Err }
-
-// Code is err's exit class: 0 for nil, an [*Error]'s Code, else
-// [CouldNotRun].
-func Code(err error) int {
-	if err == nil {
-		return 0
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return CouldNotRun
-}
-
-func couldNotRun(err error) error { return &Error{Code: CouldNotRun, Err: err} }
+func couldNotRun(err error) error { return &pipeline.Error{Code: pipeline.CouldNotRun, Err: err} }
 
 // Task is what the stages read of one task, and what the harness that
 // owns the task model provides for it.
@@ -116,8 +73,8 @@ type Task struct {
 	StateA func(ctx context.Context) (dir string, cleanup func(), err error)
 	// Images finds stage's image (ref "" is the task's own, else the
 	// image ref names), builds and loads it when missing or stale
-	// (logging on log), and returns the engine it is on. An [*Error] with
-	// Code [BadTask] says the build failed on the task's configuration.
+	// (logging on log), and returns the engine it is on. A [*pipeline.Error] with
+	// Code [pipeline.BadTask] says the build failed on the task's configuration.
 	Images func(ctx context.Context, stage, ref string, log io.Writer) (engine.Runner, *suite.Image, error)
 	// Provenance is what stage runs with (ref: the image an option names,
 	// "" the task's; host: on this machine); it is stamped into the stage
@@ -232,7 +189,7 @@ func newRun(stage string, t *Task, results string, now func() time.Time, log io.
 
 // fail publishes a failed stage result naming reason, with meta merged
 // into its metadata, so an absent file never reads as "the ladder stopped
-// below"; it returns an [*Error] with code. A result that cannot be
+// below"; it returns a [*pipeline.Error] with code. A result that cannot be
 // written is reported on the log.
 func (s *stageRun) fail(code int, reason string, meta map[string]any) error {
 	st := result.Failed(s.stage, s.taskID, reason, s.now)
@@ -242,30 +199,31 @@ func (s *stageRun) fail(code int, reason string, meta map[string]any) error {
 	if werr := st.Write(s.out); werr != nil {
 		fmt.Fprintf(s.log, "srb: %v\n", werr)
 	}
-	return &Error{Code: code, Err: fmt.Errorf("%s: %s", s.stage, reason)}
+	return &pipeline.Error{Code: code, Err: fmt.Errorf("%s: %s", s.stage, reason)}
 }
 
 // stamp records t's provenance for the stage in its result when this run
-// wrote it (modified at or after since): a stage defers it first, so
-// every path that publishes a result — a failure included — publishes
-// its provenance. A result left by an earlier run is not touched.
+// wrote it: a stage defers it first, so every path that publishes a
+// result — a failure included — publishes its provenance. A result left
+// by an earlier run (a stage not earned writes none) is not touched.
 func (s *stageRun) stamp(t *Task, ref string, host bool) func() {
 	if t.Provenance == nil {
 		return func() {}
 	}
-	since := time.Now()
+	before, _ := os.Stat(s.out)
 	p := t.Provenance(s.stage, ref, host)
-	return func() { Stamp(s.out, since, p, s.log) }
+	return func() {
+		after, err := os.Stat(s.out)
+		if err != nil || (before != nil && os.SameFile(before, after) && before.ModTime().Equal(after.ModTime())) {
+			return
+		}
+		Stamp(s.out, p, s.log)
+	}
 }
 
-// Stamp records p in the stage result at path when it was written at or
-// after since; one that does not read is left as it is and the reason
-// printed on log.
-func Stamp(path string, since time.Time, p result.Provenance, log io.Writer) {
-	info, err := os.Stat(path)
-	if err != nil || info.ModTime().Before(since) {
-		return
-	}
+// Stamp records p in the stage result at path; one that does not read
+// is left as it is and the reason printed on log.
+func Stamp(path string, p result.Provenance, log io.Writer) {
 	st, err := result.ReadStage(path)
 	if err == nil {
 		p.Apply(st)
@@ -276,14 +234,14 @@ func Stamp(path string, since time.Time, p result.Provenance, log io.Writer) {
 	}
 }
 
-// imageFailure is how a stage reports an error of Task.Images: [BadTask]
+// imageFailure is how a stage reports an error of Task.Images: [pipeline.BadTask]
 // with metadata.config_error when the build failed on the task's own
-// configuration, else [CouldNotRun] with no metadata.
+// configuration, else [pipeline.CouldNotRun] with no metadata.
 func imageFailure(err error) (int, map[string]any) {
-	if Code(err) == BadTask {
-		return BadTask, map[string]any{"config_error": true}
+	if pipeline.Code(err) == pipeline.BadTask {
+		return pipeline.BadTask, map[string]any{"config_error": true}
 	}
-	return CouldNotRun, nil
+	return pipeline.CouldNotRun, nil
 }
 
 // original returns dir when set (checked to be a folder; what names it

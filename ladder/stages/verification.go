@@ -94,27 +94,27 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	}
 
 	if st, err := os.Stat(opts.Submission); err != nil || !st.IsDir() {
-		return fail(CouldNotRun, "submission not found at "+opts.Submission, nil)
+		return fail(pipeline.CouldNotRun, "submission not found at "+opts.Submission, nil)
 	}
 	v := t.Verification
 	tmpl, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(v.Prompt)))
 	if err != nil {
-		return fail(BadTask, fmt.Sprintf("verification prompt not readable: %v", err), map[string]any{"config_error": true})
+		return fail(pipeline.BadTask, fmt.Sprintf("verification prompt not readable: %v", err), map[string]any{"config_error": true})
 	}
 	assets, err := filepath.Abs(t.Dir)
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	pathMap := map[string]string{v.Assets: assets}
 	if opts.Host {
 		if _, err := verification.CheckCommand(v.CandidateCommand, pathMap); err != nil {
-			return fail(BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
+			return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
 		}
 	} else {
 		// The rest of the launch check runs in each round's container
 		// (a ladder's rounds too: it names the task's image by its id).
 		if err := checkImageCommand(v.CandidateCommand, v.AssetProblem); err != nil {
-			return fail(BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
+			return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
 		}
 	}
 
@@ -136,11 +136,11 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	}
 	for id := range opts.Adversaries {
 		if !slices.ContainsFunc(v.Adversaries, func(a verification.Adversary) bool { return a.ID == id }) {
-			return fail(CouldNotRun, fmt.Sprintf("an adversary script names %s, which is not one of the task's adversaries", id), nil)
+			return fail(pipeline.CouldNotRun, fmt.Sprintf("an adversary script names %s, which is not one of the task's adversaries", id), nil)
 		}
 	}
 	if err := models.Preflight(lookup, positions...); err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 
 	// The image is found (built and loaded when missing or stale) before
@@ -164,17 +164,17 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	origDir := opts.Original
 	if origDir != "" {
 		if st, err := os.Stat(origDir); err != nil || !st.IsDir() {
-			return fail(CouldNotRun, "original not found at "+origDir, nil)
+			return fail(pipeline.CouldNotRun, "original not found at "+origDir, nil)
 		}
 	}
 	origDir, cleanup, err := original(ctx, t, origDir)
 	if err != nil {
-		return fail(CouldNotRun, fmt.Sprintf("state A: %v", err), nil)
+		return fail(pipeline.CouldNotRun, fmt.Sprintf("state A: %v", err), nil)
 	}
 	defer cleanup()
 	if opts.KeepWork != "" {
 		if err := os.MkdirAll(opts.KeepWork, 0o755); err != nil {
-			return fail(CouldNotRun, err.Error(), nil)
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
 		}
 	}
 
@@ -198,7 +198,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	}
 	inputs, err := verification.Inputs(opts.Submission, origDir, t.Dir, imgRef, adjCfg, advCfg)
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	meta["inputs"] = inputs
 	var kept map[string]verification.Kept
@@ -267,7 +267,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		Now:        now,
 	})
 	if err != nil {
-		return fail(CouldNotRun, err.Error(), nil)
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	if opts.Host {
 		if verification.HostIsolation() != verification.IsolationUser {
