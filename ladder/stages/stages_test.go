@@ -85,7 +85,9 @@ func TestAuditNoSubmission(t *testing.T) {
 func TestBehaviouralDeclarationIsTheTasks(t *testing.T) {
 	results, sub := t.TempDir(), t.TempDir()
 	tk := testTask(t.TempDir())
-	tk.Declaration = func() (*behavioural.Declaration, error) { return nil, errors.New("task.cue:3: behavioural.modules[0]: no kind") }
+	tk.Declaration = func() (*behavioural.Declaration, error) {
+		return nil, errors.New("task.cue:3: behavioural.modules[0]: no kind")
+	}
 	err := Behavioural(context.Background(), tk, BehaviouralOptions{Submission: sub, Results: results, Host: true})
 	if pipeline.Code(err) != pipeline.BadTask {
 		t.Fatalf("error %v, want the task's", err)
