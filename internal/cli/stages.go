@@ -52,7 +52,7 @@ func stageTask(t *task.Task, newEngine func() (engine.Runner, error), build imag
 		StateA:      func(ctx context.Context) (string, func(), error) { return stateATreeIn(ctx, t, cacheFlag) },
 		Images: func(ctx context.Context, stage, ref string, w io.Writer) (engine.Runner, *suite.Image, error) {
 			eng, img, err := readyStageImage(ctx, t, stage, ref, newEngine, build, w)
-			if ee := (*exitError)(nil); errors.As(err, &ee) && ee.code == ExitBadTask {
+			if err != nil && exitCode(err) == ExitBadTask {
 				err = &pipeline.Error{Code: pipeline.BadTask, Err: err}
 			}
 			return eng, img, err
@@ -60,8 +60,9 @@ func stageTask(t *task.Task, newEngine func() (engine.Runner, error), build imag
 		Provenance: func(stage, ref string, host bool) result.Provenance { return stageProvenance(t, stage, ref, host) },
 		TreeDigest: image.TreeDigest,
 	}
-	for _, g := range t.Audit.Gates {
-		v.Audit.Gates = append(v.Audit.Gates, audit.Gate{ID: g.ID, Title: g.Title, Question: g.Question, Required: g.Required})
+	v.Audit.Gates = make([]audit.Gate, len(t.Audit.Gates))
+	for i, g := range t.Audit.Gates {
+		v.Audit.Gates[i] = audit.Gate{ID: g.ID, Title: g.Title, Question: g.Question, Required: g.Required}
 	}
 	tv := t.Verification
 	v.Verification = stages.VerificationSpec{Prompt: tv.Prompt, CandidateCommand: tv.CandidateCommand,
@@ -77,10 +78,12 @@ func stageTask(t *task.Task, newEngine func() (engine.Runner, error), build imag
 	for _, it := range tv.Scope.Deny {
 		v.Verification.Scope.Deny = append(v.Verification.Scope.Deny, verification.ScopeItem{ID: it.ID, Text: it.Text})
 	}
-	for _, a := range tv.Adversaries {
-		v.Verification.Adversaries = append(v.Verification.Adversaries, verification.Adversary{ID: a.ID, Direction: a.Direction,
-			Focus: a.Focus, Unrestricted: a.Unrestricted, BudgetSec: float64(a.BudgetSec)})
-		v.Verification.AdversaryModels = append(v.Verification.AdversaryModels, model(a.Model))
+	v.Verification.Adversaries = make([]verification.Adversary, len(tv.Adversaries))
+	v.Verification.AdversaryModels = make([]models.Config, len(tv.Adversaries))
+	for i, a := range tv.Adversaries {
+		v.Verification.Adversaries[i] = verification.Adversary{ID: a.ID, Direction: a.Direction, Focus: a.Focus,
+			Unrestricted: a.Unrestricted, BudgetSec: float64(a.BudgetSec)}
+		v.Verification.AdversaryModels[i] = model(a.Model)
 	}
 	return v
 }
