@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
+	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/audit"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
@@ -49,7 +50,15 @@ func stageTask(t *task.Task, newEngine func() (engine.Runner, error), build imag
 			AllowedCommands: t.Audit.AllowedCommands, RunTimeoutSec: t.Audit.RunTimeoutSec,
 			OriginalMount: image.OriginalMount, WorkspaceMount: image.AuditRepoMount},
 		Declaration: func() (*behavioural.Declaration, error) { return image.Declaration(t) },
-		StateA:      func(ctx context.Context) (string, func(), error) { return stateATreeIn(ctx, t, cacheFlag) },
+		StateA: func(ctx context.Context) (string, func(), error) {
+			dir, cleanup, err := stateATreeIn(ctx, t, cacheFlag)
+			// An archive that is not the pinned State A is the task's
+			// configuration (srb freeze refuses it, exit 2).
+			if mm := (*source.MismatchError)(nil); errors.As(err, &mm) {
+				err = &pipeline.Error{Code: pipeline.BadTask, Err: err}
+			}
+			return dir, cleanup, err
+		},
 		Images: func(ctx context.Context, stage, ref string, w io.Writer) (engine.Runner, *suite.Image, error) {
 			eng, img, err := readyStageImage(ctx, t, stage, ref, newEngine, build, w)
 			if err != nil && exitCode(err) == ExitBadTask {

@@ -5,7 +5,8 @@
 // behavioural.json, verification.json) into the results folder on every
 // path that can name the task, a failed one when it could not run.
 // [Ladder] wraps the three as [pipeline.Stages], so a
-// [pipeline.Grader] grades with them.
+// [pipeline.Grader] grades with them. [Freeze] records a task's ground
+// truth for stage 2 from State A and proves it reproduces.
 //
 // What a stage needs of the task is a [Task]: the task's facts the stages
 // read (gates, adversaries, timeouts, limits…) and the few things only
