@@ -81,8 +81,8 @@ Examples:
   srb behavioural tasks/lang90-tally-c-to-go --submission port --results out --keep-work out/work
   srb behavioural lang90-tally-c-to-go --host --submission port --results out`
 
-// BehaviouralOptions are the inputs of srb behavioural, and of stage 2
-// when srb ladder runs it in-process through runBehavioural.
+// BehaviouralOptions are the inputs of srb behavioural, which runs
+// [stages.Behavioural] with them (srb ladder calls that stage directly).
 type BehaviouralOptions struct {
 	IO  IOStreams
 	Now func() time.Time

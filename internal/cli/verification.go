@@ -108,8 +108,8 @@ Examples:
   srb verification tasks/lang90-tally-c-to-go --submission run/repo --results run/verifier
   srb verification lang90-tally-c-to-go --submission sub --results out --driver scripted --script a01.json --adjudicator-script rule.json`
 
-// VerificationOptions are the inputs of srb verification, and of stage 3
-// when srb ladder runs it in-process ([runVerification]).
+// VerificationOptions are the inputs of srb verification, which runs
+// [stages.Verification] with them (srb ladder calls that stage directly).
 //
 // Task is a task folder or an id under ./tasks. Submission and Results are
 // required; Original defaults to the task's State A from the cache; Logs
