@@ -4,24 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
-	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
-	"github.com/swe-refactor-bench/srb/ladder/scoring"
-	"github.com/swe-refactor-bench/srb/ladder/suite"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
 const behaviouralDoc = `Run stage 2, the behavioural modules: build the submission and compare
@@ -86,8 +81,8 @@ Examples:
   srb behavioural tasks/lang90-tally-c-to-go --submission port --results out --keep-work out/work
   srb behavioural lang90-tally-c-to-go --host --submission port --results out`
 
-// BehaviouralOptions are the inputs of srb behavioural, and of stage 2
-// when srb ladder runs it in-process through runBehavioural.
+// BehaviouralOptions are the inputs of srb behavioural, which runs
+// [stages.Behavioural] with them (srb ladder calls that stage directly).
 type BehaviouralOptions struct {
 	IO  IOStreams
 	Now func() time.Time
@@ -169,158 +164,24 @@ func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	now := opts.Now()
-	out := filepath.Join(opts.Results, result.StageBehavioural+".json")
-	sr := &stageRun{stage: result.StageBehavioural, taskID: filepath.Base(opts.Task), out: out, now: now, errOut: opts.IO.ErrOut}
-	// fail publishes a failed result naming the reason, so an absent
-	// file never reads as "the ladder stopped below".
-	fail := sr.fail
+	sr := &stageRun{stage: result.StageBehavioural, taskID: filepath.Base(opts.Task), out: filepath.Join(opts.Results, result.StageBehavioural+".json"),
+		now: opts.Now(), errOut: opts.IO.ErrOut}
 	dirs, err := resolveTasks([]string{opts.Task})
 	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
+		return sr.fail(ExitCouldNotRun, err.Error(), nil)
 	}
 	t, err := sr.loadTask(dirs[0])
 	if err != nil {
 		return err
 	}
-	// The sandbox and the work folder (and the trash in them: folders the
-	// stage discarded, behavioural.Trash) are removed after the stage's
-	// result is stamped and published, outside the stage's clock: a case
-	// that left millions of files makes this slow, never the stage.
-	var cleanups []func()
-	defer func() {
-		for i := len(cleanups) - 1; i >= 0; i-- {
-			cleanups[i]()
-		}
-	}()
-	defer stampStage(out, time.Now(), stageProvenance(t, result.StageBehavioural, opts.Image, opts.Host), opts.IO.ErrOut)
-	sub, err := filepath.Abs(opts.Submission)
-	if st, serr := os.Stat(sub); err != nil || serr != nil || !st.IsDir() {
-		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
-	}
-	decl, err := image.Declaration(t)
-	if err != nil {
-		return fail(ExitBadTask, err.Error(), map[string]any{"config_error": true})
-	}
-	if msgs := suite.CheckTruth(decl); len(msgs) > 0 {
-		for _, m := range msgs {
-			fmt.Fprintln(opts.IO.ErrOut, m)
-		}
-		return fail(ExitBadTask, fmt.Sprintf("the truth of %d module(s) is missing or stale: run srb freeze %s", len(msgs), t.ID),
-			map[string]any{"config_error": true})
-	}
-	original := opts.Original
-	if original != "" {
-		if original, err = filepath.Abs(original); err != nil {
-			return fail(ExitCouldNotRun, err.Error(), nil)
-		}
-	} else {
-		dir, cleanup, err := stateATree(ctx, t)
-		if err != nil {
-			return fail(ExitCouldNotRun, "State A: "+err.Error(), nil)
-		}
-		defer cleanup()
-		original = dir
-	}
-	if !opts.Host {
-		return runBehaviouralInImage(ctx, opts, t, decl, sub, original, out, fail)
-	}
-	helper, err := helperArgv(opts.Helper)
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	work, done, err := workDir(opts.KeepWork, "srb-behavioural-")
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	cleanups = append(cleanups, done)
-	jail, closeJail, err := hostJail(decl, work, opts.Results, helper)
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	cleanups = append(cleanups, closeJail)
-	if jail == nil {
-		fmt.Fprintln(opts.IO.ErrOut, "srb: behavioural: --host as a user other than root cannot run the submission as another user: it can reach whatever srb's user can (recorded as isolation: none)")
-	}
-	decl.Jail = jail
-	suite, err := decl.Suite(behavioural.ModeCheck, work, filepath.Join(decl.TaskDir, behavioural.TruthDir), helper)
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(t.Timeouts.Behavioural)*time.Second)
-	defer cancel()
-	r := &behavioural.Runner{Repo: sub, Original: original, Work: work, ResultPath: out, Now: opts.Now, Jail: jail,
-		Log: func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }}
-	st, err := r.Run(ctx, suite)
-	printStage(opts.IO, st)
-	if err != nil {
-		// An interrupt, the stage's clock, a module that hangs on its own,
-		// a sandbox that could not be entered: the grader's fault, an
-		// invalid stage (status error), never the submission's zero.
-		return couldNotRun(err)
-	}
-	if st.Status != result.StatusOK {
-		return silent(ExitCouldNotRun, errors.New("behavioural: the stage could not run"))
-	}
-	return nil
-}
-
-// runBehaviouralInImage runs the suite in a container of the task's
-// behavioural image (or opts.Image) and writes out; fail writes a failed
-// stage result when nothing ran.
-func runBehaviouralInImage(ctx context.Context, opts *BehaviouralOptions, t *task.Task, decl *behavioural.Declaration,
-	sub, original, out string, fail func(int, string, map[string]any) error) error {
-	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
-	eng, img, err := readyStageImage(ctx, t, result.StageBehavioural, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut)
-	if err != nil {
-		code, meta := stageImageFailure(err)
-		return fail(code, err.Error(), meta)
-	}
-	budget := time.Duration(t.Timeouts.Behavioural) * time.Second
-	cs := &suite.Container{Engine: eng, Image: img, Decl: decl, Mode: behavioural.ModeCheck, Repo: sub, Original: original,
-		Budget: budget, Result: out, Modules: filepath.Join(opts.Results, result.StageBehavioural), Log: logf, Started: opts.Started,
-		Limits: stageLimits(t)}
-	if opts.KeepWork != "" {
-		if cs.Work, err = filepath.Abs(opts.KeepWork); err != nil {
-			return fail(ExitCouldNotRun, err.Error(), nil)
+	bo := stages.BehaviouralOptions{Submission: opts.Submission, Results: opts.Results, Original: opts.Original, Host: opts.Host,
+		KeepWork: opts.KeepWork, Image: opts.Image, Started: opts.Started, Now: opts.Now, Out: opts.IO.Out, Log: opts.IO.ErrOut}
+	if opts.Host {
+		if bo.Helper, err = helperArgv(opts.Helper); err != nil {
+			return sr.fail(ExitCouldNotRun, err.Error(), nil)
 		}
 	}
-	st, err := cs.Run(ctx)
-	if st == nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	printStage(opts.IO, st)
-	if err != nil {
-		return &exitError{code: ExitCouldNotRun, err: fmt.Errorf("behavioural: %w", err)}
-	}
-	if st.Status != result.StatusOK {
-		return silent(ExitCouldNotRun, errors.New("behavioural: the stage could not run"))
-	}
-	return nil
-}
-
-// printStage prints one line per module and the ladder's sentence.
-func printStage(io IOStreams, st *result.Stage) {
-	for _, u := range st.Units {
-		passed, total := result.Pooled(st.ChecksOf(u.ID))
-		line := fmt.Sprintf("%-12s %-9s %d/%d checks passed", u.ID, u.Status, passed, total)
-		if u.Status != result.UnitOK && u.Summary != "" {
-			line += " -- " + firstLine(u.Summary)
-		}
-		fmt.Fprintln(io.Out, line)
-		for _, c := range st.ChecksOf(u.ID) {
-			if c.Weight > 0 && !c.OK() {
-				fmt.Fprintf(io.Out, "  %s %s: %s\n", c.Verdict, c.ID, c.Summary)
-			}
-		}
-	}
-	_, _, why := scoring.BehaviouralReachesGate(st, scoring.Published(), "")
-	fmt.Fprintln(io.Out, why)
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
+	return fromStage(stages.Behavioural(ctx, stageTask(t, opts.Engine, opts.BuildImage, ""), bo))
 }
 
 // helperArgv is the argv prefix that runs the helper: --helper, else srb
@@ -350,22 +211,8 @@ func helperArgv(flag string) ([]string, error) {
 	return []string{abs, "helper"}, nil
 }
 
-// workDir returns keep (created) or a fresh temporary folder, and what to
-// call when done.
-func workDir(keep, prefix string) (string, func(), error) {
-	if keep != "" {
-		abs, err := filepath.Abs(keep)
-		if err != nil {
-			return "", nil, err
-		}
-		return abs, func() {}, os.MkdirAll(abs, 0o755)
-	}
-	dir, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		return "", nil, err
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
-}
+// workDir is [stages.WorkDir].
+var workDir = stages.WorkDir
 
 const helperDoc = `Run srb's in-image helper (hidden): the declarative behavioural modules
 and the tool-provenance wrappers. The suite runner calls it; a stage image
@@ -387,56 +234,4 @@ func NewCmdHelper(f *Factory, _ func([]string) error) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// The users a --host stage 2 runs the submission as: one drawn at random
-// from [hostUIDBase, hostUIDBase+hostUIDSpan) per run, with the group of
-// the same number (no account has them).
-const (
-	hostUIDBase = 3_000_000
-	hostUIDSpan = 1_000_000
-)
-
-// hostJail makes the sandbox of a --host run when srb is root: a fresh
-// folder under /tmp (searchable by every user, unlike a private TMPDIR)
-// holding the task's data and a copy of the helper, with the grader's
-// folders (the task folder, work, results, and TMPDIR when it is not
-// /tmp) hidden from the submission's processes. It returns nil, and a
-// no-op closer, when srb is not root.
-func hostJail(decl *behavioural.Declaration, work, results string, helper []string) (*behavioural.Jail, func(), error) {
-	if os.Geteuid() != 0 {
-		return nil, func() {}, nil
-	}
-	root, err := os.MkdirTemp("/tmp", "srb-sandbox-")
-	if err != nil {
-		return nil, nil, fmt.Errorf("sandbox: %w", err)
-	}
-	done := func() { os.RemoveAll(root) }
-	hide := []string{decl.TaskDir, work}
-	if res, err := filepath.Abs(results); err == nil {
-		hide = append(hide, res)
-	}
-	if tmp := os.TempDir(); filepath.Clean(tmp) != "/tmp" {
-		hide = append(hide, tmp)
-	}
-	// A grader folder that holds the sandbox (a results folder given as
-	// /) cannot be hidden without hiding the sandbox: it stays closed by
-	// permissions only.
-	hide = slices.DeleteFunc(hide, func(p string) bool {
-		rel, err := filepath.Rel(p, root)
-		return err == nil && !strings.HasPrefix(rel, "..")
-	})
-	// A user of its own per stage run: srb ladder --jobs grades several
-	// submissions at once on this machine, and no two may share a user
-	// (one could signal, trace or write into the other's sandbox).
-	id := hostUIDBase + rand.IntN(hostUIDSpan)
-	j, err := behavioural.NewJail(root, decl.TaskDir, id, id, true, hide)
-	if err == nil {
-		err = j.InstallHelper(helper)
-	}
-	if err != nil {
-		done()
-		return nil, nil, err
-	}
-	return j, done, nil
 }

@@ -418,3 +418,9 @@ func TestStageImageBuildExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// firstLine is s up to its first newline.
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

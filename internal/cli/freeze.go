@@ -4,17 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
-	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
@@ -125,116 +123,42 @@ func runFreeze(ctx context.Context, opts *FreezeOptions) error {
 		}
 		return badTask(fmt.Errorf("freeze: the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)))
 	}
-	decl, err := image.Declaration(t)
-	if err != nil {
-		return badTask(fmt.Errorf("freeze: %w", err))
-	}
-	digest := t.StateA.SHA256
-	original := opts.Original
-	if original == "" {
-		dir, cleanup, err := stateATree(ctx, t)
-		if err != nil {
-			var mm *source.MismatchError
-			if errors.As(err, &mm) {
-				return badTask(fmt.Errorf("freeze: State A: %w", err))
-			}
-			return couldNotRun(fmt.Errorf("freeze: State A: %w", err))
-		}
-		defer cleanup()
-		original = dir
-	} else if original, err = filepath.Abs(original); err != nil {
-		return couldNotRun(err)
-	}
-	work, done, err := workDir(opts.KeepWork, "srb-freeze-")
-	if err != nil {
-		return couldNotRun(fmt.Errorf("freeze: %w", err))
-	}
-	defer done()
-	var fz *behavioural.Freezer
+	fo := stages.FreezeOptions{Original: opts.Original, KeepWork: opts.KeepWork, Host: opts.Host, Now: opts.Now,
+		Out: opts.IO.Out, Log: opts.IO.ErrOut}
 	if opts.Host {
-		helper, err := helperArgv(opts.Helper)
-		if err != nil {
+		if fo.Helper, err = helperArgv(opts.Helper); err != nil {
 			return couldNotRun(fmt.Errorf("freeze: %w", err))
 		}
-		fz = &behavioural.Freezer{
-			Runner: behavioural.Runner{Repo: original, Original: original, Work: work, Now: opts.Now},
-			Decl:   decl, Helper: helper,
-			Provenance: behavioural.Provenance{TaskCommit: taskCommit(t.Dir), StateA: digest, Where: "host", SRB: result.Fingerprint()},
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(t.Timeouts.Behavioural)*time.Second)
-		defer cancel()
-	} else if fz, err = imageFreezer(ctx, opts, t, decl, original, work); err != nil {
-		return couldNotRun(fmt.Errorf("freeze: %w", err))
 	}
-	rep, err := fz.Freeze(ctx)
-	for i, st := range []*result.Stage{rep.Record, rep.Identity[0], rep.Identity[1]} {
-		if st == nil {
-			continue
-		}
-		passed, total := result.Pooled(st.Checks)
-		fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %d module(s), %d/%d checks passed\n", []string{"record", "identity run 1", "identity run 2"}[i], len(st.Units), passed, total)
+	fo.Images = func(ctx context.Context) (engine.Runner, map[string]*suite.Image, error) {
+		return freezeImages(ctx, opts, t)
 	}
-	if errors.Is(err, behavioural.ErrRefused) {
-		return badTask(err)
-	}
-	if err != nil {
-		return couldNotRun(err)
-	}
-	for _, p := range rep.Written {
-		rel, rerr := filepath.Rel(decl.TaskDir, p)
-		if rerr != nil {
-			rel = p
-		}
-		fmt.Fprintf(opts.IO.Out, "wrote %s\n", filepath.ToSlash(filepath.Join(filepath.Base(t.Dir), rel)))
-	}
-	fmt.Fprintf(opts.IO.Out, "%s: frozen; the identity run reached 1.0 in every module twice\n", t.ID)
-	return nil
+	return fromStage(stages.Freeze(ctx, stageTask(t, opts.Engine, opts.BuildImage, ""), fo))
 }
 
-// imageFreezer is a Freezer whose record run happens in a container of
-// the task's verification image (State A built with the old toolchain,
-// the toolchain versions observed there) and whose identity runs happen in
-// containers of the behavioural image, with the ledger the record run
-// built imported (the behavioural image may lack the old toolchain).
-// Provenance names both images' digests from images.lock.
-func imageFreezer(ctx context.Context, opts *FreezeOptions, t *task.Task, decl *behavioural.Declaration, original, work string) (*behavioural.Freezer, error) {
-	logf := func(format string, args ...any) { fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...) }
+// freezeImages are the engine and t's verification and behavioural
+// images a freeze in the images runs in (image.FindStage: built and
+// loaded when missing or stale, without srb build's identity run: srb
+// freeze runs its own, against the truth it is about to record).
+func freezeImages(ctx context.Context, opts *FreezeOptions, t *task.Task) (engine.Runner, map[string]*suite.Image, error) {
+	logf := logTo(opts.IO.ErrOut)
 	newEngine := opts.Engine
 	if newEngine == nil {
 		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
 	}
 	eng, err := newEngine()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	build := opts.BuildImage
 	if build == nil {
-		// srb freeze runs its own identity runs, against the truth it is
-		// about to record: the images it builds skip srb build's.
 		build = defaultImageBuilder(opts.IO.ErrOut, newEngine, true)
 	}
 	images := map[string]*suite.Image{}
 	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
 		if images[stage], err = image.FindStage(ctx, t, stage, eng, build, logf); err != nil {
-			return nil, fmt.Errorf("the %s image: %w", stage, err)
+			return nil, nil, fmt.Errorf("the %s image: %w", stage, err)
 		}
 	}
-	prov := behavioural.Provenance{TaskCommit: taskCommit(t.Dir), StateA: t.StateA.SHA256, Where: "container", SRB: result.Fingerprint(),
-		Images: map[string]string{}}
-	for stage, im := range images {
-		prov.Images[stage] = im.Digest
-	}
-	suites := &suite.Images{Engine: eng, Images: images, Original: original, Work: work,
-		Budget: time.Duration(t.Timeouts.Behavioural) * time.Second, Log: logf}
-	run := func(ctx context.Context, name, mode, truthDir string) (*result.Stage, error) {
-		return suites.Run(ctx, decl, name, mode, truthDir)
-	}
-	return &behavioural.Freezer{Runner: behavioural.Runner{Work: work, Now: opts.Now}, Decl: decl, Helper: []string{image.HelperPath},
-		Provenance: prov, RunStage: run}, nil
+	return eng, images, nil
 }
-
-// taskCommit is the task folder's commit as truth's provenance records
-// it: image.TaskCommit (its truth/ and images.lock aside, "-dirty" with
-// uncommitted changes, "uncommitted" outside git; never "").
-func taskCommit(dir string) string { return image.TaskCommit(context.Background(), dir) }

@@ -544,32 +544,7 @@ func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, g *pipelin
 	}
 	o := g.Grade(ctx, sub)
 	r.verdict = o.Verdict
-	for _, stage := range pipeline.StageFiles {
-		if exitCode(o.StageErrors[stage]) == ExitBadTask {
-			r.code = max(r.code, ExitBadTask)
-		}
-	}
-	switch {
-	case o.BadTask:
-		r.code, r.err = ExitBadTask, o.Err
-	case o.Err != nil:
-		r.code, r.err = ExitCouldNotRun, o.Err
-	case !o.Verdict.Valid():
-		r.code = max(r.code, ExitCouldNotRun)
-		r.err = fmt.Errorf("the grader could not complete: %s", o.Verdict.HarnessError)
-	}
-}
-
-// exitCode is the exit code err maps to (0 for nil).
-func exitCode(err error) int {
-	if err == nil {
-		return ExitRan
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return ExitCouldNotRun
+	r.code, r.err = o.Code()
 }
 
 func since(t time.Time) string { return roundDuration(time.Since(t)) }

@@ -43,6 +43,18 @@ func (e *exitError) Error() string {
 // Unwrap returns the wrapped error, for errors.Is and errors.As.
 func (e *exitError) Unwrap() error { return e.err }
 
+// exitCode is the exit code err maps to (0 for nil).
+func exitCode(err error) int {
+	if err == nil {
+		return ExitRan
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitCouldNotRun
+}
+
 // badTask wraps err as a configuration error (exit 2).
 func badTask(err error) error { return &exitError{code: ExitBadTask, err: err} }
 

@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"os"
 	"strings"
-	"time"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
@@ -54,25 +50,4 @@ func stageProvenance(t *task.Task, stage, ref string, host bool) result.Provenan
 		}
 	}
 	return p
-}
-
-// stampStage records p in the stage result at path when this run wrote
-// it (modified at or after since): a stage command defers it once its
-// task is loaded, so every path that publishes a result — a failure
-// included — publishes its provenance. A result left by an earlier run
-// (a stage not earned writes none) is not touched; one that does not
-// read is left as it is and the reason printed on errOut.
-func stampStage(path string, since time.Time, p result.Provenance, errOut io.Writer) {
-	info, err := os.Stat(path)
-	if err != nil || info.ModTime().Before(since) {
-		return
-	}
-	st, err := result.ReadStage(path)
-	if err == nil {
-		p.Apply(st)
-		err = st.Write(path)
-	}
-	if err != nil {
-		fmt.Fprintf(errOut, "srb: the stage's provenance could not be recorded: %v\n", err)
-	}
 }

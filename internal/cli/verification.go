@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,10 +15,8 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
-	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
-	"github.com/swe-refactor-bench/srb/ladder/suite"
-	"github.com/swe-refactor-bench/srb/ladder/verification"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
 const verificationDoc = `Run stage 3, the verification: each of the task's adversaries, in a
@@ -112,8 +108,8 @@ Examples:
   srb verification tasks/lang90-tally-c-to-go --submission run/repo --results run/verifier
   srb verification lang90-tally-c-to-go --submission sub --results out --driver scripted --script a01.json --adjudicator-script rule.json`
 
-// VerificationOptions are the inputs of srb verification, and of stage 3
-// when srb ladder runs it in-process ([runVerification]).
+// VerificationOptions are the inputs of srb verification, which runs
+// [stages.Verification] with them (srb ladder calls that stage directly).
 //
 // Task is a task folder or an id under ./tasks. Submission and Results are
 // required; Original defaults to the task's State A from the cache; Logs
@@ -236,304 +232,28 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 	return cmd
 }
 
-// verificationAssets is where the verification image holds the task's
-// assets (modules/, data/, truth/); on this machine they are the task
-// folder's.
-const verificationAssets = task.VerificationAssets
-
-// checkImageCommand is the part of the launch check (HARNESS.md §4.3) on
-// the candidate command cmd that can be made before the task's
-// verification image runs: there is a command, and every argument naming
-// a path under /tests/verification names a file or folder of the task's
-// modules/, data/ or truth/ in the task folder taskDir, which is all the
-// image holds there (image.AssetDirs). Without it a mistyped path there
-// would fail every round in turn, as rounds that could not start, instead
-// of the task's configuration once (exit 2). Other paths are checked in
-// each round's container (verification.NewContainer).
-func checkImageCommand(cmd []string, taskDir string) error {
-	if len(cmd) == 0 {
-		return errors.New("sandbox: no candidate command")
-	}
-	for _, a := range cmd {
-		// The same rule validate runs (candidate-command), so they cannot drift.
-		if msg := task.CandidateAssetProblem(a, taskDir); msg != "" {
-			return errors.New("sandbox: " + msg)
-		}
-	}
-	return nil
-}
-
-// runVerification runs stage 3 for opts (HARNESS.md §1.4 verification,
-// §4.3) and is what srb ladder calls in-process. It gates on the results
-// folder's audit.json and behavioural.json unless opts.Force; a stage that
-// was not earned writes nothing, removes a stale verification.json and
-// returns nil. Otherwise it writes verification.json on every path that
-// can name the task, prints "verification: S survived, B broke through, E
-// did not complete" and a line per round to opts.IO.Out, and returns nil
-// when the stage ran, or an error whose exit code is 1 (could not run) or
-// 2 (the task's configuration is wrong).
+// runVerification runs stage 3 for opts ([stages.Verification]) on the
+// task opts.Task names, and returns nil when the stage ran (or correctly
+// declined to run), or an error whose exit code is 1 (could not run) or 2
+// (the task's configuration is wrong).
 func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if opts.Lookup == nil {
-		opts.Lookup = os.LookupEnv
-	}
-	now := opts.Now()
-	out := filepath.Join(opts.Results, result.StageVerification+".json")
 	dirs, err := resolveTasks([]string{opts.Task})
 	if err != nil {
 		return couldNotRun(err)
 	}
-	sr := &stageRun{stage: result.StageVerification, taskID: filepath.Base(dirs[0]), out: out, now: now, errOut: opts.IO.ErrOut}
-	// fail publishes a failed result naming the reason, so an absent
-	// file never reads as "the ladder stopped below".
-	fail := sr.fail
+	sr := &stageRun{stage: result.StageVerification, taskID: filepath.Base(dirs[0]),
+		out: filepath.Join(opts.Results, result.StageVerification+".json"), now: opts.Now(), errOut: opts.IO.ErrOut}
 	t, err := sr.loadTask(dirs[0])
 	if err != nil {
 		return err
 	}
-	defer stampStage(out, time.Now(), stageProvenance(t, result.StageVerification, opts.Image, opts.Host), opts.IO.ErrOut)
-
-	// The gates (HARNESS.md §7 bugs 5 and 6): not earned means no file.
-	if earned, why := verificationEarned(t, opts.Results, now); !earned {
-		if !opts.Force {
-			fmt.Fprintf(opts.IO.Out, "verification: not run -- %s\n", why)
-			if err := os.Remove(out); err == nil {
-				fmt.Fprintf(opts.IO.Out, "verification: removed stale %s\n", out)
-			} else if !errors.Is(err, fs.ErrNotExist) {
-				return couldNotRun(fmt.Errorf("verification: remove stale %s: %w", out, err))
-			}
-			return nil
-		}
-		fmt.Fprintf(opts.IO.ErrOut, "srb: verification: forced, though %s; the scorer will not pay for it\n", why)
-	}
-
-	if st, err := os.Stat(opts.Submission); err != nil || !st.IsDir() {
-		return fail(ExitCouldNotRun, "submission not found at "+opts.Submission, nil)
-	}
-	tmpl, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(t.Verification.Prompt)))
-	if err != nil {
-		return fail(ExitBadTask, fmt.Sprintf("verification prompt not readable: %v", err), map[string]any{"config_error": true})
-	}
-	assets, err := filepath.Abs(t.Dir)
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	pathMap := map[string]string{verificationAssets: assets}
-	if opts.Host {
-		if _, err := verification.CheckCommand(t.Verification.CandidateCommand, pathMap); err != nil {
-			return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
-		}
-	} else {
-		// The rest of the launch check runs in each round's container
-		// (srb ladder's rounds too: it names the task's image by its id).
-		if err := checkImageCommand(t.Verification.CandidateCommand, assets); err != nil {
-			return fail(ExitBadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
-		}
-	}
-
-	// Every position, with the overrides, checked before a round starts.
-	positions := taskPositions(t, result.StageVerification)
-	adjCfg := opts.Adjudicator.Apply(positions[0].Config, 1)
-	taskScript(t, &adjCfg)
-	positions[0].Config = adjCfg
-	advCfg := map[string]models.Config{}
-	for i, a := range t.Verification.Adversaries {
-		d, ok := opts.Adversaries[a.ID]
-		if !ok {
-			d = opts.Adversary
-		}
-		c := d.Apply(positions[i+1].Config, i+1)
-		taskScript(t, &c)
-		positions[i+1].Config = c
-		advCfg[a.ID] = c
-	}
-	for id := range opts.Adversaries {
-		if !slices.ContainsFunc(t.Verification.Adversaries, func(a task.Adversary) bool { return a.ID == id }) {
-			return fail(ExitCouldNotRun, fmt.Sprintf("an adversary script names %s, which is not one of the task's adversaries", id), nil)
-		}
-	}
-	if err := models.Preflight(opts.Lookup, positions...); err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-
-	// The image is found (built and loaded when missing or stale) before
-	// any round starts, not six times over as six rounds that could not
-	// start; with no engine nothing runs, and never on this machine
-	// instead.
-	var eng engine.Runner
-	var img *suite.Image
-	if !opts.Host {
-		if eng, img, err = readyStageImage(ctx, t, result.StageVerification, opts.Image, opts.Engine, opts.BuildImage, opts.IO.ErrOut); err != nil {
-			code, meta := stageImageFailure(err)
-			return fail(code, err.Error()+" (srb verification --host runs the rounds here)", meta)
-		}
-	}
-
-	original := opts.Original
-	if original == "" {
-		dir, cleanup, err := stateATree(ctx, t)
-		if err != nil {
-			return fail(ExitCouldNotRun, fmt.Sprintf("state A: %v", err), nil)
-		}
-		defer cleanup()
-		original = dir
-	} else if st, err := os.Stat(original); err != nil || !st.IsDir() {
-		return fail(ExitCouldNotRun, "original not found at "+original, nil)
-	}
-	if opts.KeepWork != "" {
-		if err := os.MkdirAll(opts.KeepWork, 0o755); err != nil {
-			return fail(ExitCouldNotRun, err.Error(), nil)
-		}
-	}
-
-	v := t.Verification
-	var scope verification.Scope
-	for _, it := range v.Scope.Allow {
-		scope.Allow = append(scope.Allow, verification.ScopeItem{ID: it.ID, Text: it.Text})
-	}
-	for _, it := range v.Scope.Deny {
-		scope.Deny = append(scope.Deny, verification.ScopeItem{ID: it.ID, Text: it.Text})
-	}
-	advs := make([]verification.Adversary, len(v.Adversaries))
-	for i, a := range v.Adversaries {
-		advs[i] = verification.Adversary{ID: a.ID, Direction: a.Direction, Focus: a.Focus, Unrestricted: a.Unrestricted, BudgetSec: float64(a.BudgetSec)}
-	}
-	logs := cmpOr(opts.Logs, opts.Results)
-	meta := map[string]any{}
-	if !opts.Host {
-		meta["isolation"] = verification.IsolationContainer
-		meta["where"] = "container"
-		im := map[string]any{"stage": result.StageVerification, "ref": img.Tag, "id": img.Ref}
-		if img.Digest != "" {
-			im["digest"] = img.Digest
-		}
-		meta["image"] = im
-	} else {
-		meta["where"] = "host"
-		meta["isolation"] = verification.HostIsolation()
-	}
-	imgRef := ""
-	if img != nil {
-		imgRef = img.Ref
-	}
-	inputs, err := verification.Inputs(opts.Submission, original, t.Dir, imgRef, adjCfg, advCfg)
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	meta["inputs"] = inputs
-	var kept map[string]verification.Kept
-	if !opts.Fresh {
-		kept = verification.KeptRounds(out, inputs)
-		if len(kept) > 0 {
-			ids := slices.Sorted(maps.Keys(kept))
-			fmt.Fprintf(opts.IO.ErrOut, "srb: verification: %d round(s) finished earlier on the same inputs are kept (%s); the others are played\n", len(kept), strings.Join(ids, ", "))
-		}
-	}
-	st, err := verification.Run(ctx, verification.Config{
-		Progress:             opts.IO.ErrOut,
-		Task:                 t.ID,
-		Prompt:               string(tmpl),
-		Scope:                scope,
-		Adversaries:          advs,
-		Reruns:               v.Reruns,
-		RequireDeterministic: v.RequireDeterministic,
-		AllowedCommands:      v.AllowedCommands,
-		RunTimeout:           time.Duration(v.RunTimeoutSec) * time.Second,
-		NewSandbox: func(ctx context.Context, adversary string) (verification.Sandbox, error) {
-			if !opts.Host {
-				return verification.NewContainer(ctx, verification.ContainerConfig{
-					Engine:     eng,
-					Image:      img.Ref,
-					Labels:     map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification, "srb.round": adversary},
-					Original:   original,
-					Submission: opts.Submission,
-					Command:    v.CandidateCommand,
-					Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
-					FaultCodes: v.FaultExitCodes,
-					Network:    v.NetworkAllowed,
-					Pids:       stageLimits(t).Pids,
-					Memory:     stageLimits(t).Memory,
-					Disk:       stageLimits(t).Disk,
-					CPUs:       stageLimits(t).CPUs,
-					Work:       opts.KeepWork,
-					Keep:       opts.KeepWork != "",
-				})
-			}
-			return verification.NewHost(verification.HostConfig{
-				Env:        verification.HostCandidateEnv(),
-				Original:   original,
-				Submission: opts.Submission,
-				Command:    v.CandidateCommand,
-				PathMap:    pathMap,
-				Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
-				FaultCodes: v.FaultExitCodes,
-				Network:    v.NetworkAllowed,
-				Work:       opts.KeepWork,
-				Keep:       opts.KeepWork != "",
-			})
-		},
-		NewDriver: func(a verification.Adversary) (models.Driver, error) {
-			return models.New(advCfg[a.ID], models.WithEnv(opts.Lookup), models.WithLog(opts.IO.ErrOut, "verification: round "+a.ID))
-		},
-		NewAdjudicator: func() (models.Driver, error) {
-			return models.New(adjCfg, models.WithEnv(opts.Lookup), models.WithLog(opts.IO.ErrOut, "verification: adjudicator"))
-		},
-		LogDir:   filepath.Join(logs, result.StageVerification),
-		Kept:     kept,
-		Metadata: meta,
-		// Each finished round is on disk at once (atomically), so a
-		// stage that is killed keeps what it finished.
-		Checkpoint: func(partial *result.Stage) error { return partial.Write(out) },
-		Budget:     time.Duration(t.Timeouts.Verification) * time.Second,
-		Now:        opts.Now,
-	})
-	if err != nil {
-		return fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	if opts.Host {
-		if verification.HostIsolation() != verification.IsolationUser {
-			st.Note("srb is not root, so --host ran both trees' candidates as srb's own user: a candidate on one tree could reach the other tree's folders and srb's files (run as root, or in the verification image, to keep the trees apart)")
-		}
-	}
-	if err := st.Write(out); err != nil {
-		return couldNotRun(err)
-	}
-	for _, line := range verification.Lines(st) {
-		fmt.Fprintln(opts.IO.Out, line)
-	}
-	if st.Status != result.StatusOK {
-		return couldNotRun(errors.New("verification: no round completed; re-run the stage (see the transcripts)"))
-	}
-	if n, _ := st.Metadata["errored"].(int); n > 0 {
-		// A round that did not finish (the stage's clock, an engine that
-		// failed, an adjudicator out of reach) is a fault of the grader:
-		// the verdict is invalid, never a survival or a break.
-		return couldNotRun(fmt.Errorf("verification: %d of %d round(s) did not complete; re-run the stage", n, len(st.Checks)))
-	}
-	return nil
-}
-
-// verificationEarned reports whether the results folder's stage 1 and
-// stage 2 results let stage 3 run, and why not: [pipeline.Earned], the
-// rule srb ladder applies, so the two never disagree.
-func verificationEarned(t *task.Task, dir string, now time.Time) (bool, string) {
-	return pipeline.Earned(dir, t.ID, TaskPolicy(t), now)
-}
-
-// taskScript resolves a scripted position's relative options.script
-// against the task folder, as srb audit does.
-func taskScript(t *task.Task, c *models.Config) {
-	if c.Driver != models.DriverScripted {
-		return
-	}
-	if s, ok := c.Options["script"].(string); ok && s != "" && !filepath.IsAbs(s) {
-		if _, err := os.Stat(s); err != nil {
-			c.Options = copyOptions(c.Options)
-			c.Options["script"] = filepath.Join(t.Dir, s)
-		}
-	}
+	return fromStage(stages.Verification(ctx, stageTask(t, opts.Engine, opts.BuildImage, ""), stages.VerificationOptions{
+		Submission: opts.Submission, Results: opts.Results, Original: opts.Original, Logs: opts.Logs, KeepWork: opts.KeepWork,
+		Force: opts.Force, Fresh: opts.Fresh, Adversary: opts.Adversary, Adversaries: opts.Adversaries, Adjudicator: opts.Adjudicator,
+		Host: opts.Host, Image: opts.Image, Lookup: opts.Lookup, Now: opts.Now, Out: opts.IO.Out, Log: opts.IO.ErrOut}))
 }
 
 func cmpOr(a, b string) string {

@@ -1,0 +1,145 @@
+package stages
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/verification"
+)
+
+// testTask is a task view with two adversaries and a provenance that
+// names the stage, so a test sees what was stamped.
+func testTask(dir string) *Task {
+	return &Task{
+		ID: "t1", Dir: dir, Policy: scoring.Published(),
+		Audit: AuditSpec{Model: models.Config{Driver: models.DriverScripted, Options: map[string]any{"script": "a.json"}}, Prompt: "audit.md"},
+		Verification: VerificationSpec{
+			Prompt:          "verification.md",
+			Adversaries:     []verification.Adversary{{ID: "a01"}, {ID: "a02"}},
+			AdversaryModels: []models.Config{{Driver: "openai", Model: "m1"}, {Driver: "anthropic", Model: "m2"}},
+			Adjudicator:     models.Config{Driver: "openai", Model: "judge"},
+		},
+		Provenance: func(stage, ref string, host bool) result.Provenance {
+			return result.Provenance{TaskCommit: "c-" + stage, StateA: "abc", Where: map[bool]string{true: "host", false: "container"}[host]}
+		},
+	}
+}
+
+func TestPositions(t *testing.T) {
+	tk := testTask(t.TempDir())
+	got := tk.Positions(result.StageAudit, result.StageVerification)
+	var where []string
+	for _, p := range got {
+		where = append(where, p.Where+"="+p.Config.Driver+"/"+p.Config.Model)
+	}
+	want := "audit=scripted/,verification.adjudicator=openai/judge,verification.adversaries[a01]=openai/m1,verification.adversaries[a02]=anthropic/m2"
+	if strings.Join(where, ",") != want {
+		t.Fatalf("positions %s, want %s", strings.Join(where, ","), want)
+	}
+	// Each position has its own options: changing one leaves the task's.
+	got[0].Config.Options["script"] = "other.json"
+	if tk.Audit.Model.Options["script"] != "a.json" {
+		t.Fatalf("the task's options changed: %v", tk.Audit.Model.Options)
+	}
+}
+
+func TestAuditPromptMissingIsTheTasks(t *testing.T) {
+	dir, results, sub := t.TempDir(), t.TempDir(), t.TempDir()
+	var log bytes.Buffer
+	err := Audit(context.Background(), testTask(dir), AuditOptions{Submission: sub, Results: results, Original: sub, Log: &log})
+	if pipeline.Code(err) != pipeline.BadTask || !strings.Contains(err.Error(), "audit prompt not readable") {
+		t.Fatalf("error %v (exit %d), want the task's: audit prompt not readable", err, pipeline.Code(err))
+	}
+	st, rerr := result.ReadStage(filepath.Join(results, "audit.json"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if st.Status != result.StatusError || st.Metadata["config_error"] != true || st.Task != "t1" {
+		t.Fatalf("audit.json status %s, config_error %v, task %s", st.Status, st.Metadata["config_error"], st.Task)
+	}
+	prov, _ := st.Metadata[result.MetaProvenance].(map[string]any)
+	if prov["task_commit"] != "c-audit" || prov["where"] != "container" {
+		t.Fatalf("provenance %v, want the task's for the audit in its image", prov)
+	}
+}
+
+func TestAuditNoSubmission(t *testing.T) {
+	results := t.TempDir()
+	err := Audit(context.Background(), testTask(t.TempDir()), AuditOptions{Submission: filepath.Join(results, "none"), Results: results})
+	if pipeline.Code(err) != pipeline.CouldNotRun || !strings.Contains(err.Error(), "submission not found") {
+		t.Fatalf("error %v, want could not run: submission not found", err)
+	}
+}
+
+func TestBehaviouralDeclarationIsTheTasks(t *testing.T) {
+	results, sub := t.TempDir(), t.TempDir()
+	tk := testTask(t.TempDir())
+	tk.Declaration = func() (*behavioural.Declaration, error) {
+		return nil, errors.New("task.cue:3: behavioural.modules[0]: no kind")
+	}
+	err := Behavioural(context.Background(), tk, BehaviouralOptions{Submission: sub, Results: results, Host: true})
+	if pipeline.Code(err) != pipeline.BadTask {
+		t.Fatalf("error %v, want the task's", err)
+	}
+	st, rerr := result.ReadStage(filepath.Join(results, "behavioural.json"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if st.Metadata["config_error"] != true || st.Metadata["error"] != "behavioural: no kind" && !strings.Contains(strings.Join(st.Notes, ""), "no kind") {
+		t.Fatalf("behavioural.json %+v does not name the declaration's problem", st)
+	}
+	prov, _ := st.Metadata[result.MetaProvenance].(map[string]any)
+	if prov["task_commit"] != "c-behavioural" || prov["where"] != "host" {
+		t.Fatalf("provenance %v, want the task's for a host run", prov)
+	}
+}
+
+func TestVerificationNotEarnedRemovesAStaleFile(t *testing.T) {
+	results := t.TempDir()
+	stale := filepath.Join(results, "verification.json")
+	if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := Verification(context.Background(), testTask(t.TempDir()), VerificationOptions{Submission: results, Results: results, Out: &out, Now: time.Now})
+	if err != nil {
+		t.Fatalf("a stage not earned ran: %v", err)
+	}
+	if _, serr := os.Stat(stale); !errors.Is(serr, os.ErrNotExist) {
+		t.Fatalf("the stale verification.json is still there (%v)", serr)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "verification: not run -- ") || lines[1] != "verification: removed stale "+stale {
+		t.Fatalf("output %q", out.String())
+	}
+}
+
+func TestCheckImageCommand(t *testing.T) {
+	problem := func(a string) string {
+		if strings.HasPrefix(a, "/tests/verification/") && a != "/tests/verification/modules/run.sh" {
+			return a + " is not in the task's assets"
+		}
+		return ""
+	}
+	if err := checkImageCommand(nil, problem); err == nil || err.Error() != "sandbox: no candidate command" {
+		t.Fatalf("no command: %v", err)
+	}
+	if err := checkImageCommand([]string{"sh", "/tests/verification/modules/run.sh"}, problem); err != nil {
+		t.Fatalf("a good command: %v", err)
+	}
+	err := checkImageCommand([]string{"sh", "/tests/verification/modules/typo.sh"}, problem)
+	if err == nil || err.Error() != "sandbox: /tests/verification/modules/typo.sh is not in the task's assets" {
+		t.Fatalf("a mistyped asset: %v", err)
+	}
+}

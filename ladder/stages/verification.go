@@ -1,0 +1,331 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
+	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/suite"
+	"github.com/swe-refactor-bench/srb/ladder/verification"
+)
+
+// VerificationOptions are one run of stage 3.
+type VerificationOptions struct {
+	// Submission is the submitted tree.
+	Submission string
+	// Results is the results folder: audit.json and behavioural.json are
+	// read there (the gate), verification.json written.
+	Results string
+	// Original is State A's tree; "" is Task.StateA's.
+	Original string
+	// Logs is where the transcripts go, under verification/; "" is
+	// Results.
+	Logs string
+	// KeepWork keeps each round's scratch folder under it.
+	KeepWork string
+	// Force runs the stage even when the gates say it was not earned.
+	Force bool
+	// Fresh plays every round, even those an earlier run on the same
+	// results folder finished on the same inputs.
+	Fresh bool
+	// Adversary overrides every adversary's position (adversary n of a
+	// scripted one replays Scripts[(n-1) % len]); Adversaries overrides
+	// single adversaries by id (and wins); Adjudicator overrides the
+	// adjudicator's. Zero fields keep the task's.
+	Adversary   pipeline.Driver
+	Adversaries map[string]pipeline.Driver
+	Adjudicator pipeline.Driver
+	// Host runs the rounds on this machine (the host's toolchains)
+	// instead of in containers of the task's verification image.
+	Host bool
+	// Image, when set, is the image each round's container starts from
+	// instead of the task's verification image.
+	Image string
+	// Lookup reads credentials by name; nil is os.LookupEnv.
+	Lookup func(string) (string, bool)
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// Out receives the stage's summary lines; Log its progress lines.
+	Out, Log io.Writer
+}
+
+// Verification runs stage 3 on t (HARNESS.md §1.4 verification, §4.3).
+// It gates on the results folder's audit.json and behavioural.json
+// unless opts.Force; a stage that was not earned writes nothing, removes
+// a stale verification.json and returns nil. Otherwise it writes
+// verification.json on every path, prints "verification: S survived, B
+// broke through, E did not complete" and a line per round on Out, and
+// returns nil when the stage ran.
+func Verification(ctx context.Context, t *Task, opts VerificationOptions) error {
+	now := orNow(opts.Now)
+	logw, outw := orDiscard(opts.Log), orDiscard(opts.Out)
+	lookup := opts.Lookup
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	sr := newRun(result.StageVerification, t, opts.Results, now, logw)
+	out, fail := sr.out, sr.fail
+	defer sr.stamp(t, opts.Image, opts.Host)()
+
+	// The gates (HARNESS.md §7 bugs 5 and 6): not earned means no file.
+	if earned, why := pipeline.Earned(opts.Results, t.ID, t.Policy, sr.now); !earned {
+		if !opts.Force {
+			fmt.Fprintf(outw, "verification: not run -- %s\n", why)
+			if err := os.Remove(out); err == nil {
+				fmt.Fprintf(outw, "verification: removed stale %s\n", out)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return couldNotRun(fmt.Errorf("verification: remove stale %s: %w", out, err))
+			}
+			return nil
+		}
+		fmt.Fprintf(logw, "srb: verification: forced, though %s; the scorer will not pay for it\n", why)
+	}
+
+	if st, err := os.Stat(opts.Submission); err != nil || !st.IsDir() {
+		return fail(pipeline.CouldNotRun, "submission not found at "+opts.Submission, nil)
+	}
+	v := t.Verification
+	tmpl, err := os.ReadFile(filepath.Join(t.Dir, filepath.FromSlash(v.Prompt)))
+	if err != nil {
+		return fail(pipeline.BadTask, fmt.Sprintf("verification prompt not readable: %v", err), map[string]any{"config_error": true})
+	}
+	assets, err := filepath.Abs(t.Dir)
+	if err != nil {
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
+	}
+	pathMap := map[string]string{v.Assets: assets}
+	if opts.Host {
+		if _, err := verification.CheckCommand(v.CandidateCommand, pathMap); err != nil {
+			return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
+		}
+	} else {
+		// The rest of the launch check runs in each round's container
+		// (a ladder's rounds too: it names the task's image by its id).
+		if err := checkImageCommand(v.CandidateCommand, v.AssetProblem); err != nil {
+			return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
+		}
+	}
+
+	// Every position, with the overrides, checked before a round starts.
+	positions := t.Positions(result.StageVerification)
+	adjCfg := opts.Adjudicator.Apply(positions[0].Config, 1)
+	taskScript(t.Dir, &adjCfg)
+	positions[0].Config = adjCfg
+	advCfg := map[string]models.Config{}
+	for i, a := range v.Adversaries {
+		d, ok := opts.Adversaries[a.ID]
+		if !ok {
+			d = opts.Adversary
+		}
+		c := d.Apply(positions[i+1].Config, i+1)
+		taskScript(t.Dir, &c)
+		positions[i+1].Config = c
+		advCfg[a.ID] = c
+	}
+	for id := range opts.Adversaries {
+		if !slices.ContainsFunc(v.Adversaries, func(a verification.Adversary) bool { return a.ID == id }) {
+			return fail(pipeline.CouldNotRun, fmt.Sprintf("an adversary script names %s, which is not one of the task's adversaries", id), nil)
+		}
+	}
+	if err := models.Preflight(lookup, positions...); err != nil {
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
+	}
+
+	// The image is found (built and loaded when missing or stale) before
+	// any round starts, not six times over as six rounds that could not
+	// start; with no engine nothing runs, and never on this machine
+	// instead.
+	var eng engine.Runner
+	var img *suite.Image
+	if !opts.Host {
+		if t.Images == nil {
+			err = errors.New("no stage images were given")
+		} else {
+			eng, img, err = t.Images(ctx, result.StageVerification, opts.Image, logw)
+		}
+		if err != nil {
+			code, meta := imageFailure(err)
+			return fail(code, err.Error()+" (srb verification --host runs the rounds here)", meta)
+		}
+	}
+
+	origDir := opts.Original
+	if origDir != "" {
+		if st, err := os.Stat(origDir); err != nil || !st.IsDir() {
+			return fail(pipeline.CouldNotRun, "original not found at "+origDir, nil)
+		}
+	}
+	origDir, cleanup, err := original(ctx, t, origDir)
+	if err != nil {
+		return fail(pipeline.CouldNotRun, fmt.Sprintf("state A: %v", err), nil)
+	}
+	defer cleanup()
+	if opts.KeepWork != "" {
+		if err := os.MkdirAll(opts.KeepWork, 0o755); err != nil {
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
+		}
+	}
+
+	logs := cmpOr(opts.Logs, opts.Results)
+	meta := map[string]any{}
+	if !opts.Host {
+		meta["isolation"] = verification.IsolationContainer
+		meta["where"] = "container"
+		im := map[string]any{"stage": result.StageVerification, "ref": img.Tag, "id": img.Ref}
+		if img.Digest != "" {
+			im["digest"] = img.Digest
+		}
+		meta["image"] = im
+	} else {
+		meta["where"] = "host"
+		meta["isolation"] = verification.HostIsolation()
+	}
+	imgRef := ""
+	if img != nil {
+		imgRef = img.Ref
+	}
+	inputs, err := verification.Inputs(opts.Submission, origDir, t.Dir, imgRef, adjCfg, advCfg)
+	if err != nil {
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
+	}
+	meta["inputs"] = inputs
+	var kept map[string]verification.Kept
+	if !opts.Fresh {
+		kept = verification.KeptRounds(out, inputs)
+		if len(kept) > 0 {
+			ids := slices.Sorted(maps.Keys(kept))
+			fmt.Fprintf(logw, "srb: verification: %d round(s) finished earlier on the same inputs are kept (%s); the others are played\n", len(kept), strings.Join(ids, ", "))
+		}
+	}
+	st, err := verification.Run(ctx, verification.Config{
+		Progress:             logw,
+		Task:                 t.ID,
+		Prompt:               string(tmpl),
+		Scope:                v.Scope,
+		Adversaries:          v.Adversaries,
+		Reruns:               v.Reruns,
+		RequireDeterministic: v.RequireDeterministic,
+		AllowedCommands:      v.AllowedCommands,
+		RunTimeout:           time.Duration(v.RunTimeoutSec) * time.Second,
+		NewSandbox: func(ctx context.Context, adversary string) (verification.Sandbox, error) {
+			if !opts.Host {
+				return verification.NewContainer(ctx, verification.ContainerConfig{
+					Engine:     eng,
+					Image:      img.Ref,
+					Labels:     map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification, "srb.round": adversary},
+					Original:   origDir,
+					Submission: opts.Submission,
+					Command:    v.CandidateCommand,
+					Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
+					FaultCodes: v.FaultExitCodes,
+					Network:    v.NetworkAllowed,
+					Pids:       t.Limits.Pids,
+					Memory:     t.Limits.Memory,
+					Disk:       t.Limits.Disk,
+					CPUs:       t.Limits.CPUs,
+					Work:       opts.KeepWork,
+					Keep:       opts.KeepWork != "",
+				})
+			}
+			return verification.NewHost(verification.HostConfig{
+				Env:        verification.HostCandidateEnv(),
+				Original:   origDir,
+				Submission: opts.Submission,
+				Command:    v.CandidateCommand,
+				PathMap:    pathMap,
+				Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
+				FaultCodes: v.FaultExitCodes,
+				Network:    v.NetworkAllowed,
+				Work:       opts.KeepWork,
+				Keep:       opts.KeepWork != "",
+			})
+		},
+		NewDriver: func(a verification.Adversary) (models.Driver, error) {
+			return models.New(advCfg[a.ID], models.WithEnv(lookup), models.WithLog(logw, "verification: round "+a.ID))
+		},
+		NewAdjudicator: func() (models.Driver, error) {
+			return models.New(adjCfg, models.WithEnv(lookup), models.WithLog(logw, "verification: adjudicator"))
+		},
+		LogDir:   filepath.Join(logs, result.StageVerification),
+		Kept:     kept,
+		Metadata: meta,
+		// Each finished round is on disk at once (atomically), so a
+		// stage that is killed keeps what it finished.
+		Checkpoint: func(partial *result.Stage) error { return partial.Write(out) },
+		Budget:     time.Duration(t.VerificationTimeout) * time.Second,
+		Now:        now,
+	})
+	if err != nil {
+		return fail(pipeline.CouldNotRun, err.Error(), nil)
+	}
+	if opts.Host {
+		if verification.HostIsolation() != verification.IsolationUser {
+			st.Note("srb is not root, so --host ran both trees' candidates as srb's own user: a candidate on one tree could reach the other tree's folders and srb's files (run as root, or in the verification image, to keep the trees apart)")
+		}
+	}
+	if err := st.Write(out); err != nil {
+		return couldNotRun(err)
+	}
+	for _, line := range verification.Lines(st) {
+		fmt.Fprintln(outw, line)
+	}
+	if st.Status != result.StatusOK {
+		return couldNotRun(errors.New("verification: no round completed; re-run the stage (see the transcripts)"))
+	}
+	if n, _ := st.Metadata["errored"].(int); n > 0 {
+		// A round that did not finish (the stage's clock, an engine that
+		// failed, an adjudicator out of reach) is a fault of the grader:
+		// the verdict is invalid, never a survival or a break.
+		return couldNotRun(fmt.Errorf("verification: %d of %d round(s) did not complete; re-run the stage", n, len(st.Checks)))
+	}
+	return nil
+}
+
+// checkImageCommand is the part of the launch check (HARNESS.md §4.3) on
+// the candidate command cmd that can be made before the task's
+// verification image runs: there is a command, and problem (the task's
+// rule on paths under its assets, when given) finds nothing wrong with
+// any argument. Without it a mistyped path there would fail every round
+// in turn, as rounds that could not start, instead of the task's
+// configuration once. Other paths are checked in each round's container
+// (verification.NewContainer).
+func checkImageCommand(cmd []string, problem func(string) string) error {
+	if len(cmd) == 0 {
+		return errors.New("sandbox: no candidate command")
+	}
+	if problem == nil {
+		return nil
+	}
+	for _, a := range cmd {
+		if msg := problem(a); msg != "" {
+			return errors.New("sandbox: " + msg)
+		}
+	}
+	return nil
+}
+
+// taskScript resolves a scripted position's relative options.script
+// against the task folder taskDir when it does not name a file from here.
+func taskScript(taskDir string, c *models.Config) {
+	if c.Driver != models.DriverScripted {
+		return
+	}
+	if s, ok := c.Options["script"].(string); ok && s != "" && !filepath.IsAbs(s) {
+		if _, err := os.Stat(s); err != nil {
+			c.Options = copyOptions(c.Options)
+			c.Options["script"] = filepath.Join(taskDir, s)
+		}
+	}
+}
