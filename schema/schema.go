@@ -111,6 +111,8 @@ func set(name string) interface {
 // when name is unknown.
 type allNames struct{}
 
+// JSONSchema returns the result contract name's JSON Schema document;
+// an unknown name is an error listing every schema srb embeds.
 func (allNames) JSONSchema(name string) ([]byte, error) {
 	b, err := contract.JSONSchema(name)
 	if err != nil {
@@ -119,6 +121,8 @@ func (allNames) JSONSchema(name string) ([]byte, error) {
 	return b, nil
 }
 
+// Validate checks doc (decoded JSON) against the result contract name;
+// an unknown name is an error listing every schema srb embeds.
 func (allNames) Validate(name string, doc any) error {
 	if !slices.Contains(contract.Names(), name) {
 		return unknown(name)
@@ -126,6 +130,8 @@ func (allNames) Validate(name string, doc any) error {
 	return contract.Validate(name, doc)
 }
 
+// ValidateBytes checks data (JSON text) against the result contract name;
+// an unknown name is an error listing every schema srb embeds.
 func (allNames) ValidateBytes(name string, data []byte) error {
 	if !slices.Contains(contract.Names(), name) {
 		return unknown(name)
