@@ -108,6 +108,10 @@ type LadderOptions struct {
 	// tool (srb audit --host) and stage 3's rounds (srb verification
 	// --host).
 	Host bool
+	// HomeSeed is a folder whose content seeds each tree's HOME for the
+	// warm-up run of every stage-3 round on a --host run (--home-seed;
+	// [stages.VerificationOptions.HomeSeed]).
+	HomeSeed string
 	// Engine returns the Docker engine the stage containers run on
 	// (Factory.Engine); called only when a container is needed.
 	Engine func() (engine.Runner, error)
@@ -151,6 +155,9 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 			if !opts.Host && opts.Helper != "" {
 				return &usageError{err: errors.New("--helper is for --host runs (an image run uses the image's own helper)")}
 			}
+			if !opts.Host && opts.HomeSeed != "" {
+				return &usageError{err: errors.New("--home-seed is for --host runs (a round's container starts from its image)")}
+			}
 			if opts.Jobs < 1 {
 				return &usageError{err: fmt.Errorf("--jobs %d: at least 1", opts.Jobs)}
 			}
@@ -182,6 +189,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each submission's collected tree and work under this folder")
 	fl.BoolVar(&opts.Resume, "resume", false, "keep an earlier run's finished reviews and rounds in the results folder (when their inputs' digests match) and redo only what did not finish")
 	addCacheFlag(cmd, &opts.Cache)
+	fl.StringVar(&opts.HomeSeed, "home-seed", "", "with --host: a folder (a warm build cache, say) copied into each tree's HOME for its warm-up in every stage-3 round; it must hold nothing a graded party made")
 	fl.BoolVar(&opts.Host, "host", false, "run stage 2, the audit's commands and stage 3's rounds on this machine instead of in the task's stage images")
 	fl.StringVar(&opts.Helper, "helper", "", "with --host: a static srb-helper for stage 2's declarative modules (default: srb itself)")
 	fl.StringVar(&opts.Driver, "driver", "", "the driver of every model position: "+strings.Join(models.DriverNames(), ", "))

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -36,6 +38,7 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seed := &goSeed{dir: t.TempDir()}
 	for _, d := range dirs {
 		if !d.IsDir() {
 			continue
@@ -68,10 +71,82 @@ func TestScript(t *testing.T) {
 					"replace":     cmdReplace,
 					"fake-model":  cmdFakeModel,
 					"todo":        cmdTodo,
+					"go-seed":     seed.cmd,
 				},
 			})
 		})
 	}
+}
+
+// goSeed is a HOME holding a warm Go build cache of this machine's
+// toolchain, built once per test process from a program of srb's own (no
+// submission fixture), with the flags the fixture task's candidate runner
+// builds with: what `srb ladder --host --home-seed` copies into each
+// tree's HOME for its warm-up, so that no round compiles the standard
+// library cold (25 s a round on this machine's kind).
+type goSeed struct {
+	dir  string
+	once sync.Once
+	err  error
+}
+
+// seedProgram imports what the fixture ports import.
+const seedProgram = `package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+var (
+	_ = bufio.NewReader
+	_ = json.Marshal
+	_ io.Reader
+	_ = filepath.Join
+	_ = strings.Fields
+	_ = syscall.Getpid
+)
+
+func main() { fmt.Fprintln(os.Stdout) }
+`
+
+func (g *goSeed) build() error {
+	src := filepath.Join(g.dir, "src")
+	home := filepath.Join(g.dir, "home")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module seed\n\ngo 1.22\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(seedProgram), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-o", os.DevNull, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOPROXY=off",
+		"GOCACHE="+filepath.Join(home, ".cache", "go-build"), "GOPATH="+filepath.Join(g.dir, "gopath"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build of the seed program: %v: %s", err, out)
+	}
+	return nil
+}
+
+// cmd is "go-seed": it sets SRB_GO_SEED to the seed's HOME, building it
+// the first time any script asks.
+func (g *goSeed) cmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: go-seed")
+	}
+	g.once.Do(func() { g.err = g.build() })
+	ts.Check(g.err)
+	ts.Setenv("SRB_GO_SEED", filepath.Join(g.dir, "home"))
 }
 
 // cmdFixture copies the repository's fixture tree (testdata/tasks and

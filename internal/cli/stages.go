@@ -25,7 +25,7 @@ import (
 // t's view ([stageTask]). Each writes its stage file and prints its lines
 // on the submission's log.
 func LadderStages(opts *LadderOptions, t *task.Task) pipeline.Stages {
-	lo := stages.LadderOptions{Host: opts.Host, Lookup: opts.Lookup, Now: opts.Now}
+	lo := stages.LadderOptions{Host: opts.Host, HomeSeed: opts.HomeSeed, Lookup: opts.Lookup, Now: opts.Now}
 	if opts.Host {
 		// A helper that cannot be found leaves Helper empty: stage 2
 		// then fails, naming it, as the stage that could not run.

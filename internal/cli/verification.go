@@ -139,6 +139,10 @@ type VerificationOptions struct {
 	// Host runs the rounds on this machine (the host's toolchains)
 	// instead of in containers of the task's verification image.
 	Host bool
+	// HomeSeed is a folder whose content seeds each tree's HOME for its
+	// warm-up run in every round on a --host run (--home-seed;
+	// [stages.VerificationOptions.HomeSeed]).
+	HomeSeed string
 	// Image, when set, is the image each round's container starts from
 	// instead of the task's verification image (srb/<task id>:verification,
 	// checked against images.lock and built and loaded when missing or
@@ -174,6 +178,9 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 			}
 			if opts.Host && opts.Image != "" {
 				return &usageError{err: errors.New("--image names the image the rounds run in; --host runs them on this machine: give one")}
+			}
+			if !opts.Host && opts.HomeSeed != "" {
+				return &usageError{err: errors.New("--home-seed is for --host runs (a round's container starts from its image)")}
 			}
 			for _, d := range []struct{ flag, v string }{{"--driver", driver}, {"--adversary-driver", advDriver}, {"--adjudicator-driver", adjDriver}} {
 				if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
@@ -218,6 +225,7 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 	fl.StringVar(&opts.Logs, "logs", "", "where transcripts go, under verification/ (default: the results folder)")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each round's scratch folder under this folder")
 	fl.BoolVar(&opts.Host, "host", false, "run the rounds on this machine with its toolchains instead of in containers of the verification image")
+	fl.StringVar(&opts.HomeSeed, "home-seed", "", "with --host: a folder (a warm build cache, say) copied into each tree's HOME for its warm-up in every round; it must hold nothing a graded party made")
 	fl.StringVar(&opts.Image, "image", "", "run each round in a container of this image instead of the task's verification image")
 	fl.BoolVar(&opts.Fresh, "fresh", false, "play every round again, even those an earlier run on this results folder finished on the same inputs")
 	fl.BoolVar(&opts.Force, "force", false, "run even when stage 1 failed or stage 2 is incomplete (the scorer still pays nothing)")
@@ -253,7 +261,7 @@ func runVerification(ctx context.Context, opts *VerificationOptions) error {
 	return fromStage(stages.Verification(ctx, stageTask(t, opts.Engine, opts.BuildImage, ""), stages.VerificationOptions{
 		Submission: opts.Submission, Results: opts.Results, Original: opts.Original, Logs: opts.Logs, KeepWork: opts.KeepWork,
 		Force: opts.Force, Fresh: opts.Fresh, Adversary: opts.Adversary, Adversaries: opts.Adversaries, Adjudicator: opts.Adjudicator,
-		Host: opts.Host, Image: opts.Image, Lookup: opts.Lookup, Now: opts.Now, Out: opts.IO.Out, Log: opts.IO.ErrOut}))
+		Host: opts.Host, HomeSeed: opts.HomeSeed, Image: opts.Image, Lookup: opts.Lookup, Now: opts.Now, Out: opts.IO.Out, Log: opts.IO.ErrOut}))
 }
 
 func cmpOr(a, b string) string {

@@ -285,6 +285,8 @@ type LadderOptions struct {
 	Host bool
 	// Helper is stage 2's helper argv prefix on a Host run.
 	Helper []string
+	// HomeSeed is stage 3's [VerificationOptions.HomeSeed] on a Host run.
+	HomeSeed string
 	// Lookup reads credentials by name; nil is os.LookupEnv.
 	Lookup func(string) (string, bool)
 	// Now is the clock; nil is time.Now.
@@ -316,7 +318,7 @@ func Ladder(t *Task, opts LadderOptions) pipeline.Stages {
 		Verification: pipeline.StageFunc(func(ctx context.Context, in pipeline.StageInput) error {
 			d := in.Drivers
 			return Verification(ctx, t, VerificationOptions{Submission: in.Submission, Original: in.Original, Results: in.Results,
-				KeepWork: in.Work, Adjudicator: d.Adjudicator, Adversaries: d.Adversaries, Adversary: d.Adversary, Host: opts.Host,
+				KeepWork: in.Work, Adjudicator: d.Adjudicator, Adversaries: d.Adversaries, Adversary: d.Adversary, Host: opts.Host, HomeSeed: opts.HomeSeed,
 				Image: in.Image, Lookup: opts.Lookup, Now: opts.Now, Out: in.Log, Log: in.Log})
 		}),
 	}

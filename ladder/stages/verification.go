@@ -50,6 +50,14 @@ type VerificationOptions struct {
 	// Host runs the rounds on this machine (the host's toolchains)
 	// instead of in containers of the task's verification image.
 	Host bool
+	// HomeSeed, on a Host run, is a folder whose content is copied into
+	// each tree's HOME for its warm-up run, a copy per tree and round
+	// ([verification.HostConfig.HomeSeed]): a warm build cache of the
+	// host's toolchain, say, so the task's runner does not compile its
+	// standard library cold in every round. It must hold nothing a graded
+	// party made (the operator's trust: srb only reads it). "" seeds
+	// nothing; an error names a seed that is not a folder.
+	HomeSeed string
 	// Image, when set, is the image each round's container starts from
 	// instead of the task's verification image.
 	Image string
@@ -177,6 +185,14 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 			return fail(pipeline.CouldNotRun, err.Error(), nil)
 		}
 	}
+	if opts.HomeSeed != "" {
+		if !opts.Host {
+			return fail(pipeline.CouldNotRun, "a HOME seed is for rounds on this machine (--host); a round's container starts from its image", nil)
+		}
+		if st, err := os.Stat(opts.HomeSeed); err != nil || !st.IsDir() {
+			return fail(pipeline.CouldNotRun, "the HOME seed "+opts.HomeSeed+" is not a folder", nil)
+		}
+	}
 
 	logs := cmpOr(opts.Logs, opts.Results)
 	meta := map[string]any{}
@@ -191,6 +207,9 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	} else {
 		meta["where"] = "host"
 		meta["isolation"] = verification.HostIsolation()
+		if opts.HomeSeed != "" {
+			meta["home_seed"] = opts.HomeSeed
+		}
 	}
 	imgRef := ""
 	if img != nil {
@@ -250,6 +269,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 				Network:    v.NetworkAllowed,
 				Work:       opts.KeepWork,
 				Keep:       opts.KeepWork != "",
+				HomeSeed:   opts.HomeSeed,
 			})
 		},
 		NewDriver: func(a verification.Adversary) (models.Driver, error) {
