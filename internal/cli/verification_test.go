@@ -27,6 +27,8 @@ func TestNewCmdVerification(t *testing.T) {
 		{args: []string{"t", "--submission", "s", "--results", "r", "--driver", "openai", "--adjudicator-driver", "anthropic", "--adjudicator-model", "x"},
 			want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Adversary: StageDriver{Driver: "openai"}, Adjudicator: StageDriver{Driver: "anthropic", Model: "x"}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--host"}, want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Host: true}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--home-seed", "seed"}, want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Host: true, HomeSeed: "seed"}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--home-seed", "seed"}, wantErr: "--home-seed is for --host runs (a round's container starts from its image)"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:verification"},
 			want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Image: "srb/x:verification"}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--image", "i"}, wantErr: "--image names the image the rounds run in; --host runs them on this machine: give one"},
