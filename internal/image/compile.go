@@ -42,8 +42,9 @@ const (
 )
 
 // GraderPaths are paths the agent image never contains: the grader's
-// suites, ground truth, srb's helper and result folders.
-var GraderPaths = []string{"/tests", "/truth", "/opt/srb", "/logs/verifier", OriginalMount}
+// suites, ground truth, srb's helper and result folders
+// ([task.GraderPaths], which OriginalMount is one of).
+var GraderPaths = task.GraderPaths
 
 // Label keys every image carries.
 const (

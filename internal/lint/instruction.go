@@ -20,6 +20,8 @@ import (
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
 // doc is the instruction prepared for matching: norm is the text content
@@ -567,6 +569,58 @@ func (d *doc) sentences() [][2]int {
 		out = append(out, [2]int{start, len(d.norm)})
 	}
 	return out
+}
+
+// graderPaths reports each place the instruction's text names a path of
+// [task.GraderPaths] (or one under it): the agent's image never has
+// them, so an instruction that points there misleads the agent. A path
+// counts only where it starts one (not "src/tests" or "./tests") and
+// ends at a path boundary (not "/testsuite").
+func (c *checker) graderPaths() {
+	text := c.doc.norm
+	for _, p := range task.GraderPaths {
+		for off := 0; ; {
+			i := strings.Index(text[off:], p)
+			if i < 0 {
+				break
+			}
+			i += off
+			off = i + len(p)
+			if i > 0 && !pathStart(text[i-1]) {
+				continue
+			}
+			if off < len(text) && !pathEnd(text, off) {
+				continue
+			}
+			if p == "/tests" && off < len(text) && text[off] == '/' {
+				continue // instruction-checks reports "/tests/" (the checks' own path)
+			}
+			end := off
+			for end < len(text) && !strings.ContainsRune(" \t\n\"'`)>,;", rune(text[end])) {
+				end++
+			}
+			named := strings.TrimRight(text[i:end], ".:")
+			c.add(RuleInstructionGraderPath, []Location{c.atLine(c.doc.lineAt[i], "")},
+				"the instruction names %s, which the agent's image never has (%s is the grader's): State A is the first commit of the repository at %s",
+				named, p, c.t.Artifacts.Path)
+		}
+	}
+}
+
+// pathStart reports whether a path may start right after b.
+func pathStart(b byte) bool { return strings.IndexByte(" \t\n\"'`(<[=", b) >= 0 }
+
+// pathEnd reports whether a path may end at text[i]: a separator, white
+// space, quote or closing bracket, or sentence punctuation followed by
+// white space or the end.
+func pathEnd(text string, i int) bool {
+	switch b := text[i]; {
+	case strings.IndexByte("/ \t\n\"'`)>]", b) >= 0:
+		return true
+	case strings.IndexByte(".,;:!?", b) >= 0:
+		return i+1 == len(text) || strings.IndexByte(" \t\n\"'`)", text[i+1]) >= 0
+	}
+	return false
 }
 
 func (c *checker) promisesUncaptured() {

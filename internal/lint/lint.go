@@ -84,6 +84,9 @@ const (
 	// RulePromiseUncaptured: an instruction sentence promises a behaviour
 	// no surface captures.
 	RulePromiseUncaptured = "promise-uncaptured"
+	// RuleInstructionGraderPath: the instruction sends the agent to a
+	// path only the grader has ([task.GraderPaths]).
+	RuleInstructionGraderPath = "instruction-grader-path"
 )
 
 // Rule describes one lint rule.
@@ -115,6 +118,8 @@ var rules = []Rule{
 		"Add deny items marked mandatory: tree-identity, state-a-wrong, timing, addresses and ordering (the last three unless a surface promises them)."},
 	{RuleInstructionChecks, Error, "the instruction does not enumerate the checks",
 		"State the requirement instead of quoting case ids, truth values or module files: an instruction that lists the tests is an instruction to satisfy them."},
+	{RuleInstructionGraderPath, Error, "the instruction names no path only the grader has",
+		"The agent's image never holds /tests, /truth, /opt/srb, /logs/verifier or /opt/original: State A is the first commit of the repository the agent works in (artifacts.path), so point there (git log, git show, git diff against it)."},
 	{RulePromiseUncaptured, Advice, "instruction sentences that promise a behaviour are captured by a surface",
 		"Declare a surface whose mentions include a phrase of the sentence, or reword it if stage 3 has nothing to check there."},
 }
@@ -228,6 +233,7 @@ func Check(t *task.Task) *Report {
 	if c.doc != nil {
 		c.surfaceMentions()
 		c.instructionChecks()
+		c.graderPaths()
 		c.promisesUncaptured()
 	}
 	sortFindings(c.r.Findings)

@@ -300,3 +300,11 @@ func toolchainIs(want, deb string) bool {
 	}
 	return up == want || strings.HasPrefix(up, want+"+") || strings.HasPrefix(up, want+"~")
 }
+
+// GraderPaths are the paths the agent image never contains, whatever a
+// task declares: the grader's suites (/tests), ground truth (/truth),
+// srb's own folder (/opt/srb), the verifier's logs (/logs/verifier) and
+// the grader's mount of State A (/opt/original). In the agent image State
+// A is the first commit of the repository at artifacts.path
+// (docs/OPERATIONS.md, the stage images).
+var GraderPaths = []string{"/tests", "/truth", "/opt/srb", "/logs/verifier", "/opt/original"}
