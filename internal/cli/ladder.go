@@ -161,16 +161,8 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 			if opts.Jobs < 1 {
 				return &usageError{err: fmt.Errorf("--jobs %d: at least 1", opts.Jobs)}
 			}
-			for _, d := range []struct{ flag, v string }{{"--driver", opts.Driver}, {"--audit-driver", opts.AuditDriver},
-				{"--adversary-driver", opts.AdversaryDriver}, {"--adjudicator-driver", opts.AdjudicatorDriver}} {
-				if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
-					return &usageError{err: fmt.Errorf("%s %s: known drivers are %s", d.flag, d.v, strings.Join(models.DriverNames(), ", "))}
-				}
-			}
-			for _, s := range opts.AdversaryScripts {
-				if id, file, ok := strings.Cut(s, "="); !ok || id == "" || file == "" {
-					return &usageError{err: fmt.Errorf("--adversary-script %s: write ID=FILE", s)}
-				}
+			if err := checkDriverFlags(opts); err != nil {
+				return err
 			}
 			if err := opts.Run.check(); err != nil {
 				return &usageError{err: err}
@@ -204,6 +196,24 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	fl.StringVar(&opts.AdjudicatorScript, "adjudicator-script", "", "the adjudicator's scripted turns")
 	addRunMetaFlags(fl, &opts.Run)
 	return cmd
+}
+
+// checkDriverFlags is the usage error of opts' driver names and
+// --adversary-script values (nil when all are known and well formed),
+// for srb ladder and srb trial (whose verifier is srb ladder's grading).
+func checkDriverFlags(opts *LadderOptions) error {
+	for _, d := range []struct{ flag, v string }{{"--driver", opts.Driver}, {"--audit-driver", opts.AuditDriver},
+		{"--adversary-driver", opts.AdversaryDriver}, {"--adjudicator-driver", opts.AdjudicatorDriver}} {
+		if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
+			return &usageError{err: fmt.Errorf("%s %s: known drivers are %s", d.flag, d.v, strings.Join(models.DriverNames(), ", "))}
+		}
+	}
+	for _, s := range opts.AdversaryScripts {
+		if id, file, ok := strings.Cut(s, "="); !ok || id == "" || file == "" {
+			return &usageError{err: fmt.Errorf("--adversary-script %s: write ID=FILE", s)}
+		}
+	}
+	return nil
 }
 
 // StageDriver is one model position's override in a ladder run

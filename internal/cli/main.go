@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -80,7 +81,12 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	err := root.ExecuteContext(ctx)
+	return reportExit(ctx, f.IO.ErrOut, root.ExecuteContext(ctx))
+}
+
+// reportExit is the exit status for a command's error (ExitRan for nil),
+// printing the error on errOut unless the command printed it already.
+func reportExit(ctx context.Context, errOut io.Writer, err error) int {
 	if err == nil {
 		return ExitRan
 	}
@@ -95,10 +101,10 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		code = ExitCouldNotRun
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(f.IO.ErrOut, "srb: interrupted")
+		fmt.Fprintln(errOut, "srb: interrupted")
 		return ExitCouldNotRun
 	}
-	fmt.Fprintf(f.IO.ErrOut, "srb: %v\n", err)
+	fmt.Fprintf(errOut, "srb: %v\n", err)
 	return code
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 	"github.com/swe-refactor-bench/srb/ladder/collect"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
@@ -151,6 +152,10 @@ func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
 			if opts.MaxWorkspaceBytes < 0 || opts.MaxWorkspaceEntries < 0 {
 				return &usageError{err: errors.New("--max-workspace-bytes and --max-workspace-entries take a number above zero")}
 			}
+			// The verifier's flags are checked before the agent runs.
+			if err := checkDriverFlags(&LadderOptions{Driver: opts.Driver, AdversaryScripts: opts.AdversaryScripts}); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -255,7 +260,10 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		return fail("environment", err)
 	}
 	var steps []agentStep
-	var ladderScripts []string
+	// The verifier is srb ladder's grading of the collected workspace,
+	// with the trial's drivers and scripts.
+	lo := &LadderOptions{IO: opts.IO, Now: opts.Factory.Now, Lookup: os.LookupEnv, Engine: opts.Factory.Engine,
+		Task: t.Dir, Jobs: 1, Cache: opts.Cache, Driver: opts.Driver}
 	// The agent's user by uid: the image adds agent.user as image.AgentUID.
 	agentUser := fmt.Sprintf("%d:%d", image.AgentUID, image.AgentUID)
 	env := []string{"HOME=/home/" + t.Agent.User, "SRB_INSTRUCTION=" + agentMount + "/instruction.md"}
@@ -285,8 +293,7 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		}
 		argv := []string{"/bin/sh", agentMount + "/solution/solve.sh"}
 		steps = append(steps, agentStep{step: harbor.Step{Kind: "run", Argv: argv}, exec: as(argv...), label: "solve.sh"})
-		ladderScripts, err = fixtureLadderFlags(opts.Solution, opts.Driver == "")
-		if err != nil {
+		if err := fixtureDrivers(opts.Solution, opts.Driver == "", lo); err != nil {
 			return fail("environment", err)
 		}
 	case "command":
@@ -525,26 +532,16 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	}
 	fmt.Fprintf(errOut, "srb: trial: collected %d file(s) from %s (%d left out by artifacts.exclude) (%s)\n", ar.CollectedFiles, t.Artifacts.Path, ar.Excluded, since(step))
 
-	// Verifier: srb ladder, as the command runs it.
+	// Verifier: srb ladder's grading, in process.
 	step = time.Now()
-	args := []string{"ladder", t.Dir, "--submission", repo, "--results", filepath.Join(out, harbor.TrialVerifierDir)}
-	if opts.Cache != "" {
-		args = append(args, "--cache", opts.Cache)
-	}
-	if opts.Driver != "" {
-		args = append(args, "--driver", opts.Driver)
-	}
-	args = append(args, ladderScripts...)
-	for _, s := range opts.AuditScripts {
-		args = append(args, "--audit-script", s)
-	}
-	for _, s := range opts.AdversaryScripts {
-		args = append(args, "--adversary-script", s)
-	}
+	lo.Submissions = []string{repo}
+	lo.Results = filepath.Join(out, harbor.TrialVerifierDir)
+	lo.AuditScripts = append(lo.AuditScripts, opts.AuditScripts...)
+	lo.AdversaryScripts = append(lo.AdversaryScripts, opts.AdversaryScripts...)
 	if opts.AdjudicatorScript != "" {
-		args = append(args, "--adjudicator-script", opts.AdjudicatorScript)
+		lo.AdjudicatorScript = opts.AdjudicatorScript
 	}
-	code := Run(ctx, opts.Factory, args)
+	code := reportExit(ctx, opts.IO.ErrOut, runLadder(ctx, lo))
 	res.Verifier = harbor.NewTiming(step, time.Now())
 	rewardPath := filepath.Join(out, harbor.TrialVerifierDir, result.RewardFile)
 	if rw, err := result.ReadReward(rewardPath); err == nil {
@@ -598,37 +595,34 @@ func workspaceBounds(opts *TrialOptions, set *collect.Set) engine.CopyBounds {
 	return b
 }
 
-// fixtureLadderFlags are srb ladder's script and driver flags for a
-// submission fixture's scripts (audit/*.json, adversaries/<id>.json,
-// adjudicator.json). With drivers (no --driver was given), each position a
-// script covers gets the scripted driver, as srb ladder
-// --submission-fixture gives it.
-func fixtureLadderFlags(dir string, drivers bool) ([]string, error) {
+// fixtureDrivers adds a submission fixture's scripts (audit/*.json,
+// adversaries/<id>.json, adjudicator.json) to lo's. With drivers (no
+// --driver was given), each position a script covers gets the scripted
+// driver, as srb ladder --submission-fixture gives it. The error is the
+// fixture's that cannot be loaded.
+func fixtureDrivers(dir string, drivers bool, lo *LadderOptions) error {
 	fx, err := submission.Load(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var args []string
 	if len(fx.AuditScripts) > 0 && drivers {
-		args = append(args, "--audit-driver", "scripted")
+		lo.AuditDriver = models.DriverScripted
 	}
-	for _, s := range fx.AuditScripts {
-		args = append(args, "--audit-script", s)
-	}
+	lo.AuditScripts = append(lo.AuditScripts, fx.AuditScripts...)
 	ids := slices.Sorted(maps.Keys(fx.AdversaryScripts))
 	if len(ids) > 0 && drivers {
-		args = append(args, "--adversary-driver", "scripted")
+		lo.AdversaryDriver = models.DriverScripted
 	}
 	for _, id := range ids {
-		args = append(args, "--adversary-script", id+"="+fx.AdversaryScripts[id])
+		lo.AdversaryScripts = append(lo.AdversaryScripts, id+"="+fx.AdversaryScripts[id])
 	}
 	if fx.AdjudicatorScript != "" {
 		if drivers {
-			args = append(args, "--adjudicator-driver", "scripted")
+			lo.AdjudicatorDriver = models.DriverScripted
 		}
-		args = append(args, "--adjudicator-script", fx.AdjudicatorScript)
+		lo.AdjudicatorScript = fx.AdjudicatorScript
 	}
-	return args, nil
+	return nil
 }
 
 // copyFile copies the regular file src to dst (mode 0644) and returns the

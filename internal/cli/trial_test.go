@@ -34,6 +34,9 @@ func TestNewCmdTrial(t *testing.T) {
 		{[]string{"T", "--agent", "nop", "--out", "o", "--gateway", "http://key:secret@gw:8080"}, `--gateway: gateway "http://key:xxxxx@gw:8080": a URL with a user or password would be recorded in the trial's result; leave it out`},
 		{[]string{"T", "--agent", "nop", "--out", "o", "--gateway", "tcp://gw:8080"}, `--gateway: gateway "tcp://gw:8080": the scheme must be http or https`},
 		{[]string{"T", "--agent", "nop", "--out", "o", "--max-workspace-entries", "-1"}, "--max-workspace-bytes and --max-workspace-entries take a number above zero"},
+		// The verifier's flags are refused before any agent runs.
+		{[]string{"T", "--agent", "nop", "--out", "o", "--driver", "vertex"}, "--driver vertex: known drivers are anthropic, command, openai, scripted"},
+		{[]string{"T", "--agent", "nop", "--out", "o", "--adversary-script", "a.json"}, "--adversary-script a.json: write ID=FILE"},
 	} {
 		got, err := parseCmd(NewCmdTrial, c.args)
 		if got != nil {
