@@ -122,7 +122,7 @@ type Container struct {
 	work  string
 	trees map[string]string         // role → host tree
 	sides map[string]*containerSide // role → the tree's container
-	view  *viewContainer
+	views map[string]*viewContainer // role → the run tool's container of that view
 }
 
 // containerSide is one tree's container and the pids of its own processes
@@ -187,7 +187,7 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 	c := &Container{cfg: cfg, salt: hex.EncodeToString(salt[:]), work: work,
 		trees: map[string]string{RoleOriginal: cfg.Original, RoleSubmission: cfg.Submission},
 		sides: map[string]*containerSide{}}
-	c.view = &viewContainer{c: c}
+	c.views = map[string]*viewContainer{RoleOriginal: {c: c, role: RoleOriginal}, RoleSubmission: {c: c, role: RoleSubmission}}
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
 		side, err := c.startSide(ctx, role)
 		if side != nil {
@@ -346,7 +346,7 @@ func (c *Container) Reset(ctx context.Context) error {
 			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
 		}
 	}
-	if err := c.view.reset(ctx); err != nil {
+	if err := errors.Join(c.views[RoleOriginal].reset(ctx), c.views[RoleSubmission].reset(ctx)); err != nil {
 		return err
 	}
 	return ctx.Err()
@@ -364,7 +364,7 @@ func (c *Container) Roots() []agent.RootSpec {
 // round's third container, which holds the views and neither tree's
 // working copy, with the container's PATH.
 func (c *Container) RunTool() (agent.Runner, func(string) string) {
-	return c.view, agent.ContainerEnv
+	return viewRunner(c.views), agent.ContainerEnv
 }
 
 // Close implements [Sandbox]: the containers are removed; the host copies
@@ -374,23 +374,28 @@ func (c *Container) Close() error {
 	for _, side := range c.sides {
 		errs = append(errs, side.sess.Close(context.Background()))
 	}
-	errs = append(errs, c.view.close())
+	errs = append(errs, c.views[RoleOriginal].close(), c.views[RoleSubmission].close())
 	if !c.cfg.Keep {
 		errs = append(errs, forceRemove(c.work))
 	}
 	return errors.Join(errs...)
 }
 
-// viewContainer is the container the run tool executes in: started the
-// first time it is used, with both trees copied to /srb/view/original and
-// /srb/view/workspace (root's), and removed with the sandbox.
+// viewContainer is a container the run tool executes in: one per view,
+// started the first time a command runs in that view, with that tree
+// alone copied to /srb/view/<view> (root's), and removed with the
+// sandbox. A command run in one view cannot reach the other view's
+// container, so nothing the submission's own files make a command do (a
+// Makefile's recipe, a daemon it leaves) can change what the adversary
+// sees of State A, or the other way round.
 type viewContainer struct {
 	c    *Container
+	role string
 	mu   sync.Mutex
 	sess *engine.Session
 }
 
-// session returns the run tool's container, starting it when it is not
+// session returns the view's container, starting it when it is not
 // running yet.
 func (v *viewContainer) session(ctx context.Context) (*engine.Session, error) {
 	v.mu.Lock()
@@ -398,11 +403,8 @@ func (v *viewContainer) session(ctx context.Context) (*engine.Session, error) {
 	if v.sess != nil {
 		return v.sess, nil
 	}
-	var copies []engine.Copy
-	for _, role := range []string{RoleOriginal, RoleSubmission} {
-		copies = append(copies, engine.Copy{HostPath: v.c.trees[role], ContainerPath: path.Join(ContainerRoot, "view-pristine", viewName(role))})
-	}
-	sess, err := v.c.start(ctx, map[string]string{"srb.tree": "views"}, copies, []string{ContainerRoot + "/view-pristine"})
+	copies := []engine.Copy{{HostPath: v.c.trees[v.role], ContainerPath: path.Join(ContainerRoot, "view-pristine", viewName(v.role))}}
+	sess, err := v.c.start(ctx, map[string]string{"srb.tree": "view-" + viewName(v.role)}, copies, []string{ContainerRoot + "/view-pristine"})
 	if err != nil {
 		return nil, err
 	}
@@ -423,11 +425,9 @@ func (v *viewContainer) resetLocked(ctx context.Context) error {
 	if v.sess == nil {
 		return nil
 	}
-	for _, role := range []string{RoleOriginal, RoleSubmission} {
-		name := viewName(role)
-		if err := resetIn(ctx, v.sess, path.Join(ContainerRoot, "view-pristine", name), path.Join(containerView, name)); err != nil {
-			return fmt.Errorf("sandbox: the run tool's view of the %s tree could not be restored: %w", role, err)
-		}
+	name := viewName(v.role)
+	if err := resetIn(ctx, v.sess, path.Join(ContainerRoot, "view-pristine", name), path.Join(containerView, name)); err != nil {
+		return fmt.Errorf("sandbox: the run tool's view of the %s tree could not be restored: %w", v.role, err)
 	}
 	return nil
 }
@@ -441,7 +441,7 @@ func (v *viewContainer) close() error {
 	return v.sess.Close(context.Background())
 }
 
-// Run implements [agent.Runner] in the run tool's container, as root.
+// Run implements [agent.Runner] in the view's container, as root.
 func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunResult, error) {
 	sess, err := v.session(ctx)
 	if err != nil {
@@ -449,6 +449,24 @@ func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunRe
 	}
 	return agent.SessionRunner{Session: sess}.Run(ctx, cmd)
 }
+
+// viewRunner is the run tool of a [Container]: each command runs in the
+// container of the view its folder is in (/srb/view/original/… or
+// /srb/view/workspace/…); a folder in neither is refused.
+type viewRunner map[string]*viewContainer
+
+// Run implements [agent.Runner].
+func (r viewRunner) Run(ctx context.Context, cmd agent.Command) (agent.RunResult, error) {
+	for role, v := range r {
+		if inside(path.Join(containerView, viewName(role)), path.Clean(cmd.Dir)) {
+			return v.Run(ctx, cmd)
+		}
+	}
+	return agent.RunResult{ExitCode: -1}, fmt.Errorf("run: %s is in neither view", cmd.Dir)
+}
+
+// inside reports whether p is dir or under it (both clean, slash paths).
+func inside(dir, p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
 // listScript prints the pids of the container's processes but its own.
 const listScript = `for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] || echo "$p"; done`

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
@@ -213,5 +214,60 @@ func TestContainerLaunchCheck(t *testing.T) {
 	}
 	if c := fake.Containers(); len(c) != 1 || !c[0].Closed() {
 		t.Errorf("the container was not removed")
+	}
+}
+
+// The run tool runs each command in a container of its view's own,
+// holding that tree alone: a command the adversary runs in the workspace
+// view (the submission's Makefile, say, as root in its container) cannot
+// reach the original view, so it cannot change what the adversary runs of
+// State A. Before, one container held both views. A folder in neither
+// view is refused, and both view containers are removed with the sandbox.
+func TestContainerRunToolViewsAreApart(t *testing.T) {
+	fake := &engine.Fake{ExecFunc: func(_ context.Context, _ *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
+		return &engine.Result{ExitCode: 0}, nil
+	}}
+	c, err := NewContainer(context.Background(), ContainerConfig{Engine: fake, Image: "img", Original: stateA, Submission: goPort,
+		Command: []string{"/bin/sh", "-c", "true"}, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ := c.RunTool()
+	started := len(fake.Containers())
+	for _, dir := range []string{"/srb/view/workspace", "/srb/view/workspace/sub", "/srb/view/original"} {
+		if _, err := run.Run(context.Background(), agent.Command{Argv: []string{"make"}, Dir: dir, Timeout: time.Minute}); err != nil {
+			t.Fatalf("run in %s: %v", dir, err)
+		}
+	}
+	if _, err := run.Run(context.Background(), agent.Command{Argv: []string{"make"}, Dir: "/srb/view/originals", Timeout: time.Minute}); err == nil {
+		t.Error("the run tool ran a command in a folder of neither view")
+	}
+	views := fake.Containers()[started:]
+	if len(views) != 2 {
+		t.Fatalf("%d run-tool containers, want one per view", len(views))
+	}
+	for i, want := range []string{"workspace", "original"} {
+		spec := views[i].Spec
+		if spec.Labels["srb.tree"] != "view-"+want || len(spec.Copies) != 1 || path.Base(spec.Copies[0].ContainerPath) != want {
+			t.Errorf("run-tool container %d: labels %v, copies %+v: want the %s view alone", i, spec.Labels, spec.Copies, want)
+		}
+		var ran []string
+		for _, es := range views[i].Execs() {
+			if len(es.Argv) > 0 && es.Argv[0] == "make" {
+				ran = append(ran, es.WorkDir)
+			}
+		}
+		if want == "workspace" && !slices.Equal(ran, []string{"/srb/view/workspace", "/srb/view/workspace/sub"}) ||
+			want == "original" && !slices.Equal(ran, []string{"/srb/view/original"}) {
+			t.Errorf("the %s view's container ran make in %v", want, ran)
+		}
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range views {
+		if !v.Closed() {
+			t.Errorf("run-tool container %s was not removed", v.Spec.Labels["srb.tree"])
+		}
 	}
 }

@@ -280,7 +280,11 @@ type Host struct {
 	env     []string
 	srcs    map[string]string
 	sides   map[string]hostSide
-	toolUID int // the run tool's user (-1: this process's own)
+	toolUID int // the original view's run-tool user (-1: this process's own)
+	// toolUIDs are the run tool's users per role: one per view, so a
+	// command run in one view cannot reach the other (-1: this process's
+	// own, for both).
+	toolUIDs map[string]int
 	// primed says which sides have their snapshot since the last Reset.
 	primed map[string]bool
 }
@@ -375,24 +379,31 @@ func NewHost(cfg HostConfig) (*Host, error) {
 		}
 		return fail(errors.New(msg))
 	}
-	uids := []int{-1, -1, -1}
+	uids := []int{-1, -1, -1, -1}
 	if separate {
-		if uids, err = unusedIDs(3); err != nil {
+		if uids, err = unusedIDs(4); err != nil {
 			return fail(err)
 		}
 	}
-	// The run tool's commands run as a third user, in views only it (and
-	// root) may enter, so what a command runs (a Makefile of the
-	// submission's, say) reaches neither tree's folders nor srb's.
+	// The run tool's commands run as a user of each view's own, in that
+	// view only it (and root) may enter, with a HOME of its own: what a
+	// command runs (a Makefile of the submission's, say) reaches neither
+	// tree's folders, nor srb's, nor the other view (so it cannot change
+	// what the adversary sees of State A), and leaves nothing in a HOME
+	// the other view's commands use (a build cache, say).
 	h.toolUID = uids[2]
-	if err := os.Mkdir(h.viewRoot(), 0o700); err != nil {
+	h.toolUIDs = map[string]int{RoleOriginal: uids[2], RoleSubmission: uids[3]}
+	if err := os.Mkdir(h.viewRoot(), 0o711); err != nil {
 		return fail(fmt.Errorf("sandbox: %w", err))
 	}
-	if err := os.Mkdir(filepath.Join(h.viewRoot(), ".home"), 0o700); err != nil {
-		return fail(fmt.Errorf("sandbox: %w", err))
-	}
-	if err := chownTree(h.viewRoot(), h.toolUID); err != nil {
-		return fail(fmt.Errorf("sandbox: give the views to the run tool's user: %w", err))
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		home := h.toolHome(role)
+		if err := os.Mkdir(home, 0o700); err != nil {
+			return fail(fmt.Errorf("sandbox: %w", err))
+		}
+		if err := chownTree(home, h.toolUIDs[role]); err != nil {
+			return fail(fmt.Errorf("sandbox: give the run tool's HOME to its user: %w", err))
+		}
 	}
 	h.sides = map[string]hostSide{}
 	for i, role := range []string{RoleOriginal, RoleSubmission} {
@@ -452,8 +463,13 @@ func (h *Host) view(role string) string     { return filepath.Join(h.viewRoot(),
 // read: no process of the sandbox's users can write it.
 func (h *Host) files(role string) string { return filepath.Join(h.work, "files", viewName(role)) }
 
+// toolHome is the run tool's HOME for commands run in role's view.
+func (h *Host) toolHome(role string) string {
+	return filepath.Join(h.viewRoot(), ".home-"+viewName(role))
+}
+
 // viewRoot holds the toolbox's views: in work, or, when the run tool has
-// a user of its own, in reach (where that user can enter it).
+// users of its own, in reach (where those users can enter their view).
 func (h *Host) viewRoot() string {
 	if h.toolUID >= 0 {
 		return filepath.Join(h.reach, "view")
@@ -482,7 +498,10 @@ func (h *Host) Reset(ctx context.Context) error {
 		if err := chownTree(h.tree(role), h.sides[role].uid); err != nil {
 			return fmt.Errorf("sandbox: the %s tree could not be given to its user: %w", role, err)
 		}
-		if err := chownTree(h.view(role), h.toolUID); err != nil {
+		if err := os.Chmod(h.view(role), 0o700); err != nil {
+			return fmt.Errorf("sandbox: the %s view could not be closed to others: %w", role, err)
+		}
+		if err := chownTree(h.view(role), h.toolUIDs[role]); err != nil {
 			return fmt.Errorf("sandbox: the %s view could not be given to the run tool's user: %w", role, err)
 		}
 	}
@@ -498,21 +517,49 @@ func (h *Host) Roots() []agent.RootSpec {
 	}
 }
 
-// RunTool implements [Sandbox]: the run tool runs on this machine, as a
-// user of its own when this process is root (HOME a folder of that
-// user's), whose processes and leftovers in the shared temporary folders
-// are removed after every command.
+// RunTool implements [Sandbox]: the run tool runs on this machine; when
+// this process is root, each command runs as the user of the view its
+// folder is in, with that view's HOME, and that user's processes and
+// leftovers in the shared temporary folders are removed after every
+// command ([hostViewRunner]).
 func (h *Host) RunTool() (agent.Runner, func(string) string) {
 	if h.toolUID < 0 {
 		return agent.LocalRunner{}, os.Getenv
 	}
-	home := filepath.Join(h.viewRoot(), ".home")
-	return toolRunner{uid: h.toolUID, network: h.cfg.Network}, func(name string) string {
+	r := hostViewRunner{}
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		r = append(r, hostView{dir: h.view(role), home: h.toolHome(role), run: toolRunner{uid: h.toolUIDs[role], network: h.cfg.Network}})
+	}
+	return r, func(name string) string {
 		if name == "HOME" {
-			return home
+			return "" // each view's own: hostViewRunner sets it
 		}
 		return os.Getenv(name)
 	}
+}
+
+// hostView is one view of a [Host] run tool: its folder, its HOME and
+// its user's runner.
+type hostView struct {
+	dir, home string
+	run       toolRunner
+}
+
+// hostViewRunner runs each command as the user of the view its folder is
+// in, with HOME that view's; a folder in neither view is refused.
+type hostViewRunner []hostView
+
+// Run implements [agent.Runner].
+func (r hostViewRunner) Run(ctx context.Context, c agent.Command) (agent.RunResult, error) {
+	dir := filepath.Clean(c.Dir)
+	for _, v := range r {
+		if dir == v.dir || strings.HasPrefix(dir, v.dir+string(filepath.Separator)) {
+			env := slices.DeleteFunc(slices.Clone(c.Env), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+			c.Env = append(env, "HOME="+v.home)
+			return v.run.Run(ctx, c)
+		}
+	}
+	return agent.RunResult{ExitCode: -1}, fmt.Errorf("run: %s is in neither view", c.Dir)
 }
 
 // toolRunner is the run tool's [agent.Runner] on this machine as root:
@@ -593,8 +640,10 @@ func (h *Host) users() []int {
 			out = append(out, s.uid)
 		}
 	}
-	if h.toolUID > 0 {
-		out = append(out, h.toolUID)
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		if uid := h.toolUIDs[role]; uid > 0 {
+			out = append(out, uid)
+		}
 	}
 	return out
 }

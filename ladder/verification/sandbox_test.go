@@ -2,6 +2,7 @@ package verification
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -92,8 +93,9 @@ func TestHostIsolatesTheTrees(t *testing.T) {
 	}
 	defer h.Close()
 	uo, us := h.UID(RoleOriginal), h.UID(RoleSubmission)
-	if uo < hostUIDBase || us < hostUIDBase || uo == us || h.toolUID < hostUIDBase || h.toolUID == uo || h.toolUID == us {
-		t.Fatalf("uids: original %d, submission %d, run tool %d", uo, us, h.toolUID)
+	to, tw := h.toolUIDs[RoleOriginal], h.toolUIDs[RoleSubmission]
+	if uids := map[int]bool{uo: true, us: true, to: true, tw: true}; len(uids) != 4 || min(uo, us, to, tw) < hostUIDBase {
+		t.Fatalf("uids: original %d, submission %d, run tool %d and %d", uo, us, to, tw)
 	}
 	c := &Candidate{Name: "probe", Filename: "probe.sh", Code: isolationProbe}
 	orig := h.Execute(context.Background(), c, RoleOriginal)
@@ -119,15 +121,75 @@ func TestHostIsolatesTheTrees(t *testing.T) {
 			t.Errorf("%s is left after the runs", p)
 		}
 	}
-	// The run tool: a third user, in the views, HOME its own.
+	// The run tool: a user of each view's own, in that view, HOME its own.
 	run, getenv := h.RunTool()
-	res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", "id -u; touch made; echo $HOME"},
-		Dir: h.view(RoleSubmission), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + getenv("HOME")}, Timeout: time.Minute})
-	if err != nil || res.ExitCode != 0 || !strings.HasPrefix(string(res.Stdout), strconv.Itoa(h.toolUID)+"\n") {
-		t.Errorf("run tool: %v, exit %d, %s%s", err, res.ExitCode, res.Stdout, res.Stderr)
+	for _, c := range []struct {
+		role string
+		uid  int
+	}{{RoleOriginal, to}, {RoleSubmission, tw}} {
+		res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", "id -u; touch made; echo $HOME"},
+			Dir: h.view(c.role), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + getenv("HOME")}, Timeout: time.Minute})
+		want := strconv.Itoa(c.uid) + "\n" + h.toolHome(c.role) + "\n"
+		if err != nil || res.ExitCode != 0 || string(res.Stdout) != want {
+			t.Errorf("run tool in the %s view: %v, exit %d, %q (want %q) %s", c.role, err, res.ExitCode, res.Stdout, want, res.Stderr)
+		}
+		if _, err := os.Stat(filepath.Join(h.view(c.role), "made")); err != nil {
+			t.Errorf("the run tool could not write in the %s view: %v", c.role, err)
+		}
 	}
-	if _, err := os.Stat(filepath.Join(h.view(RoleSubmission), "made")); err != nil {
-		t.Errorf("the run tool could not write in its view: %v", err)
+	if _, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/true"}, Dir: h.work, Timeout: time.Minute}); err == nil {
+		t.Error("the run tool ran a command outside both views")
+	}
+}
+
+// With --host as root, a command the run tool runs in the workspace view
+// (the submission's Makefile run by the adversary's make, say) must not
+// reach the original view, its HOME or its processes: otherwise the
+// submission's code could rewrite what the adversary runs of State A (its
+// tests, its build), so that State A seems to fail where the submission
+// does and no test breaks through. Before, one run-tool user owned both
+// views and one HOME.
+func TestHostRunToolViewsAreApart(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the run tool has users of its own only as root")
+	}
+	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
+	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	orig := h.view(RoleOriginal)
+	before, err := os.ReadFile(filepath.Join(orig, "tally.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _ := h.RunTool()
+	attack := fmt.Sprintf(`o=%q; oh=%q
+echo forged > "$o/tally.c" 2>/dev/null && echo wrote-view
+echo forged > "$o/planted" 2>/dev/null && echo planted-view
+ls "$o" >/dev/null 2>&1 && echo listed-view
+mkdir -p "$oh/.cache" 2>/dev/null && echo wrote-home
+mkdir -p "$HOME/.cache/go-build" && echo poisoned > "$HOME/.cache/go-build/entry"
+exit 0`, orig, h.toolHome(RoleOriginal))
+	res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", attack},
+		Dir: h.view(RoleSubmission), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
+	if err != nil || res.ExitCode != 0 {
+		t.Fatalf("attack: %v, exit %d, %s%s", err, res.ExitCode, res.Stdout, res.Stderr)
+	}
+	if got := strings.TrimSpace(string(res.Stdout)); got != "" {
+		t.Errorf("the workspace view's command reached the original view: %q", got)
+	}
+	after, err := os.ReadFile(filepath.Join(orig, "tally.c"))
+	if err != nil || string(after) != string(before) {
+		t.Errorf("the original view's tally.c changed (%v)", err)
+	}
+	// The original view's commands see a HOME of their own, with nothing
+	// the workspace's command left in its HOME.
+	res, err = run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", `find "$HOME" -mindepth 1 | wc -l`},
+		Dir: orig, Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
+	if err != nil || strings.TrimSpace(string(res.Stdout)) != "0" {
+		t.Errorf("the original view's HOME holds %q (%v)", res.Stdout, err)
 	}
 }
 
