@@ -15,6 +15,7 @@ package buildcmd
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -33,15 +34,21 @@ const (
 	// Dir: the command changes into the path or is pointed at it as its
 	// project folder (cd, make -C, go -C); it must exist.
 	Dir
+	// Exec: the build runs the path as a program (./configure,
+	// scripts/gen); it must exist.
+	Exec
 )
 
-// String is the kind's word in findings: "reads", "writes" or "changes into".
+// String is the kind's word in findings: "reads", "writes", "changes
+// into" or "runs".
 func (k Kind) String() string {
 	switch k {
 	case Write:
 		return "writes"
 	case Dir:
 		return "changes into"
+	case Exec:
+		return "runs"
 	}
 	return "reads"
 }
@@ -56,8 +63,12 @@ type Use struct {
 	Word string
 	Kind Kind
 	// Tool is the program whose argument it is ("cargo", "make", "cd",
-	// "sh" for a redirection).
+	// "sh" for a redirection, "the build" for a program it runs).
 	Tool string
+	// Implied reports a path the tool reads without naming it (go.mod
+	// for go build, package-lock.json for npm ci, Cargo.lock for cargo
+	// build); Arg is then the index of its subcommand.
+	Implied bool
 	// Arg is the index in the argv list of the word, or of the script
 	// that holds it for a shell's -c.
 	Arg int
@@ -288,11 +299,20 @@ var flagKinds = map[string]map[string]Kind{
 // compilers take -o FILE (and -oFILE) as their output.
 var compilers = map[string]bool{"cc": true, "gcc": true, "g++": true, "c++": true, "clang": true, "clang++": true, "ld": true, "rustc": true, "javac": true, "ghc": true, "zig": true, "gfortran": true}
 
-// packageManagers fill node_modules in their folder.
-var packageManagers = map[string]bool{"npm": true, "npx": true, "pnpm": true, "yarn": true, "bun": true, "corepack": true}
+// compilerReads are the compilers' flags whose value is a folder or file
+// they read (-I include, -L lib, -include config.h).
+var compilerReads = map[string]bool{"-I": true, "-L": true, "-isystem": true, "-iquote": true, "-idirafter": true, "-include": true}
 
-// wrappers run the rest of their argv as a command.
-var wrappers = map[string]bool{"env": true, "time": true, "nice": true, "exec": true, "command": true, "nohup": true, "sudo": true}
+// packageManagers fill node_modules in their folder.
+var packageManagers = map[string]bool{"npm": true, "pnpm": true, "yarn": true, "bun": true, "corepack": true}
+
+// wrappers run the rest of their argv as a command: npx and bunx run a
+// package's program (npx tsc --outDir dist is tsc's --outDir).
+var wrappers = map[string]bool{"env": true, "time": true, "nice": true, "exec": true, "command": true, "nohup": true, "sudo": true, "npx": true, "bunx": true}
+
+// wrapperValueFlags are a wrapper's flags that take the next word as
+// their value (npx -p typescript tsc).
+var wrapperValueFlags = map[string]bool{"-p": true, "--package": true, "-c": true, "--call": true}
 
 // copiers write their last argument.
 var copiers = map[string]bool{"cp": true, "mv": true, "ln": true, "install": true, "rsync": true}
@@ -315,6 +335,9 @@ func (a *analyser) call(ws []word, cwd string) {
 		if wrappers[path.Base(t)] {
 			ws = ws[1:]
 			for len(ws) > 0 && ws[0].ok && strings.HasPrefix(ws[0].text, "-") {
+				if wrapperValueFlags[ws[0].text] && len(ws) > 1 {
+					ws = ws[1:]
+				}
 				ws = ws[1:]
 			}
 			continue
@@ -335,7 +358,7 @@ func (a *analyser) call(ws []word, cwd string) {
 		return
 	}
 	if tool != ws[0].text && !path.IsAbs(ws[0].text) {
-		a.argAt(ws[0], cwd, Read, tool) // ./build.sh, scripts/gen
+		a.argAt(ws[0], cwd, Exec, "the build") // ./build.sh, scripts/gen
 	}
 	if shells[tool] {
 		// bash ./build.sh ARGS: the script is read, its arguments are words.
@@ -356,6 +379,9 @@ func (a *analyser) call(ws []word, cwd string) {
 		}
 		if compilers[tool] && f == "-o" {
 			return Write, true
+		}
+		if compilers[tool] && compilerReads[f] {
+			return Read, true
 		}
 		if tool == "make" {
 			return 0, false // make -o FILE means "treat FILE as old"
@@ -412,10 +438,14 @@ func (a *analyser) call(ws []word, cwd string) {
 				}
 				later = append(later, pending{vw, cwd, k})
 			}
-			// Attached compiler output: -obin/tally.
-			if compilers[tool] && strings.HasPrefix(t, "-o") && len(t) > 2 {
-				vw := word{text: t[2:], ok: true, arg: w.arg}
-				later = append(later, pending{vw, cwd, Write})
+			// Attached compiler output and folders: -obin/tally, -Iinclude.
+			if compilers[tool] && len(t) > 2 {
+				switch t[:2] {
+				case "-o":
+					later = append(later, pending{word{text: t[2:], ok: true, arg: w.arg}, cwd, Write})
+				case "-I", "-L":
+					later = append(later, pending{word{text: t[2:], ok: true, arg: w.arg}, cwd, Read})
+				}
 			}
 			continue
 		}
@@ -445,9 +475,74 @@ func (a *analyser) call(ws []word, cwd string) {
 			}
 		}
 	}
+	a.implied(ws, dir, tool)
 	if packageManagers[tool] && dir != "" {
 		a.add("node_modules", dir, Write, tool)
 	}
+}
+
+// impliedInputs are the files a tool's subcommand reads in its project
+// folder without naming them; "" lists the subcommands.
+var impliedInputs = map[string]struct {
+	subcommands []string
+	files       []string
+}{
+	"go":    {[]string{"build", "install", "test", "run", "vet", "list", "generate"}, []string{"go.mod", "go.sum"}},
+	"npm":   {[]string{"ci", "install", "i"}, []string{"package.json", "package-lock.json"}},
+	"cargo": {[]string{"build", "b", "test", "t", "run", "r", "check", "c", "install", "doc"}, []string{"Cargo.toml", "Cargo.lock"}},
+}
+
+// implied records what tool's subcommand in ws reads without naming it,
+// in its project folder dir: go.mod and go.sum (and vendor/ with
+// -mod=vendor) for go, package.json and package-lock.json for npm ci,
+// Cargo.toml and Cargo.lock for cargo. A cargo or go run pointed at
+// another manifest (--manifest-path, -modfile) reads that one instead of
+// the folder's.
+func (a *analyser) implied(ws []word, dir, tool string) {
+	spec, ok := impliedInputs[tool]
+	if !ok || dir == "" {
+		return
+	}
+	sub := -1
+	for i := 1; i < len(ws); i++ {
+		if ws[i].ok && !strings.HasPrefix(ws[i].text, "-") {
+			sub = i
+			break
+		}
+	}
+	if sub < 0 || !ws[sub].ok || !contains(spec.subcommands, ws[sub].text) {
+		return
+	}
+	for _, w := range ws[sub+1:] {
+		if name, _, _ := strings.Cut(w.text, "="); name == "--manifest-path" || name == "-modfile" {
+			return
+		}
+	}
+	files := spec.files
+	if tool == "go" {
+		for _, w := range ws[1:] {
+			if w.text == "-mod=vendor" {
+				files = append(slices.Clone(files), "vendor")
+			}
+		}
+	}
+	saved := a.arg
+	a.arg = ws[sub].arg
+	defer func() { a.arg = saved }()
+	for _, f := range files {
+		if a.add(f, dir, Read, tool) != "" {
+			a.uses[len(a.uses)-1].Implied = true
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
 }
 
 // argAt records w and returns its path ("" when it names nothing).

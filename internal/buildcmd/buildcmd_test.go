@@ -35,19 +35,19 @@ func TestAnalyse(t *testing.T) {
 			// issue 16: a sh -c script was read as one file path.
 			name:    "sh -c script with npm",
 			build:   [][]string{{"sh", "-c", "npm ci && node scripts/build.mjs && cp -r node_modules/tally dist/"}},
-			needed:  []string{"scripts/build.mjs(reads)"},
+			needed:  []string{"package.json(reads)", "package-lock.json(reads)", "scripts/build.mjs(reads)"},
 			written: []string{"node_modules", "dist", "node_modules/tally"},
 		},
 		{
 			name:    "go build -o bin/tally",
 			build:   [][]string{{"go", "build", "-trimpath", "-o", "bin/tally", "./cmd/tally"}},
-			needed:  []string{"cmd/tally(reads)"},
+			needed:  []string{"cmd/tally(reads)", "go.mod(reads)", "go.sum(reads)"},
 			written: []string{"bin/tally"},
 		},
 		{
 			name:    "output outside the tree",
 			build:   [][]string{{"go", "build", "-o", "../tally", "."}},
-			needed:  nil,
+			needed:  []string{"go.mod(reads)", "go.sum(reads)"},
 			written: nil,
 		},
 		{
@@ -77,6 +77,39 @@ func TestAnalyse(t *testing.T) {
 			name:   "bash script file with arguments",
 			build:  [][]string{{"bash", "./build.sh", "${BUILD}/stage", "DESTDIR=${BUILD}/stage", "CONFIG=conf/tally.cfg"}},
 			needed: []string{"build.sh(reads)", "conf/tally.cfg(reads)"},
+		},
+		{
+			// issue 16 (audit): npx runs tsc, whose --outDir is written.
+			name:    "npx tsc --outDir, then node reads what it wrote",
+			build:   [][]string{{"npx", "-p", "typescript", "tsc", "--outDir", "dist"}, {"node", "dist/build.js"}},
+			written: []string{"dist", "dist/build.js"},
+		},
+		{
+			name:    "a compiler's include and library folders",
+			build:   [][]string{{"cc", "-I", "include", "-Ilib/inc", "-Lvendor/lib", "-o", "tally", "tally.c"}},
+			needed:  []string{"include(reads)", "lib/inc(reads)", "vendor/lib(reads)", "tally.c(reads)"},
+			written: []string{"tally"},
+		},
+		{
+			name:   "go build -mod=vendor reads go.mod, go.sum and vendor/",
+			build:  [][]string{{"go", "build", "-mod=vendor", "./cmd/x"}},
+			needed: []string{"cmd/x(reads)", "go.mod(reads)", "go.sum(reads)", "vendor(reads)"},
+		},
+		{
+			name:    "cargo build --locked in a folder reads its Cargo.toml and Cargo.lock",
+			build:   [][]string{{"sh", "-c", "cd rust && cargo build --locked --release"}},
+			needed:  []string{"rust(changes into)", "rust/Cargo.toml(reads)", "rust/Cargo.lock(reads)"},
+			written: nil,
+		},
+		{
+			name:   "a program the build runs",
+			build:  [][]string{{"./configure", "--prefix=/usr"}, {"make"}},
+			needed: []string{"configure(runs)"},
+		},
+		{
+			name:   "go version reads nothing",
+			build:  [][]string{{"go", "version"}},
+			needed: nil,
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

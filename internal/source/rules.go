@@ -205,7 +205,13 @@ func buildFindings(t *task.Task, set *collect.Set) []finding {
 			out = append(out, f)
 		}
 	}
-	builds := [][][]string{t.StateB.Build}
+	// Each build is state_b.build, or state_b.build with a configuration's
+	// args appended to its last command (cfg names it; "" for the first).
+	type build struct {
+		argv [][]string
+		cfg  string
+	}
+	builds := []build{{argv: t.StateB.Build}}
 	names := make([]string, 0, len(t.Behavioural.Configurations))
 	for name := range t.Behavioural.Configurations {
 		names = append(names, name)
@@ -219,10 +225,19 @@ func buildFindings(t *task.Task, set *collect.Set) []finding {
 		b := slices.Clone(t.StateB.Build)
 		last := len(b) - 1
 		b[last] = append(slices.Clone(b[last]), cfg.Args...)
-		builds = append(builds, b)
+		builds = append(builds, build{argv: b, cfg: name})
+	}
+	// where names the word a use comes from: state_b.build[i][j], or a
+	// configuration's args[k] past the end of the last command.
+	where := func(b build, u buildcmd.Use) string {
+		if last := len(t.StateB.Build) - 1; b.cfg != "" && u.Cmd == last && u.Arg >= len(t.StateB.Build[last]) {
+			return fmt.Sprintf("behavioural.configurations.%s.args[%d]", b.cfg, u.Arg-len(t.StateB.Build[last]))
+		}
+		return fmt.Sprintf("state_b.build[%d][%d]", u.Cmd, u.Arg)
 	}
 	var written []string
-	for _, b := range builds {
+	for _, bl := range builds {
+		b := bl.argv
 		uses, err := buildcmd.Analyse(b)
 		if err != nil {
 			add("state_b.build", fmt.Sprintf("state_b.%v: the build cannot be read, so exclusions were not checked against it: fix the script", err))
@@ -235,7 +250,11 @@ func buildFindings(t *task.Task, set *collect.Set) []finding {
 				continue
 			}
 			if p := set.Excluded(u.Path); p != nil {
-				add(at(p), fmt.Sprintf("pattern %q removes %s, which state_b.build[%d][%d] needs (%s %s it): the collected submission could not be built; narrow the pattern", p.Raw, archive.QuoteName(u.Path), u.Cmd, u.Arg, u.Tool, u.Kind))
+				how := fmt.Sprintf("%s %s it", u.Tool, u.Kind)
+				if u.Implied {
+					how += " without naming it"
+				}
+				add(at(p), fmt.Sprintf("pattern %q removes %s, which %s needs (%s): the collected submission could not be built; narrow the pattern", p.Raw, archive.QuoteName(u.Path), where(bl, u), how))
 			}
 		}
 	}

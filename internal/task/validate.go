@@ -374,9 +374,23 @@ func (v *validator) candidateCommand() {
 			continue
 		}
 		if looksLikeFile(tok) && !strings.HasPrefix(tok, "/") {
-			v.problem(RuleCandidateCommand, at, "%s is a relative path: candidates run in a copy of the tree under test, where it does not exist; use its absolute path inside the verification image (e.g. /tests/verification/%s)", tok, filepath.Base(tok))
+			v.problem(RuleCandidateCommand, at, "%s is a relative path: candidates run in a copy of the tree under test, where it does not exist; use its absolute path inside the verification image (%s)", tok, v.imagePathHint(tok))
 		}
 	}
+}
+
+// imagePathHint suggests where the task file a relative candidate-command
+// word means is in the verification image: the task's modules/ and data/
+// are at VerificationAssets, so a word naming one of their files is that
+// file there; any other word gets the shape of such a path.
+func (v *validator) imagePathHint(tok string) string {
+	rel := path.Clean(filepath.ToSlash(tok))
+	if strings.HasPrefix(rel, "modules/") || strings.HasPrefix(rel, "data/") {
+		if st, err := os.Stat(filepath.Join(v.t.Dir, filepath.FromSlash(rel))); err == nil && !st.IsDir() {
+			return VerificationAssets + "/" + rel
+		}
+	}
+	return "e.g. " + VerificationAssets + "/modules/<id>/" + path.Base(rel) + ", with the file in the task's modules/<id>/"
 }
 
 func (v *validator) scopeDeclared() {
