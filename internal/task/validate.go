@@ -468,22 +468,25 @@ func same(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // points"), the full-marks entry condition ("all 40 of its 40"), the
 // number of adversaries ("six independent adversaries"), and a
 // per-adversary figure multiplied out ("10 points, for 60"). Pass counts
-// ("1200 of 1277"), inventories and table rows do not match these shapes.
+// ("1200 of 1277") and inventories do not match these shapes; tables,
+// code blocks and HTML are not read ([readProse]).
 func (v *validator) instructionFigures() {
 	raw, err := os.ReadFile(v.path(v.t.Instruction))
 	if err != nil {
 		return // reported by filesExist
 	}
 	file := v.path(v.t.Instruction)
-	// Markup is not part of a number; remove it byte-for-byte so offsets
-	// still map to lines.
-	flat := strings.Map(func(r rune) rune {
-		if r == '*' || r == '`' {
-			return ' '
+	// The figures are read in the instruction's running text (Markdown
+	// parsed: emphasis, links and character references are not part of a
+	// number; code blocks, HTML and tables are not sentences).
+	pr := readProse(raw)
+	flat := pr.text
+	lineOf := func(off int) int {
+		if off < len(pr.lineAt) {
+			return pr.lineAt[off]
 		}
-		return r
-	}, string(raw))
-	lineOf := func(off int) int { return 1 + strings.Count(flat[:off], "\n") }
+		return 1
+	}
 	p := v.t.Scoring
 	claims := 0
 	stages := []struct {
