@@ -259,6 +259,77 @@ func (v *validator) filesExist() {
 			}
 		}
 	}
+	v.commandInputs()
+}
+
+// commandInputs checks the task-folder inputs of the command modules, which
+// the helper would otherwise fail on only at freeze or in stage 2: each
+// case's stdin_file is a file of the task folder, and a corpus read from
+// the task folder has its dir and at least one file matching its glob
+// there. (A corpus read from State A is checked against State A's files
+// when the archive is at hand: internal/source.)
+func (v *validator) commandInputs() {
+	for i, m := range v.t.Behavioural.Modules {
+		if m.Kind != "command" || m.Params == nil {
+			continue
+		}
+		raw, err := m.ParamsJSON()
+		if err != nil {
+			continue
+		}
+		var p struct {
+			Cases []struct {
+				ID        string `json:"id"`
+				StdinFile string `json:"stdin_file"`
+			} `json:"cases"`
+			Corpus *struct {
+				From, Dir, Glob string
+			} `json:"corpus"`
+		}
+		if json.Unmarshal(raw, &p) != nil {
+			continue // the kind's own decoding reports it
+		}
+		at := fmt.Sprintf("behavioural.modules[%d].params", i)
+		for j, c := range p.Cases {
+			if c.StdinFile == "" {
+				continue
+			}
+			if why := v.inTask(c.StdinFile, false); why != "" {
+				v.problem(RuleFileExists, fmt.Sprintf("%s.cases[%d].stdin_file", at, j), "module %s, case %s: its stdin_file %s %s", m.ID, c.ID, c.StdinFile, why)
+			}
+		}
+		if c := p.Corpus; c != nil && (c.From == "" || c.From == "task") && c.Dir != "" {
+			if why := v.inTask(c.Dir, true); why != "" {
+				v.problem(RuleFileExists, at+".corpus.dir", "module %s: its corpus folder %s %s", m.ID, c.Dir, why)
+				continue
+			}
+			if c.Glob != "" {
+				if !corpusMatchesBelow(v.path(c.Dir), c.Glob) {
+					v.problem(RuleFileExists, at+".corpus.glob", "module %s: no file of its corpus folder %s matches %q: the module would have no case", m.ID, c.Dir, c.Glob)
+				}
+			}
+		}
+	}
+}
+
+// corpusMatchesBelow reports whether a regular file anywhere under dir has
+// a name matching glob, as the command kind's corpus walks its folder
+// (subfolders included, the glob matched against each file's name).
+func corpusMatchesBelow(dir, glob string) bool {
+	found := false
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found {
+			return filepath.SkipAll
+		}
+		if d.Type().IsRegular() {
+			if ok, _ := path.Match(glob, d.Name()); ok {
+				found = true
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	return found
 }
 
 var rePlaceholder = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_.-]*)\s*\}\}`)
