@@ -44,7 +44,7 @@ func stageTask(t *task.Task, newEngine func() (engine.Runner, error), build imag
 		return models.Config{Driver: m.Driver, Model: m.Model, Effort: m.Effort, Options: m.Options}
 	}
 	v := &stages.Task{
-		ID: t.ID, Dir: t.Dir, Policy: TaskPolicy(t), Limits: stageLimits(t),
+		ID: t.ID, Dir: t.Dir, Policy: TaskPolicy(t), Limits: image.StageLimits(t),
 		AuditTimeout: t.Timeouts.Audit, BehaviouralTimeout: t.Timeouts.Behavioural, VerificationTimeout: t.Timeouts.Verification,
 		Audit: stages.AuditSpec{Model: model(t.Audit.Model), Samples: t.Audit.Samples, Prompt: t.Audit.Prompt,
 			AllowedCommands: t.Audit.AllowedCommands, RunTimeoutSec: t.Audit.RunTimeoutSec,
