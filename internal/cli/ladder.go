@@ -164,7 +164,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 			if err := checkDriverFlags(opts); err != nil {
 				return err
 			}
-			if err := opts.Run.check(); err != nil {
+			if err := opts.Run.Check(); err != nil {
 				return &usageError{err: err}
 			}
 			if runF != nil {
