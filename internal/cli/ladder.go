@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
@@ -307,7 +308,7 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	fmt.Fprintf(errOut, "srb: ladder: State A of %s ready (%s)\n", t.ID, since(step))
 
 	g := &pipeline.Grader{
-		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: TaskPolicy(t), AuditDriver: t.Audit.Driver},
+		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: grade.TaskPolicy(t), AuditDriver: t.Audit.Driver},
 		Original: original,
 		Stages:   LadderStages(opts, t),
 		Now:      opts.Now,
@@ -512,14 +513,14 @@ func resolveDrivers(opts *LadderOptions, r *ladderRun) {
 // verdict is invalid and the expectation is not met.
 func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
 	var out []models.Position
-	for _, p := range taskPositions(t, result.StageAudit) {
+	for _, p := range grade.Positions(t, result.StageAudit) {
 		p.Config = r.audit.Apply(p.Config, 1)
 		out = append(out, p)
 	}
 	if r.fixture != nil && r.fixture.Expect != nil && r.fixture.Expect.Stage3 == "not-run" {
 		return out
 	}
-	for i, p := range taskPositions(t, result.StageVerification) {
+	for i, p := range grade.Positions(t, result.StageVerification) {
 		if i == 0 {
 			p.Config = r.adjud.Apply(p.Config, 1)
 		} else {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/report"
@@ -146,34 +147,6 @@ func taskFromResults(dir string) string {
 	return filepath.Base(abs)
 }
 
-// Policy converts a task's scoring block into the scoring policy.
-func Policy(s task.Scoring) scoring.Policy {
-	return scoring.Policy{
-		MaxScore:               s.MaxScore,
-		BehaviouralPoints:      s.BehaviouralPoints,
-		VerificationPoints:     s.VerificationPoints,
-		VerificationModels:     s.VerificationModels,
-		PointsPerSurvivedModel: s.PointsPerSurvivedModel,
-	}
-}
-
-// TaskPolicy is t's scoring policy with t's declaration of what its stage
-// results must hold: every behavioural module with its weight, and every
-// adversary (see [scoring.Declaration]). srb score TASK and srb ladder
-// grade with it, so the task's declaration wins over the files.
-func TaskPolicy(t *task.Task) scoring.Policy {
-	p := Policy(t.Scoring)
-	d := &scoring.Declaration{Modules: []scoring.DeclaredModule{}, Adversaries: []string{}}
-	for _, m := range t.Behavioural.Modules {
-		d.Modules = append(d.Modules, scoring.DeclaredModule{ID: m.ID, Weight: m.Weight})
-	}
-	for _, a := range t.Verification.Adversaries {
-		d.Adversaries = append(d.Adversaries, a.ID)
-	}
-	p.Task = d
-	return p
-}
-
 func runScore(opts *ScoreOptions) error {
 	policy := scoring.Published()
 	taskID := ""
@@ -192,7 +165,7 @@ func runScore(opts *ScoreOptions) error {
 			return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
 		}
 		taskID = t.ID
-		policy = TaskPolicy(t)
+		policy = grade.TaskPolicy(t)
 	} else {
 		taskID = taskFromResults(opts.Results)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/gateway"
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/harbor"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
@@ -204,7 +205,7 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	lo := &LadderOptions{IO: opts.IO, Now: opts.Factory.Now, Lookup: os.LookupEnv, Engine: opts.Factory.Engine,
 		Task: t.Dir, Jobs: 1, Cache: opts.Cache, Driver: opts.Driver}
 	c := &harbor.TrialConfig{Task: t, Agent: opts.Agent, Out: out, Budget: opts.Budget, Gateway: gw,
-		MaxWorkspaceBytes: opts.MaxWorkspaceBytes, MaxWorkspaceEntries: opts.MaxWorkspaceEntries, Policy: TaskPolicy(t),
+		MaxWorkspaceBytes: opts.MaxWorkspaceBytes, MaxWorkspaceEntries: opts.MaxWorkspaceEntries, Policy: grade.TaskPolicy(t),
 		SolutionDir: opts.Solution, Stdout: opts.IO.Out, Stderr: errOut,
 		Solution: func(ctx context.Context) (*harbor.Solution, func(), error) {
 			sol, cleanup, err := fixtureSolution(ctx, t, opts.Solution, opts.Cache)
