@@ -140,7 +140,7 @@ type jsonValidation struct {
 	Problems []jsonProblem `json:"problems"`
 	Notes    []jsonNote    `json:"notes"`
 	// Capabilities is set with --capabilities for a task that loaded.
-	Capabilities *jsonCapabilities `json:"capabilities,omitempty"`
+	Capabilities *image.Capabilities `json:"capabilities,omitempty"`
 }
 
 func toJSONProblem(p task.Problem, base string) jsonProblem {
@@ -232,7 +232,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 				jv.Notes = append(jv.Notes, jsonNote{Rule: n.Rule, Message: n.Msg})
 			}
 			if opts.Capabilities && r.Task != nil {
-				jv.Capabilities = capabilitiesOf(r.Task)
+				jv.Capabilities = image.CapabilitiesOf(r.Task)
 			}
 			out = append(out, jv)
 		}
@@ -257,7 +257,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 				fmt.Fprintf(w, "%s: %d problem(s)\n", taskName(r), len(r.Problems))
 			}
 			if opts.Capabilities && r.Task != nil {
-				writeCapabilities(w, capabilitiesOf(r.Task))
+				writeCapabilities(w, image.CapabilitiesOf(r.Task))
 			}
 		}
 	}
@@ -274,63 +274,9 @@ func taskName(r *task.Report) string {
 	return filepath.Base(r.Dir)
 }
 
-// jsonCapabilities are a task's effective capability assertions: its
-// stacks and, per stage image in build order, every check srb build's
-// probes make (image.Checks).
-type jsonCapabilities struct {
-	Task         string           `json:"task"`
-	Class        string           `json:"class"`
-	Stacks       jsonStacks       `json:"stacks"`
-	Capabilities []jsonCapability `json:"checks"`
-}
-
-type jsonStacks struct {
-	Old          []string `json:"old"`
-	New          []string `json:"new"`
-	Shared       []string `json:"shared"`
-	SharedOrigin string   `json:"shared_origin"`
-}
-
-type jsonCapability struct {
-	Stage      string `json:"stage"`
-	Capability string `json:"capability"`
-	// Assert is "have", "lack" or "observe" (present, behind a recording
-	// wrapper).
-	Assert string `json:"assert"`
-	Field  string `json:"field"`
-	Origin string `json:"origin"`
-}
-
-func capabilitiesOf(t *task.Task) *jsonCapabilities {
-	st := t.Images.Stacks
-	c := &jsonCapabilities{Task: t.ID, Class: t.Class,
-		Stacks:       jsonStacks{Old: nonNil(st.Old), New: nonNil(st.New), Shared: nonNil(st.Shared), SharedOrigin: t.SharedOrigin()},
-		Capabilities: []jsonCapability{}}
-	for _, s := range task.StageNames {
-		for _, k := range image.Checks(t, s) {
-			a := "lack"
-			switch {
-			case strings.Contains(k.Field, ".observe["):
-				a = "observe"
-			case k.Present:
-				a = "have"
-			}
-			c.Capabilities = append(c.Capabilities, jsonCapability{Stage: s, Capability: k.Capability, Assert: a, Field: k.Field, Origin: k.Origin})
-		}
-	}
-	return c
-}
-
-func nonNil(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
-}
-
 // writeCapabilities prints c as text: the stacks, then one line per stage
 // image and run of checks that assert the same way from the same origin.
-func writeCapabilities(w io.Writer, c *jsonCapabilities) {
+func writeCapabilities(w io.Writer, c *image.Capabilities) {
 	list := func(xs []string) string {
 		if len(xs) == 0 {
 			return "none"
