@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -86,67 +83,6 @@ func NewCmdScore(f *Factory, runF func(*ScoreOptions) error) *cobra.Command {
 	return cmd
 }
 
-// runsInside lists (at most three, then "…") the folders up to three
-// levels below dir that hold a run's stage files or score.json, when dir
-// itself holds none: dir is then a parent of runs, not a run. nil when
-// dir holds a stage file or score.json, or no folder below it does.
-func runsInside(dir string) []string {
-	isRun := func(d string) bool {
-		for _, f := range append(append([]string(nil), pipeline.StageFiles...), "score") {
-			if _, err := os.Lstat(filepath.Join(d, f+".json")); err == nil {
-				return true
-			}
-		}
-		return false
-	}
-	if isRun(dir) {
-		return nil
-	}
-	var runs []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() || p == dir {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if strings.Count(rel, string(filepath.Separator)) >= 3 {
-			return filepath.SkipDir
-		}
-		if isRun(p) {
-			runs = append(runs, p)
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	sort.Strings(runs)
-	if len(runs) > 3 {
-		runs = append(runs[:3], "…")
-	}
-	return runs
-}
-
-// taskFromResults guesses the task id from the stage files' task fields,
-// else the folder's name.
-func taskFromResults(dir string) string {
-	for _, s := range pipeline.StageFiles {
-		p := filepath.Join(dir, s+".json")
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var head struct {
-			Task string `json:"task"`
-		}
-		if json.Unmarshal(b, &head) == nil && head.Task != "" {
-			return head.Task
-		}
-	}
-	abs, _ := filepath.Abs(dir)
-	return filepath.Base(abs)
-}
-
 func runScore(opts *ScoreOptions) error {
 	policy := scoring.Published()
 	taskID := ""
@@ -167,12 +103,12 @@ func runScore(opts *ScoreOptions) error {
 		taskID = t.ID
 		policy = grade.TaskPolicy(t)
 	} else {
-		taskID = taskFromResults(opts.Results)
+		taskID = pipeline.TaskOfResults(opts.Results)
 	}
 	if st, err := os.Stat(opts.Results); err != nil || !st.IsDir() {
 		return couldNotRun(fmt.Errorf("score: no results folder at %s", opts.Results))
 	}
-	if runs := runsInside(opts.Results); len(runs) > 0 {
+	if runs := pipeline.RunsInside(opts.Results); len(runs) > 0 {
 		// A folder of runs is not a run: grading it would write an
 		// invalid verdict (no stage ran) into the runs' parent.
 		return couldNotRun(fmt.Errorf("score: %s holds no stage files but holds runs (%s): give one run's folder to --results",
