@@ -13,10 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/lint"
-	"github.com/swe-refactor-bench/srb/internal/notice"
-	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/internal/validate"
 )
 
 const validateDoc = `Check tasks against the schema and srb's static rules.
@@ -195,27 +193,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	var reports []*task.Report
 	bad := 0
 	for _, d := range dirs {
-		// What the truth rule finds is kept in the cache, keyed by the
-		// task folder's bytes and srb's build (task.ValidateOptions).
-		r := task.ValidateWith(d, task.ValidateOptions{TruthMemo: filepath.Join(cacheDir, "validate", "truth"), LoadMemo: loadMemo(cacheDir)})
-		if r.Task != nil {
-			// lint's error rules are validate rules too (srb lint shows
-			// them with their warnings and advice).
-			r.Problems = append(r.Problems, lint.Problems(lint.Check(r.Task))...)
-			// The rules that need State A read it from the cache, never
-			// from a registry.
-			cache := &source.Cache{Dir: cacheDir}
-			ps, ns := source.Check(ctx, r.Task, cache)
-			r.Problems = append(r.Problems, ps...)
-			r.Notes = append(r.Notes, ns...)
-			// The licence State A's archive shows against the one declared.
-			if d := r.Task.StateA.SHA256; d != "" {
-				if st, err := os.Stat(cache.Path(d)); err == nil && st.Mode().IsRegular() {
-					r.Problems = append(r.Problems, notice.Check(r.Task, cache.Path(d))...)
-				}
-			}
-			task.SortProblems(r.Problems)
-		}
+		r := validate.Task(ctx, d, cacheDir)
 		reports = append(reports, r)
 		if !r.OK() {
 			bad++
