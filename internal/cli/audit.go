@@ -12,8 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/archive"
-	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
@@ -160,35 +159,14 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 		Host:   opts.Host, Image: opts.Image, Lookup: opts.Lookup, Now: opts.Now, Out: opts.IO.Out, Log: opts.IO.ErrOut}))
 }
 
-// stateATree materialises t's State A from the cache (fetching it if need
-// be) and extracts it into a temporary folder; cleanup removes it.
-func stateATree(ctx context.Context, t *task.Task) (string, func(), error) {
-	return stateATreeIn(ctx, t, "")
-}
-
-// stateATreeIn is [stateATree] with the cache folder given (resolveCache:
-// "" is $SRB_CACHE, else the user cache dir's srb).
+// stateATreeIn is [grade.StateATree] in the cache cacheFlag names
+// (resolveCache: "" is $SRB_CACHE, else the user cache dir's srb).
 func stateATreeIn(ctx context.Context, t *task.Task, cacheFlag string) (string, func(), error) {
 	cacheDir, err := resolveCache(cacheFlag)
 	if err != nil {
 		return "", nil, err
 	}
-	cache := &source.Cache{Dir: cacheDir}
-	e, err := cache.Materialise(ctx, t.StateA, t.Dir, &source.Env{})
-	if err != nil {
-		return "", nil, err
-	}
-	tmp, err := os.MkdirTemp("", "srb-state-a-")
-	if err != nil {
-		return "", nil, err
-	}
-	cleanup := func() { os.RemoveAll(tmp) }
-	dir := filepath.Join(tmp, "tree")
-	if err := archive.ExtractFile(e.Archive, dir, e.Limits); err != nil {
-		cleanup()
-		return "", nil, err
-	}
-	return archive.SingleTop(dir), cleanup, nil
+	return grade.StateATree(ctx, t, cacheDir)
 }
 
 // copyReviewTree is [stages.CopyReviewTree].

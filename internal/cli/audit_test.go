@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -57,7 +58,7 @@ func TestPreflightFixture(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	positions := taskPositions(tk, result.StageAudit, result.StageVerification)
+	positions := grade.Positions(tk, result.StageAudit, result.StageVerification)
 	if len(positions) != 8 {
 		t.Fatalf("%d positions, want audit + adjudicator + 6 adversaries", len(positions))
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -108,35 +107,10 @@ func NewCmdCampaign(f *Factory, runF func(*CampaignOptions) error) *cobra.Comman
 	return cmd
 }
 
-func loadCampaign(root string) (*campaign.Report, error) {
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("campaign: %s is not a folder", root)
-	}
-	c, err := campaign.Load(root)
-	if err != nil {
-		return nil, err
-	}
-	// With no run at all there is nothing to report: the folder is the
-	// wrong one (often one level too deep or too shallow), and its layout
-	// problems say where it went wrong.
-	if len(c.Runs) == 0 {
-		var b strings.Builder
-		for i, p := range c.Problems {
-			if i == 5 {
-				fmt.Fprintf(&b, "\n  … and %d more", len(c.Problems)-i)
-				break
-			}
-			fmt.Fprintf(&b, "\n  %s: %s", p.Path, p.Msg)
-		}
-		return nil, fmt.Errorf("campaign: no run under %s (runs are <task>/<configuration>/<run>/score.json)%s", root, b.String())
-	}
-	return campaign.Summarize(c), nil
-}
-
 func runCampaign(opts *CampaignOptions) error {
 	reps := make([]*campaign.Report, len(opts.Roots))
 	for i, root := range opts.Roots {
-		rep, err := loadCampaign(root)
+		rep, err := campaign.LoadReport(root)
 		if err != nil {
 			return couldNotRun(err)
 		}

@@ -154,9 +154,9 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	return nil
 }
 
-// fixtureSolution applies the submission fixture at dir on State A and
-// returns the solution that makes its tree from State A's, and a cleanup
-// that removes the trees.
+// fixtureSolution is [harbor.FixtureSolution] for the submission
+// fixture at dir over t's State A from the cache cache names; cleanup
+// removes State A's tree and the solution's (after Solution.WriteDir).
 func fixtureSolution(ctx context.Context, t *task.Task, dir, cache string) (*harbor.Solution, func(), error) {
 	fx, err := submission.Load(dir)
 	if err != nil {
@@ -166,21 +166,10 @@ func fixtureSolution(ctx context.Context, t *task.Task, dir, cache string) (*har
 	if err != nil {
 		return nil, nil, fmt.Errorf("State A: %w", err)
 	}
-	tmp, err := os.MkdirTemp("", "srb-solution-")
+	s, cleanupS, err := harbor.FixtureSolution(fx, original)
 	if err != nil {
 		cleanupA()
 		return nil, nil, err
 	}
-	cleanup := func() { cleanupA(); os.RemoveAll(tmp) }
-	tree := filepath.Join(tmp, "tree")
-	if _, err := fx.Apply(original, tree); err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	s, err := harbor.Diff(fx.Name, original, tree)
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return s, cleanup, nil
+	return s, func() { cleanupA(); cleanupS() }, nil
 }

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
@@ -78,20 +76,6 @@ func NewCmdFetch(f *Factory, runF func(*FetchOptions) error) *cobra.Command {
 	return cmd
 }
 
-type fetchResult struct {
-	Task    string `json:"task"`
-	Source  string `json:"source"`
-	Top     string `json:"top,omitempty"`
-	Digest  string `json:"digest,omitempty"`
-	Archive string `json:"archive,omitempty"`
-	Cached  bool   `json:"from_cache"`
-	// StartCommit is the commit id of the agent's starting tree: State A
-	// as a git repository with one fixed commit.
-	StartCommit string `json:"start_commit,omitempty"`
-	Status      string `json:"status"` // verified, pinned, repinned, unpinned, mismatch, refused, error
-	Error       string `json:"error,omitempty"`
-}
-
 func runFetch(ctx context.Context, opts *FetchOptions) error {
 	defer shortRunGC()()
 	dirs, err := resolveTasks(opts.Tasks)
@@ -112,7 +96,7 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...)
 		}
 	}
-	var results []fetchResult
+	var results []source.Fetched
 	bad, faults := 0, 0
 	for _, d := range dirs {
 		t, problems := task.LoadWith(d, task.LoadOptions{Memo: loadMemo(cacheDir)})
@@ -120,53 +104,19 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 			for _, p := range problems {
 				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
 			}
-			results = append(results, fetchResult{Task: filepath.Base(d), Status: "error", Error: fmt.Sprintf("%d problem(s) in the task; run srb validate", len(problems))})
+			results = append(results, source.Fetched{Task: filepath.Base(d), Status: "error", Error: fmt.Sprintf("%d problem(s) in the task; run srb validate", len(problems))})
 			bad++
 			continue
 		}
-		r := fetchResult{Task: t.ID, Source: source.Describe(t.StateA.Source)}
-		e, err := cache.Materialise(ctx, t.StateA, t.Dir, env)
-		if e != nil {
-			r.Top, r.Digest, r.Archive, r.Cached = e.Top, e.Digest, e.Archive, e.FromCache
+		r, code, startErr := source.Fetch(ctx, t, cache, env, opts.Pin)
+		if startErr != nil {
+			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: the starting tree could not be made: %v\n", t.ID, startErr)
 		}
-		if e != nil && e.Digest != "" {
-			if id, cerr := cache.StartCommit(ctx, e, env.Git); cerr == nil {
-				r.StartCommit = id
-			} else {
-				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: the starting tree could not be made: %v\n", t.ID, cerr)
-			}
-		}
-		var mm *source.MismatchError
-		switch {
-		case err != nil && errors.As(err, &mm) && opts.Pin && !mm.Bytes && e != nil:
-			if _, perr := source.Pin(t.File, e.Digest); perr != nil {
-				r.Status, r.Error = "error", perr.Error()
-				faults++
-			} else {
-				r.Status = "repinned"
-			}
-		case err != nil && errors.As(err, &mm):
-			r.Status, r.Error = "mismatch", err.Error()
-			bad++
-		case err != nil && refused(err):
-			r.Status, r.Error = "refused", err.Error()
-			bad++
-		case err != nil:
-			r.Status, r.Error = "error", err.Error()
+		switch code {
+		case ExitCouldNotRun:
 			faults++
-		case t.StateA.SHA256 == "" && opts.Pin:
-			if _, perr := source.Pin(t.File, e.Digest); perr != nil {
-				r.Status, r.Error = "error", perr.Error()
-				faults++
-			} else {
-				r.Status = "pinned"
-			}
-		case t.StateA.SHA256 == "":
-			r.Status = "unpinned"
-			r.Error = fmt.Sprintf("state A is not pinned: run srb fetch --pin %s to write sha256 %s into %s", t.Arg(), e.Digest, t.File)
+		case ExitBadTask:
 			bad++
-		default:
-			r.Status = "verified"
 		}
 		results = append(results, r)
 	}
@@ -201,17 +151,4 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 		return silent(ExitBadTask, fmt.Errorf("%d task(s) have State A problems", bad))
 	}
 	return nil
-}
-
-// refused reports whether err is srb refusing what the source gave (an
-// archive past its limits, an unsafe entry, not an archive at all): the
-// task's source is wrong (exit 2), where a registry that cannot be
-// reached is not (exit 1).
-func refused(err error) bool {
-	for _, s := range []error{archive.ErrTooLarge, archive.ErrTooManyFiles, archive.ErrUnsafePath, archive.ErrLink, archive.ErrSpecialFile, archive.ErrDuplicate, archive.ErrFormat} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
 }

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/validate"
 )
 
 // addJSONFlag binds --json into *dst.
@@ -104,4 +104,4 @@ func resolveCache(flag string) (string, error) {
 
 // loadMemo is where the task loads of validate, notice and fetch keep
 // what they decode (task.LoadOptions.Memo) in the cache folder dir.
-func loadMemo(dir string) string { return filepath.Join(dir, "validate", "load") }
+func loadMemo(dir string) string { return validate.LoadMemo(dir) }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
@@ -164,7 +163,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 			if err := checkDriverFlags(opts); err != nil {
 				return err
 			}
-			if err := opts.Run.check(); err != nil {
+			if err := opts.Run.Check(); err != nil {
 				return &usageError{err: err}
 			}
 			if runF != nil {
@@ -221,21 +220,12 @@ func checkDriverFlags(opts *LadderOptions) error {
 // driver, the scripts. Zero fields keep the task's.
 type StageDriver = pipeline.Driver
 
-// ladderRun is one submission's grading.
-type ladderRun struct {
-	name    string
-	src     string // a submitted tree ("" for a fixture until applied)
-	fixture *submission.Fixture
-	results string
-	audit   StageDriver
-	adjud   StageDriver
-	advs    map[string]StageDriver
-	advAll  StageDriver
-	out     io.Writer // its stage lines (prefixed when there are several)
-	verdict *result.Verdict
-	code    int
-	err     error
-	unmet   []string
+// driverFlags are opts' driver flags as [grade.ResolveDrivers] reads them.
+func (opts *LadderOptions) driverFlags() grade.DriverFlags {
+	return grade.DriverFlags{Driver: opts.Driver, AuditDriver: opts.AuditDriver, AuditModel: opts.AuditModel,
+		AuditScripts: opts.AuditScripts, AdversaryDriver: opts.AdversaryDriver, AdversaryModel: opts.AdversaryModel,
+		AdversaryScripts: opts.AdversaryScripts, AdjudicatorDriver: opts.AdjudicatorDriver,
+		AdjudicatorModel: opts.AdjudicatorModel, AdjudicatorScript: opts.AdjudicatorScript}
 }
 
 func runLadder(ctx context.Context, opts *LadderOptions) error {
@@ -247,13 +237,15 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	}
 	start := time.Now()
 	errOut := &lockedWriter{w: opts.IO.ErrOut}
-	runs, err := planLadder(opts, errOut)
-	if err != nil {
-		return err
+	runs, err := grade.Plan(opts.Submissions, opts.Fixtures, opts.Results)
+	if clash := (*grade.NameClashError)(nil); errors.As(err, &clash) {
+		return &usageError{err: err}
+	} else if err != nil {
+		return couldNotRun(fmt.Errorf("ladder: %w", err))
 	}
 	publishAll := func(taskID, msg string, annotate ...func(*result.Verdict)) {
 		for _, r := range runs {
-			if _, err := pipeline.PublishError(r.results, taskID, msg, opts.Resume, annotate...); err != nil {
+			if _, err := pipeline.PublishError(r.Results, taskID, msg, opts.Resume, annotate...); err != nil {
 				fmt.Fprintf(errOut, "srb: ladder: %v\n", err)
 			}
 		}
@@ -276,21 +268,9 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	// Before anything starts: the fixtures' scripts decide drivers, every
 	// credential is checked, every submission exists.
 	for _, r := range runs {
-		resolveDrivers(opts, r)
+		r.Drivers = grade.ResolveDrivers(opts.driverFlags(), opts.Lookup, r.Fixture)
 	}
-	var faults []string
-	for _, r := range runs {
-		if r.fixture == nil {
-			if st, err := os.Stat(r.src); err != nil || !st.IsDir() {
-				faults = append(faults, fmt.Sprintf("%s: no submission at %s", r.name, r.src))
-				continue
-			}
-		}
-		if err := models.Preflight(opts.Lookup, ladderPositions(t, r)...); err != nil {
-			faults = append(faults, fmt.Sprintf("%s: %v", r.name, err))
-		}
-	}
-	if len(faults) > 0 {
+	if faults := grade.Preflight(t, runs, opts.Lookup); len(faults) > 0 {
 		msg := "nothing was graded: " + strings.Join(faults, "; ")
 		publishAll(t.ID, msg)
 		return couldNotRun(fmt.Errorf("ladder: %s", msg))
@@ -307,7 +287,7 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	fmt.Fprintf(errOut, "srb: ladder: State A of %s ready (%s)\n", t.ID, since(step))
 
 	g := &pipeline.Grader{
-		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: TaskPolicy(t), AuditDriver: t.Audit.Driver},
+		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: grade.TaskPolicy(t), AuditDriver: t.Audit.Driver},
 		Original: original,
 		Stages:   LadderStages(opts, t),
 		Now:      opts.Now,
@@ -343,35 +323,8 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 		}
 	}
 
-	sem := make(chan struct{}, opts.Jobs)
-	var wg sync.WaitGroup
-	for _, r := range runs {
-		if len(runs) > 1 {
-			r.out = &prefixWriter{w: errOut, prefix: r.name + ": "}
-		} else {
-			r.out = errOut
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			gradeOne(ctx, opts, t, g, r)
-			if r.fixture != nil && r.fixture.Expect != nil {
-				// Whatever was published is what the expectation is
-				// checked against, an error verdict included.
-				if r.verdict == nil {
-					r.unmet = []string{"no verdict was published"}
-				} else {
-					r.unmet = r.fixture.Expect.Check(submission.Observe(r.verdict))
-				}
-			}
-			if pw, ok := r.out.(*prefixWriter); ok {
-				pw.Flush()
-			}
-		}()
-	}
-	wg.Wait()
+	b := &grade.Batch{Task: t, Grader: g, Jobs: opts.Jobs, RunMeta: opts.Run, Resume: opts.Resume, Log: errOut}
+	b.GradeAll(ctx, runs)
 
 	code := ExitRan
 	for i, r := range runs {
@@ -379,190 +332,29 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 			if i > 0 {
 				fmt.Fprintln(opts.IO.Out)
 			}
-			fmt.Fprintf(opts.IO.Out, "# %s  (%s)\n", r.name, r.results)
+			fmt.Fprintf(opts.IO.Out, "# %s  (%s)\n", r.Name, r.Results)
 		}
-		if r.verdict != nil {
-			fmt.Fprintln(opts.IO.Out, report.Render(r.verdict, r.verdict.Task))
+		if r.Verdict != nil {
+			fmt.Fprintln(opts.IO.Out, report.Render(r.Verdict, r.Verdict.Task))
 		}
-		if r.fixture != nil && r.fixture.Expect != nil {
-			if len(r.unmet) == 0 {
-				fmt.Fprintf(opts.IO.Out, "expect: met (%s)\n", r.fixture.Name)
+		if r.Fixture != nil && r.Fixture.Expect != nil {
+			if len(r.Unmet) == 0 {
+				fmt.Fprintf(opts.IO.Out, "expect: met (%s)\n", r.Fixture.Name)
 			} else {
-				fmt.Fprintf(opts.IO.Out, "expect: NOT MET (%s): %s\n", r.fixture.Name, strings.Join(r.unmet, "; "))
+				fmt.Fprintf(opts.IO.Out, "expect: NOT MET (%s): %s\n", r.Fixture.Name, strings.Join(r.Unmet, "; "))
 				code = max(code, ExitCouldNotRun)
 			}
 		}
-		if r.err != nil {
-			fmt.Fprintf(errOut, "srb: ladder: %s: %v\n", r.name, r.err)
+		if r.Err != nil {
+			fmt.Fprintf(errOut, "srb: ladder: %s: %v\n", r.Name, r.Err)
 		}
-		code = max(code, r.code)
+		code = max(code, r.Code)
 	}
 	fmt.Fprintf(errOut, "srb: ladder: %d submission(s) graded in %s\n", len(runs), since(start))
 	if code != ExitRan {
 		return silent(code, fmt.Errorf("ladder: exit %d", code))
 	}
 	return nil
-}
-
-// planLadder names each submission and its results folder, and loads the
-// fixtures. Two submissions with one name are a usage error.
-func planLadder(opts *LadderOptions, errOut io.Writer) ([]*ladderRun, error) {
-	var runs []*ladderRun
-	for _, s := range opts.Submissions {
-		abs, err := filepath.Abs(s)
-		if err != nil {
-			return nil, couldNotRun(err)
-		}
-		runs = append(runs, &ladderRun{name: filepath.Base(abs), src: abs})
-	}
-	for _, d := range opts.Fixtures {
-		fx, err := submission.Load(d)
-		if err != nil {
-			return nil, couldNotRun(fmt.Errorf("ladder: %w", err))
-		}
-		runs = append(runs, &ladderRun{name: fx.Name, fixture: fx})
-	}
-	seen := map[string]bool{}
-	for _, r := range runs {
-		if seen[r.name] && len(runs) > 1 {
-			return nil, &usageError{err: fmt.Errorf("two submissions are named %s: their results would share %s", r.name, filepath.Join(opts.Results, r.name))}
-		}
-		seen[r.name] = true
-		r.results = opts.Results
-		if len(runs) > 1 {
-			r.results = filepath.Join(opts.Results, r.name)
-		}
-	}
-	return runs, nil
-}
-
-// resolveDrivers decides each model position's override for r: the
-// per-position flag, else its environment variable, else --driver, else
-// SRB_DRIVER, else the scripted driver when the fixture has a script for
-// the position, else the task's own driver.
-func resolveDrivers(opts *LadderOptions, r *ladderRun) {
-	env := func(name string) string {
-		v, _ := opts.Lookup(name)
-		return v
-	}
-	first := func(vs ...string) string {
-		for _, v := range vs {
-			if v != "" {
-				return v
-			}
-		}
-		return ""
-	}
-	all := first(opts.Driver, env("SRB_DRIVER"))
-	var fx submission.Fixture
-	if r.fixture != nil {
-		fx = *r.fixture
-	}
-	scripted := func(has bool) string {
-		if has {
-			return models.DriverScripted
-		}
-		return ""
-	}
-
-	r.audit = StageDriver{
-		Driver:  first(opts.AuditDriver, env("SRB_AUDIT_DRIVER"), all, scripted(len(fx.AuditScripts) > 0)),
-		Model:   first(opts.AuditModel, env("SRB_AUDIT_MODEL")),
-		Scripts: opts.AuditScripts,
-	}
-	if len(r.audit.Scripts) == 0 && r.audit.Driver == models.DriverScripted {
-		r.audit.Scripts = fx.AuditScripts
-	}
-	r.adjud = StageDriver{
-		Driver: first(opts.AdjudicatorDriver, env("SRB_ADJUDICATOR_DRIVER"), all, scripted(fx.AdjudicatorScript != "")),
-		Model:  first(opts.AdjudicatorModel, env("SRB_ADJUDICATOR_MODEL")),
-	}
-	if s := first(opts.AdjudicatorScript, fx.AdjudicatorScript); s != "" && r.adjud.Driver == models.DriverScripted {
-		r.adjud.Scripts = []string{s}
-	}
-	advDriver := first(opts.AdversaryDriver, env("SRB_ADVERSARY_DRIVER"), all)
-	advModel := first(opts.AdversaryModel, env("SRB_ADVERSARY_MODEL"))
-	r.advAll = StageDriver{Driver: advDriver, Model: advModel}
-	scripts := map[string]string{}
-	for id, p := range fx.AdversaryScripts {
-		scripts[id] = p
-	}
-	for _, s := range opts.AdversaryScripts {
-		id, file, _ := strings.Cut(s, "=")
-		scripts[id] = file
-	}
-	r.advs = map[string]StageDriver{}
-	for id, p := range scripts {
-		d := StageDriver{Driver: advDriver, Model: advModel}
-		if d.Driver == "" {
-			d.Driver = models.DriverScripted
-		}
-		if d.Driver == models.DriverScripted {
-			d.Scripts = []string{p}
-		}
-		r.advs[id] = d
-	}
-}
-
-// ladderPositions are the model positions r may call, with its overrides
-// applied: stage 1's, and stage 3's when this build can run stage 3 —
-// except for a fixture whose expect.json says stage 3 does not run: it
-// need not script (or hold keys for) positions it declares unreachable,
-// and if stage 3 is earned after all, stage 3's own preflight fails, the
-// verdict is invalid and the expectation is not met.
-func ladderPositions(t *task.Task, r *ladderRun) []models.Position {
-	var out []models.Position
-	for _, p := range taskPositions(t, result.StageAudit) {
-		p.Config = r.audit.Apply(p.Config, 1)
-		out = append(out, p)
-	}
-	if r.fixture != nil && r.fixture.Expect != nil && r.fixture.Expect.Stage3 == "not-run" {
-		return out
-	}
-	for i, p := range taskPositions(t, result.StageVerification) {
-		if i == 0 {
-			p.Config = r.adjud.Apply(p.Config, 1)
-		} else {
-			d, ok := r.advs[t.Verification.Adversaries[i-1].ID]
-			if !ok {
-				d = r.advAll
-			}
-			p.Config = d.Apply(p.Config, 1)
-		}
-		out = append(out, p)
-	}
-	return out
-}
-
-// gradeOne grades r with g and records its verdict and exit code on r.
-// Every path publishes a verdict.
-func gradeOne(ctx context.Context, opts *LadderOptions, t *task.Task, g *pipeline.Grader, r *ladderRun) {
-	recordRun, metaErr := ladderRunMeta(opts, t, r)
-	if metaErr != nil {
-		// Who made the submission cannot be told: nothing is graded, and
-		// the published verdict is invalid.
-		r.code, r.err = ExitCouldNotRun, metaErr
-		v, err := pipeline.PublishError(r.results, t.ID, metaErr.Error(), opts.Resume)
-		r.verdict = v
-		if err != nil {
-			fmt.Fprintf(r.out, "srb: ladder: %v\n", err)
-		}
-		return
-	}
-	sub := pipeline.Submission{Name: r.name, Tree: r.src, Results: r.results, Log: r.out, Annotate: recordRun,
-		Drivers: pipeline.Drivers{Audit: r.audit, Adjudicator: r.adjud, Adversary: r.advAll, Adversaries: r.advs}}
-	if fx := r.fixture; fx != nil {
-		sub.Apply = func(original, dst string) (string, error) {
-			a, err := fx.Apply(original, dst)
-			if err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("applied fixture %s: %d path(s) deleted, %d file(s) written", fx.Name, len(a.Deleted), len(a.Written)), nil
-		}
-	}
-	o := g.Grade(ctx, sub)
-	r.verdict = o.Verdict
-	r.code, r.err = o.Code()
 }
 
 func since(t time.Time) string { return roundDuration(time.Since(t)) }
@@ -587,40 +379,4 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// prefixWriter writes whole lines to w, each with prefix; a partial line
-// waits for its newline (or Flush).
-type prefixWriter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	prefix string
-	buf    bytes.Buffer
-}
-
-// Write implements io.Writer.
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.buf.Write(b)
-	for {
-		i := bytes.IndexByte(p.buf.Bytes(), '\n')
-		if i < 0 {
-			return len(b), nil
-		}
-		line := p.buf.Next(i + 1)
-		if _, err := io.WriteString(p.w, p.prefix+string(line)); err != nil {
-			return len(b), err
-		}
-	}
-}
-
-// Flush writes a pending partial line.
-func (p *prefixWriter) Flush() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.buf.Len() > 0 {
-		io.WriteString(p.w, p.prefix+p.buf.String()+"\n")
-		p.buf.Reset()
-	}
 }

@@ -86,53 +86,11 @@ func runNotice(ctx context.Context, opts *NoticeOptions) error {
 	if err != nil {
 		return err
 	}
-	cache := &source.Cache{Dir: cacheDir}
 	env := opts.Env
 	if env == nil {
 		env = &source.Env{}
 	}
-	entries := []notice.Entry{}
-	bad, faults := 0, 0
-	for _, m := range matches {
-		t, problems := task.LoadWith(filepath.Dir(m), task.LoadOptions{Memo: loadMemo(cacheDir)})
-		if len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-			}
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %d problem(s) in the task; run srb validate\n", filepath.Base(filepath.Dir(m)), len(problems))
-			bad++
-			continue
-		}
-		if t.StateA.SHA256 == "" {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: state A is not pinned: run srb fetch --pin %s first\n", t.ID, t.ID)
-			bad++
-			continue
-		}
-		archive := cache.Path(t.StateA.SHA256)
-		if _, err := os.Stat(archive); err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: State A sha256 %.12s is not in the cache: fetching it from %s\n", t.ID, t.StateA.SHA256, source.Describe(t.StateA.Source))
-			e, err := cache.Materialise(ctx, t.StateA, t.Dir, env)
-			var mm *source.MismatchError
-			switch {
-			case errors.As(err, &mm):
-				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-				bad++
-				continue
-			case err != nil:
-				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-				faults++
-				continue
-			}
-			archive = e.Archive
-		}
-		e, err := notice.EntryFor(t, archive)
-		if err != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-			faults++
-			continue
-		}
-		entries = append(entries, e)
-	}
+	entries, bad, faults := notice.Gather(ctx, matches, &source.Cache{Dir: cacheDir}, env, loadMemo(cacheDir), opts.IO.ErrOut)
 	switch {
 	case faults > 0:
 		return silent(ExitCouldNotRun, fmt.Errorf("%d task(s) could not be read", faults))

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
-	"github.com/swe-refactor-bench/srb/schema"
 )
 
 const reportDoc = `Render a verdict (score.json) as the text report.
@@ -68,8 +66,8 @@ func runReport(opts *ReportOptions) error {
 	if err != nil {
 		return couldNotRun(err)
 	}
-	if err := checkPublished(filepath.Dir(p), v); err != nil {
-		return couldNotRun(err)
+	if err := report.CheckPublished(filepath.Dir(p), v); err != nil {
+		return couldNotRun(fmt.Errorf("report: %w", err))
 	}
 	if opts.JSON {
 		b, err := json.MarshalIndent(v, "", "  ")
@@ -84,44 +82,5 @@ func runReport(opts *ReportOptions) error {
 		title = v.Task
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, report.Render(v, title))
-	return err
-}
-
-// checkPublished checks that the reward.json and summary.txt beside a
-// verdict, when present, say what it says: reward.json is read like every
-// contract (no repeated key, its schema, its own arithmetic) and its
-// headline numbers must equal the verdict's; summary.txt's score line
-// must be the verdict's. A results folder whose three files disagree is
-// refused, naming the file and the field.
-func checkPublished(dir string, v *result.Verdict) error {
-	rp := filepath.Join(dir, result.RewardFile)
-	if _, err := os.Stat(rp); err == nil {
-		flat, err := result.ReadReward(rp)
-		if err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := result.RewardAgrees(v, flat); err != nil {
-			return fmt.Errorf("report: %s disagrees with %s: %w", rp, result.ScoreFile, withFileErr(err, rp))
-		}
-	}
-	sp := filepath.Join(dir, result.SummaryFile)
-	if st, err := os.Stat(sp); err == nil && st.Mode().IsRegular() {
-		text, err := os.ReadFile(sp)
-		if err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := report.CheckSummary(v, string(text)); err != nil {
-			return fmt.Errorf("report: %s disagrees with %s: %w", sp, result.ScoreFile, err)
-		}
-	}
-	return nil
-}
-
-// withFileErr sets File on a schema validation error.
-func withFileErr(err error, path string) error {
-	var ve *schema.ValidationError
-	if errors.As(err, &ve) && ve.File == "" {
-		ve.File = path
-	}
 	return err
 }

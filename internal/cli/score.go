@@ -4,15 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/report"
@@ -85,95 +83,6 @@ func NewCmdScore(f *Factory, runF func(*ScoreOptions) error) *cobra.Command {
 	return cmd
 }
 
-// runsInside lists (at most three, then "…") the folders up to three
-// levels below dir that hold a run's stage files or score.json, when dir
-// itself holds none: dir is then a parent of runs, not a run. nil when
-// dir holds a stage file or score.json, or no folder below it does.
-func runsInside(dir string) []string {
-	isRun := func(d string) bool {
-		for _, f := range append(append([]string(nil), pipeline.StageFiles...), "score") {
-			if _, err := os.Lstat(filepath.Join(d, f+".json")); err == nil {
-				return true
-			}
-		}
-		return false
-	}
-	if isRun(dir) {
-		return nil
-	}
-	var runs []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() || p == dir {
-			return nil
-		}
-		rel, _ := filepath.Rel(dir, p)
-		if strings.Count(rel, string(filepath.Separator)) >= 3 {
-			return filepath.SkipDir
-		}
-		if isRun(p) {
-			runs = append(runs, p)
-			return filepath.SkipDir
-		}
-		return nil
-	})
-	sort.Strings(runs)
-	if len(runs) > 3 {
-		runs = append(runs[:3], "…")
-	}
-	return runs
-}
-
-// taskFromResults guesses the task id from the stage files' task fields,
-// else the folder's name.
-func taskFromResults(dir string) string {
-	for _, s := range pipeline.StageFiles {
-		p := filepath.Join(dir, s+".json")
-		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		var head struct {
-			Task string `json:"task"`
-		}
-		if json.Unmarshal(b, &head) == nil && head.Task != "" {
-			return head.Task
-		}
-	}
-	abs, _ := filepath.Abs(dir)
-	return filepath.Base(abs)
-}
-
-// Policy converts a task's scoring block into the scoring policy.
-func Policy(s task.Scoring) scoring.Policy {
-	return scoring.Policy{
-		MaxScore:               s.MaxScore,
-		BehaviouralPoints:      s.BehaviouralPoints,
-		VerificationPoints:     s.VerificationPoints,
-		VerificationModels:     s.VerificationModels,
-		PointsPerSurvivedModel: s.PointsPerSurvivedModel,
-	}
-}
-
-// TaskPolicy is t's scoring policy with t's declaration of what its stage
-// results must hold: every behavioural module with its weight, and every
-// adversary (see [scoring.Declaration]). srb score TASK and srb ladder
-// grade with it, so the task's declaration wins over the files.
-func TaskPolicy(t *task.Task) scoring.Policy {
-	p := Policy(t.Scoring)
-	d := &scoring.Declaration{Modules: []scoring.DeclaredModule{}, Adversaries: []string{}}
-	for _, m := range t.Behavioural.Modules {
-		d.Modules = append(d.Modules, scoring.DeclaredModule{ID: m.ID, Weight: m.Weight})
-	}
-	for _, a := range t.Verification.Adversaries {
-		d.Adversaries = append(d.Adversaries, a.ID)
-	}
-	p.Task = d
-	return p
-}
-
 func runScore(opts *ScoreOptions) error {
 	policy := scoring.Published()
 	taskID := ""
@@ -192,14 +101,14 @@ func runScore(opts *ScoreOptions) error {
 			return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
 		}
 		taskID = t.ID
-		policy = TaskPolicy(t)
+		policy = grade.TaskPolicy(t)
 	} else {
-		taskID = taskFromResults(opts.Results)
+		taskID = pipeline.TaskOfResults(opts.Results)
 	}
 	if st, err := os.Stat(opts.Results); err != nil || !st.IsDir() {
 		return couldNotRun(fmt.Errorf("score: no results folder at %s", opts.Results))
 	}
-	if runs := runsInside(opts.Results); len(runs) > 0 {
+	if runs := pipeline.RunsInside(opts.Results); len(runs) > 0 {
 		// A folder of runs is not a run: grading it would write an
 		// invalid verdict (no stage ran) into the runs' parent.
 		return couldNotRun(fmt.Errorf("score: %s holds no stage files but holds runs (%s): give one run's folder to --results",

@@ -106,16 +106,6 @@ func runSubmissionApply(ctx context.Context, opts *SubmissionApplyOptions) error
 	for _, p := range a.Written {
 		fmt.Fprintf(opts.IO.Out, "wrote   %s\n", p)
 	}
-	fmt.Fprintf(opts.IO.Out, "%s: %s applied on State A of %s into %s\n", fx.Name, describe(fx), t.ID, filepath.Clean(opts.Out))
+	fmt.Fprintf(opts.IO.Out, "%s: %s applied on State A of %s into %s\n", fx.Name, fx.Describe(), t.ID, filepath.Clean(opts.Out))
 	return nil
-}
-
-func describe(fx *submission.Fixture) string {
-	switch {
-	case fx.Untouched:
-		return "untouched"
-	case fx.Overlay == "":
-		return fmt.Sprintf("%d delete line(s)", len(fx.Delete))
-	}
-	return fmt.Sprintf("%d delete line(s) and overlay/", len(fx.Delete))
 }

@@ -13,10 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/lint"
-	"github.com/swe-refactor-bench/srb/internal/notice"
-	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/internal/validate"
 )
 
 const validateDoc = `Check tasks against the schema and srb's static rules.
@@ -140,7 +138,7 @@ type jsonValidation struct {
 	Problems []jsonProblem `json:"problems"`
 	Notes    []jsonNote    `json:"notes"`
 	// Capabilities is set with --capabilities for a task that loaded.
-	Capabilities *jsonCapabilities `json:"capabilities,omitempty"`
+	Capabilities *image.Capabilities `json:"capabilities,omitempty"`
 }
 
 func toJSONProblem(p task.Problem, base string) jsonProblem {
@@ -195,27 +193,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	var reports []*task.Report
 	bad := 0
 	for _, d := range dirs {
-		// What the truth rule finds is kept in the cache, keyed by the
-		// task folder's bytes and srb's build (task.ValidateOptions).
-		r := task.ValidateWith(d, task.ValidateOptions{TruthMemo: filepath.Join(cacheDir, "validate", "truth"), LoadMemo: loadMemo(cacheDir)})
-		if r.Task != nil {
-			// lint's error rules are validate rules too (srb lint shows
-			// them with their warnings and advice).
-			r.Problems = append(r.Problems, lint.Problems(lint.Check(r.Task))...)
-			// The rules that need State A read it from the cache, never
-			// from a registry.
-			cache := &source.Cache{Dir: cacheDir}
-			ps, ns := source.Check(ctx, r.Task, cache)
-			r.Problems = append(r.Problems, ps...)
-			r.Notes = append(r.Notes, ns...)
-			// The licence State A's archive shows against the one declared.
-			if d := r.Task.StateA.SHA256; d != "" {
-				if st, err := os.Stat(cache.Path(d)); err == nil && st.Mode().IsRegular() {
-					r.Problems = append(r.Problems, notice.Check(r.Task, cache.Path(d))...)
-				}
-			}
-			task.SortProblems(r.Problems)
-		}
+		r := validate.Task(ctx, d, cacheDir)
 		reports = append(reports, r)
 		if !r.OK() {
 			bad++
@@ -232,7 +210,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 				jv.Notes = append(jv.Notes, jsonNote{Rule: n.Rule, Message: n.Msg})
 			}
 			if opts.Capabilities && r.Task != nil {
-				jv.Capabilities = capabilitiesOf(r.Task)
+				jv.Capabilities = image.CapabilitiesOf(r.Task)
 			}
 			out = append(out, jv)
 		}
@@ -257,7 +235,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 				fmt.Fprintf(w, "%s: %d problem(s)\n", taskName(r), len(r.Problems))
 			}
 			if opts.Capabilities && r.Task != nil {
-				writeCapabilities(w, capabilitiesOf(r.Task))
+				writeCapabilities(w, image.CapabilitiesOf(r.Task))
 			}
 		}
 	}
@@ -274,63 +252,9 @@ func taskName(r *task.Report) string {
 	return filepath.Base(r.Dir)
 }
 
-// jsonCapabilities are a task's effective capability assertions: its
-// stacks and, per stage image in build order, every check srb build's
-// probes make (image.Checks).
-type jsonCapabilities struct {
-	Task         string           `json:"task"`
-	Class        string           `json:"class"`
-	Stacks       jsonStacks       `json:"stacks"`
-	Capabilities []jsonCapability `json:"checks"`
-}
-
-type jsonStacks struct {
-	Old          []string `json:"old"`
-	New          []string `json:"new"`
-	Shared       []string `json:"shared"`
-	SharedOrigin string   `json:"shared_origin"`
-}
-
-type jsonCapability struct {
-	Stage      string `json:"stage"`
-	Capability string `json:"capability"`
-	// Assert is "have", "lack" or "observe" (present, behind a recording
-	// wrapper).
-	Assert string `json:"assert"`
-	Field  string `json:"field"`
-	Origin string `json:"origin"`
-}
-
-func capabilitiesOf(t *task.Task) *jsonCapabilities {
-	st := t.Images.Stacks
-	c := &jsonCapabilities{Task: t.ID, Class: t.Class,
-		Stacks:       jsonStacks{Old: nonNil(st.Old), New: nonNil(st.New), Shared: nonNil(st.Shared), SharedOrigin: t.SharedOrigin()},
-		Capabilities: []jsonCapability{}}
-	for _, s := range task.StageNames {
-		for _, k := range image.Checks(t, s) {
-			a := "lack"
-			switch {
-			case strings.Contains(k.Field, ".observe["):
-				a = "observe"
-			case k.Present:
-				a = "have"
-			}
-			c.Capabilities = append(c.Capabilities, jsonCapability{Stage: s, Capability: k.Capability, Assert: a, Field: k.Field, Origin: k.Origin})
-		}
-	}
-	return c
-}
-
-func nonNil(xs []string) []string {
-	if xs == nil {
-		return []string{}
-	}
-	return xs
-}
-
 // writeCapabilities prints c as text: the stacks, then one line per stage
 // image and run of checks that assert the same way from the same origin.
-func writeCapabilities(w io.Writer, c *jsonCapabilities) {
+func writeCapabilities(w io.Writer, c *image.Capabilities) {
 	list := func(xs []string) string {
 		if len(xs) == 0 {
 			return "none"

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
@@ -219,3 +220,27 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 
 // shellWord keeps a name for a comment: line breaks dropped.
 func shellWord(s string) string { return strings.NewReplacer("\n", " ", "\r", " ").Replace(s) }
+
+// FixtureSolution applies the submission fixture fx on the State A tree
+// stateA (into a temporary folder) and returns the solution that makes
+// the fixture's tree from State A's, and a cleanup that removes the
+// fixture's tree: the solution reads it until WriteDir has run. Errors are
+// the fixture's application's or Diff's.
+func FixtureSolution(fx *submission.Fixture, stateA string) (*Solution, func(), error) {
+	tmp, err := os.MkdirTemp("", "srb-solution-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(tmp) }
+	tree := filepath.Join(tmp, "tree")
+	if _, err := fx.Apply(stateA, tree); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	s, err := Diff(fx.Name, stateA, tree)
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return s, cleanup, nil
+}

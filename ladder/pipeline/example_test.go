@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/internal/cli"
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/copytree"
 	"github.com/swe-refactor-bench/srb/ladder/models"
@@ -68,7 +69,7 @@ func ExampleGrader_Grade() {
 	// The host backend: every stage runs on this machine.
 	backend := &cli.LadderOptions{Host: true, Now: time.Now, Lookup: func(string) (string, bool) { return "", false }}
 	g := &pipeline.Grader{
-		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: cli.TaskPolicy(t), AuditDriver: t.Audit.Driver},
+		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: grade.TaskPolicy(t), AuditDriver: t.Audit.Driver},
 		Original: original,
 		Stages:   cli.LadderStages(backend, t),
 	}

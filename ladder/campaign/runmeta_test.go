@@ -1,4 +1,4 @@
-package cli
+package campaign
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/swe-refactor-bench/srb/ladder/campaign"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
@@ -17,7 +16,7 @@ import (
 func TestRunMetaResolve(t *testing.T) {
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "repo")
-	p := runMetaBeside(sub, "")
+	p := RunMetaPath(sub, "")
 	if p != filepath.Join(dir, "run.json") {
 		t.Fatalf("run.json for %s is looked for at %s", sub, p)
 	}
@@ -26,14 +25,14 @@ func TestRunMetaResolve(t *testing.T) {
 		t.Fatal(err)
 	}
 	flags := RunMetaFlags{Effort: "xhigh", Meta: []string{"gateway=us", "note=a=b"}}
-	if err := flags.check(); err != nil {
+	if err := flags.Check(); err != nil {
 		t.Fatal(err)
 	}
-	m, known, err := resolveRunMeta(flags, p, "language")
+	m, known, err := ResolveRunMeta(flags, p, "language")
 	if err != nil || !known {
 		t.Fatalf("resolve: %v %v", known, err)
 	}
-	want := campaign.RunMeta{Model: "m1", Effort: "xhigh", Agent: "codex", AgentVersion: "0.146.0", Attempt: 2, TaskClass: "language",
+	want := RunMeta{Model: "m1", Effort: "xhigh", Agent: "codex", AgentVersion: "0.146.0", Attempt: 2, TaskClass: "language",
 		Operator: map[string]string{"seed": "7", "gateway": "us", "note": "a=b"}}
 	if !reflect.DeepEqual(m, want) {
 		t.Fatalf("got %+v\nwant %+v", m, want)
@@ -42,14 +41,14 @@ func TestRunMetaResolve(t *testing.T) {
 		t.Errorf("configuration %q", m.ConfigName())
 	}
 	v := result.NewVerdict("lang90-tally-c-to-go", 100)
-	recordRunMeta(m)(v)
+	RecordRunMeta(m)(v)
 	got := v.Metadata["run"].(map[string]any)
 	if got["model"] != "m1" || got["attempt"] != 2 || got["task_class"] != "language" || got["operator"].(map[string]any)["gateway"] != "us" {
 		t.Errorf("metadata.run = %v", got)
 	}
 
 	// No run.json and no flags: only the class is known.
-	m, known, err = resolveRunMeta(RunMetaFlags{}, filepath.Join(dir, "none", "run.json"), "build")
+	m, known, err = ResolveRunMeta(RunMetaFlags{}, filepath.Join(dir, "none", "run.json"), "build")
 	if err != nil || known || m.TaskClass != "build" {
 		t.Errorf("absent run.json: %+v %v %v", m, known, err)
 	}
@@ -73,7 +72,7 @@ func TestRunMetaRefusesBadInput(t *testing.T) {
 		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"), "run.json")
 		_ = os.MkdirAll(filepath.Dir(p), 0o755)
 		_ = os.WriteFile(p, []byte(c.body), 0o644)
-		_, _, err := resolveRunMeta(RunMetaFlags{}, p, "")
+		_, _, err := ResolveRunMeta(RunMetaFlags{}, p, "")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: got %v, want an error naming %s and %q", c.name, err, p, c.want)
 		}
@@ -86,17 +85,17 @@ func TestRunMetaRefusesBadInput(t *testing.T) {
 	if err := os.Symlink(inTree, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := resolveRunMeta(RunMetaFlags{}, link, ""); err == nil || !strings.Contains(err.Error(), "never a link") {
+	if _, _, err := ResolveRunMeta(RunMetaFlags{}, link, ""); err == nil || !strings.Contains(err.Error(), "never a link") {
 		t.Errorf("a linked run.json: %v", err)
 	}
 	big := filepath.Join(dir, "big", "run.json")
 	_ = os.MkdirAll(filepath.Dir(big), 0o755)
 	_ = os.WriteFile(big, []byte(`{"note": "`+strings.Repeat("x", 70<<10)+`"}`), 0o644)
-	if _, _, err := resolveRunMeta(RunMetaFlags{}, big, ""); err == nil || !strings.Contains(err.Error(), "more than the 65536") {
+	if _, _, err := ResolveRunMeta(RunMetaFlags{}, big, ""); err == nil || !strings.Contains(err.Error(), "more than the 65536") {
 		t.Errorf("a large run.json: %v", err)
 	}
 	for _, f := range []RunMetaFlags{{Meta: []string{"novalue"}}, {Meta: []string{"model=x"}}, {Meta: []string{"=x"}}, {Attempt: -1}} {
-		if err := f.check(); err == nil {
+		if err := f.Check(); err == nil {
 			t.Errorf("%+v: accepted", f)
 		}
 	}

@@ -1,12 +1,14 @@
-package cli
+package image
 
 import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
-// stageLimits are the bounds of t's stage containers (task.cue limits).
-func stageLimits(t *task.Task) engine.Limits {
+// StageLimits are the bounds of t's stage containers and its agent's
+// container (task.cue limits: pids, memory and disk in bytes, whole
+// CPUs); a nil t gets engine.DefaultLimits.
+func StageLimits(t *task.Task) engine.Limits {
 	if t == nil {
 		return engine.DefaultLimits
 	}

@@ -1,4 +1,4 @@
-package cli
+package image
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 func TestRecordLimits(t *testing.T) {
 	ctx := context.Background()
-	l := stageLimits(&task.Task{Limits: task.Limits{Pids: 256, MemoryMiB: 512}})
+	l := StageLimits(&task.Task{Limits: task.Limits{Pids: 256, MemoryMiB: 512}})
 	if l != (engine.Limits{Pids: 256, Memory: 512 << 20}) {
 		t.Fatalf("limits %+v", l)
 	}
@@ -44,11 +44,11 @@ func TestRecordLimits(t *testing.T) {
 }
 
 // TestCPULimit: a task's limits.cpus reaches every container srb starts
-// through stageLimits (srb trial's agent container, the audit and
+// through StageLimits (srb trial's agent container, the audit and
 // behavioural containers) as whole CPUs in NanoCPUs, and the stage
 // result's metadata records it.
 func TestCPULimit(t *testing.T) {
-	l := stageLimits(&task.Task{Limits: task.Limits{Pids: 1024, MemoryMiB: 8192, CPUs: 2}})
+	l := StageLimits(&task.Task{Limits: task.Limits{Pids: 1024, MemoryMiB: 8192, CPUs: 2}})
 	if l != (engine.Limits{Pids: 1024, Memory: 8192 << 20, CPUs: 2}) {
 		t.Fatalf("limits %+v", l)
 	}
@@ -60,7 +60,7 @@ func TestCPULimit(t *testing.T) {
 	if m := l.Map(); m["cpus"] != int64(2) {
 		t.Errorf("metadata %v, want cpus 2", m)
 	}
-	if m := stageLimits(&task.Task{Limits: task.Limits{Pids: 1024, MemoryMiB: 8192}}).Map(); m["cpus"] != nil {
+	if m := StageLimits(&task.Task{Limits: task.Limits{Pids: 1024, MemoryMiB: 8192}}).Map(); m["cpus"] != nil {
 		t.Errorf("no cpus set: metadata %v names one", m)
 	}
 }

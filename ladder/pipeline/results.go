@@ -1,0 +1,72 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// RunsInside lists (at most three, then "…") the folders up to three
+// levels below dir that hold a run's stage files or score.json, when dir
+// itself holds none: dir is then a parent of runs, not a run. nil when
+// dir holds a stage file or score.json, or no folder below it does.
+func RunsInside(dir string) []string {
+	isRun := func(d string) bool {
+		for _, f := range append(append([]string(nil), StageFiles...), "score") {
+			if _, err := os.Lstat(filepath.Join(d, f+".json")); err == nil {
+				return true
+			}
+		}
+		return false
+	}
+	if isRun(dir) {
+		return nil
+	}
+	var runs []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if strings.Count(rel, string(filepath.Separator)) >= 3 {
+			return filepath.SkipDir
+		}
+		if isRun(p) {
+			runs = append(runs, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	sort.Strings(runs)
+	if len(runs) > 3 {
+		runs = append(runs[:3], "…")
+	}
+	return runs
+}
+
+// TaskOfResults guesses the task id of the results folder dir from its
+// stage files' task fields (in ladder order; unreadable ones skipped),
+// else the folder's name.
+func TaskOfResults(dir string) string {
+	for _, s := range StageFiles {
+		p := filepath.Join(dir, s+".json")
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var head struct {
+			Task string `json:"task"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Task != "" {
+			return head.Task
+		}
+	}
+	abs, _ := filepath.Abs(dir)
+	return filepath.Base(abs)
+}
