@@ -9,14 +9,30 @@ import (
 	"strings"
 )
 
-// RunsInside lists (at most three, then "…") the folders up to three
-// levels below dir that hold a run's stage files or score.json, when dir
-// itself holds none: dir is then a parent of runs, not a run. nil when
-// dir holds a stage file or score.json, or no folder below it does.
+// runMarkers are the files that make a folder a run's results folder:
+// its stage files, score.json, and what the ladder publishes or records
+// beside them (reward.json, summary.txt, run.json).
+var runMarkers = []string{"score.json", "reward.json", "summary.txt", "run.json"}
+
+// runsInsideDepth bounds how deep RunsInside looks for runs below a
+// folder (a campaign is <task>/<configuration>/<run>, one more level for
+// a folder of campaigns, and some to spare).
+const runsInsideDepth = 6
+
+// RunsInside lists (at most three, then "…") the folders up to
+// runsInsideDepth levels below dir that hold a run's stage files, its
+// score.json, reward.json, summary.txt or run.json, when dir itself holds
+// none: dir is then a parent of runs, not a run. nil when dir holds one,
+// or no folder below it does.
 func RunsInside(dir string) []string {
 	isRun := func(d string) bool {
-		for _, f := range append(append([]string(nil), StageFiles...), "score") {
+		for _, f := range StageFiles {
 			if _, err := os.Lstat(filepath.Join(d, f+".json")); err == nil {
+				return true
+			}
+		}
+		for _, f := range runMarkers {
+			if _, err := os.Lstat(filepath.Join(d, f)); err == nil {
 				return true
 			}
 		}
@@ -31,7 +47,7 @@ func RunsInside(dir string) []string {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if strings.Count(rel, string(filepath.Separator)) >= 3 {
+		if strings.Count(rel, string(filepath.Separator)) >= runsInsideDepth {
 			return filepath.SkipDir
 		}
 		if isRun(p) {

@@ -38,3 +38,26 @@ func TestRunsInside(t *testing.T) {
 		t.Errorf("TaskOfResults with no stage file = %q, want the folder's name", got)
 	}
 }
+
+// TestRunsInsideDeepAndPublishedOnly: a run four levels down, and a run
+// that holds only what the ladder published (reward.json), are runs: srb
+// score refuses their parent instead of writing an invalid verdict into it
+// (issue 16's audit).
+func TestRunsInsideDeepAndPublishedOnly(t *testing.T) {
+	root := t.TempDir()
+	for rel, file := range map[string]string{"deep/x/y/z/run-1": "audit.json", "pub/m/run-1": "reward.json", "meta/m/run-2": "run.json"} {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, file), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for dir, want := range map[string]string{"deep": "deep/x/y/z/run-1", "pub": "pub/m/run-1", "meta": "meta/m/run-2"} {
+		if got := RunsInside(filepath.Join(root, dir)); !reflect.DeepEqual(got, []string{filepath.Join(root, want)}) {
+			t.Errorf("RunsInside(%s) = %v, want [%s]", dir, got, want)
+		}
+	}
+}
+
