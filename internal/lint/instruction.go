@@ -3,6 +3,7 @@ package lint
 import (
 	"encoding/binary"
 	"fmt"
+	"html"
 	"io/fs"
 	"math/bits"
 	"os"
@@ -101,7 +102,10 @@ func markdownText(src []byte, b *textBuilder) {
 		case *ast.Text:
 			if entering {
 				seg := x.Segment
-				b.write(seg.Value(src), seg.Start, lineOf)
+				// Character references are their characters (&nbsp; is a
+				// space); a Text segment is within one line, so its
+				// offsets still give the line.
+				b.write([]byte(html.UnescapeString(string(seg.Value(src)))), seg.Start, lineOf)
 				last = lineOf(seg.Start)
 				if x.SoftLineBreak() || x.HardLineBreak() {
 					b.space = true
