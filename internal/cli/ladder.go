@@ -118,18 +118,10 @@ type LadderOptions struct {
 	// lacks it (nil: srb build --load --stage STAGE); tests replace it.
 	BuildImage func(ctx context.Context, t *task.Task, stage string) error
 
-	// Driver is the driver of every model position no per-position flag
-	// names; the per-position fields override it.
-	Driver            string
-	AuditDriver       string
-	AuditModel        string
-	AuditScripts      []string
-	AdversaryDriver   string
-	AdversaryModel    string
-	AdversaryScripts  []string // ID=FILE
-	AdjudicatorDriver string
-	AdjudicatorModel  string
-	AdjudicatorScript string
+	// DriverFlags are the drivers of the model positions: Driver for
+	// every position no per-position flag names; the per-position fields
+	// override it.
+	grade.DriverFlags
 
 	// Run says who made the submissions (--run-* flags, see runmeta.go).
 	Run RunMetaFlags
@@ -160,7 +152,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 			if opts.Jobs < 1 {
 				return &usageError{err: fmt.Errorf("--jobs %d: at least 1", opts.Jobs)}
 			}
-			if err := checkDriverFlags(opts); err != nil {
+			if err := checkDriverFlags(&opts.DriverFlags); err != nil {
 				return err
 			}
 			if err := opts.Run.Check(); err != nil {
@@ -200,7 +192,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 // checkDriverFlags is the usage error of opts' driver names and
 // --adversary-script values (nil when all are known and well formed),
 // for srb ladder and srb trial (whose verifier is srb ladder's grading).
-func checkDriverFlags(opts *LadderOptions) error {
+func checkDriverFlags(opts *grade.DriverFlags) error {
 	for _, d := range []struct{ flag, v string }{{"--driver", opts.Driver}, {"--audit-driver", opts.AuditDriver},
 		{"--adversary-driver", opts.AdversaryDriver}, {"--adjudicator-driver", opts.AdjudicatorDriver}} {
 		if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
@@ -219,14 +211,6 @@ func checkDriverFlags(opts *LadderOptions) error {
 // ([pipeline.Driver]): the driver, the model and, for the scripted
 // driver, the scripts. Zero fields keep the task's.
 type StageDriver = pipeline.Driver
-
-// driverFlags are opts' driver flags as [grade.ResolveDrivers] reads them.
-func (opts *LadderOptions) driverFlags() grade.DriverFlags {
-	return grade.DriverFlags{Driver: opts.Driver, AuditDriver: opts.AuditDriver, AuditModel: opts.AuditModel,
-		AuditScripts: opts.AuditScripts, AdversaryDriver: opts.AdversaryDriver, AdversaryModel: opts.AdversaryModel,
-		AdversaryScripts: opts.AdversaryScripts, AdjudicatorDriver: opts.AdjudicatorDriver,
-		AdjudicatorModel: opts.AdjudicatorModel, AdjudicatorScript: opts.AdjudicatorScript}
-}
 
 func runLadder(ctx context.Context, opts *LadderOptions) error {
 	if ctx == nil {
@@ -268,7 +252,7 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	// Before anything starts: the fixtures' scripts decide drivers, every
 	// credential is checked, every submission exists.
 	for _, r := range runs {
-		r.Drivers = grade.ResolveDrivers(opts.driverFlags(), opts.Lookup, r.Fixture)
+		r.Drivers = grade.ResolveDrivers(opts.DriverFlags, opts.Lookup, r.Fixture)
 	}
 	if faults := grade.Preflight(t, runs, opts.Lookup); len(faults) > 0 {
 		msg := "nothing was graded: " + strings.Join(faults, "; ")

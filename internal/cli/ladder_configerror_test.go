@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -46,7 +47,7 @@ func TestLadderStageImageBuildExitCodes(t *testing.T) {
 			opts := &LadderOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
 				Lookup: func(string) (string, bool) { return "", false }, Task: taskDir, Submissions: []string{sub}, Results: results,
 				Jobs: 1, Cache: t.TempDir(), Engine: newEngine, BuildImage: build,
-				Driver: "scripted", AuditScripts: []string{nothing}, AdjudicatorScript: nothing}
+				DriverFlags: grade.DriverFlags{Driver: "scripted", AuditScripts: []string{nothing}, AdjudicatorScript: nothing}}
 			for _, id := range []string{"a01-whitespace", "a02-binary", "a03-large", "a04-lines", "a05-usage", "a06-open"} {
 				opts.AdversaryScripts = append(opts.AdversaryScripts, id+"="+nothing)
 			}

@@ -145,7 +145,7 @@ func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
 				return &usageError{err: errors.New("--max-workspace-bytes and --max-workspace-entries take a number above zero")}
 			}
 			// The verifier's flags are checked before the agent runs.
-			if err := checkDriverFlags(&LadderOptions{Driver: opts.Driver, AdversaryScripts: opts.AdversaryScripts}); err != nil {
+			if err := checkDriverFlags(&grade.DriverFlags{Driver: opts.Driver, AdversaryScripts: opts.AdversaryScripts}); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -203,7 +203,7 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	// The verifier is srb ladder's grading of the collected workspace,
 	// with the trial's drivers and scripts.
 	lo := &LadderOptions{IO: opts.IO, Now: opts.Factory.Now, Lookup: os.LookupEnv, Engine: opts.Factory.Engine,
-		Task: t.Dir, Jobs: 1, Cache: opts.Cache, Driver: opts.Driver}
+		Task: t.Dir, Jobs: 1, Cache: opts.Cache, DriverFlags: grade.DriverFlags{Driver: opts.Driver}}
 	c := &harbor.TrialConfig{Task: t, Agent: opts.Agent, Out: out, Budget: opts.Budget, Gateway: gw,
 		MaxWorkspaceBytes: opts.MaxWorkspaceBytes, MaxWorkspaceEntries: opts.MaxWorkspaceEntries, Policy: grade.TaskPolicy(t),
 		SolutionDir: opts.Solution, Stdout: opts.IO.Out, Stderr: errOut,
