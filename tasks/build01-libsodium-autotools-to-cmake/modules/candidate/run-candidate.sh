@@ -3,8 +3,9 @@
 # as verification.candidate_command with the round's role (original or
 # submission) as the LAST argument, in the working tree under test, with
 # SRB_TARGET (that tree), SRB_TARGET_TOKEN (its salted name), SRB_WORK
-# (scratch shared by the round's runs) and SRB_CANDIDATE (the candidate
-# file) set.
+# (this tree's scratch: before every run srb restores it to what the
+# tree's warm-up run left, so a build cached there is reused and nothing a
+# run writes reaches the next) and SRB_CANDIDATE (the candidate file) set.
 #
 # The candidate is a bash script run in a fresh empty folder. It asks for
 # the configurations it needs by running "$SODIUM_BUILD" NAME (default or

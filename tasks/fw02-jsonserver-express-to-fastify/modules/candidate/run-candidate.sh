@@ -3,8 +3,9 @@
 # runs it as verification.candidate_command, as uid 65532, with the round's
 # role (original or submission) as the LAST argument, in the tree under
 # test, with SRB_TARGET (that tree), SRB_TARGET_TOKEN (its salted name),
-# SRB_WORK (this tree's scratch, kept across the round's runs) and
-# SRB_CANDIDATE (the candidate, a bash script) set.
+# SRB_WORK (this tree's scratch: before every run srb restores it to what
+# the tree's warm-up run left) and SRB_CANDIDATE (the candidate, a bash
+# script) set.
 #
 # Both trees are prepared as stage 2 builds them: a copy of the tree with
 # its top-level node_modules replaced by the image's packages
