@@ -60,4 +60,3 @@ func TestRunsInsideDeepAndPublishedOnly(t *testing.T) {
 		}
 	}
 }
-
