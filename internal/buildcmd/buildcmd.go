@@ -510,7 +510,7 @@ func (a *analyser) implied(ws []word, dir, tool string) {
 			break
 		}
 	}
-	if sub < 0 || !ws[sub].ok || !contains(spec.subcommands, ws[sub].text) {
+	if sub < 0 || !ws[sub].ok || !slices.Contains(spec.subcommands, ws[sub].text) {
 		return
 	}
 	for _, w := range ws[sub+1:] {
@@ -534,15 +534,6 @@ func (a *analyser) implied(ws []word, dir, tool string) {
 			a.uses[len(a.uses)-1].Implied = true
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // argAt records w and returns its path ("" when it names nothing).
