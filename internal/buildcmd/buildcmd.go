@@ -482,7 +482,7 @@ func (a *analyser) call(ws []word, cwd string) {
 }
 
 // impliedInputs are the files a tool's subcommand reads in its project
-// folder without naming them; "" lists the subcommands.
+// folder without naming them, for the subcommands listed.
 var impliedInputs = map[string]struct {
 	subcommands []string
 	files       []string
