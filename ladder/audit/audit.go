@@ -422,24 +422,48 @@ func only(votes []Vote, verdict string) []Vote {
 
 func citations(votes []Vote) []map[string]any {
 	var out []map[string]any
+	seen := map[Citation]bool{}
 	for _, v := range votes {
 		for _, c := range v.Citations {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
 			out = append(out, c.Map())
 		}
 	}
 	return out
 }
 
-// reasons is every vote's "[verdict] reasoning", with "-> <downgrade>"
-// under a defaulted one, at most 4000 characters.
+// reasons is every distinct "[verdict] reasoning" of the votes, in the
+// order first given, with "-> <downgrade>" under a defaulted one and
+// "(N reviews)" after the verdict when N reviews gave the same reasoning,
+// at most 4000 characters. Reviews that agree word for word are one
+// reason, so a report prints each reason once (#16).
 func reasons(votes []Vote) string {
-	var parts []string
+	var order []string
+	count := map[string]int{}
+	verdictOf := map[string]string{}
 	for _, v := range votes {
-		line := fmt.Sprintf("[%s] %s", v.Verdict, strings.TrimSpace(v.Reasoning))
+		body := strings.TrimSpace(v.Reasoning)
 		if v.Downgraded != "" {
-			line += "\n    -> " + v.Downgraded
+			body += "\n    -> " + v.Downgraded
 		}
-		parts = append(parts, line)
+		key := v.Verdict + "\x00" + body
+		if count[key] == 0 {
+			order = append(order, key)
+			verdictOf[key] = v.Verdict
+		}
+		count[key]++
+	}
+	parts := make([]string, 0, len(order))
+	for _, key := range order {
+		body := key[len(verdictOf[key])+1:]
+		tag := "[" + verdictOf[key] + "]"
+		if n := count[key]; n > 1 {
+			tag += fmt.Sprintf(" (%d reviews)", n)
+		}
+		parts = append(parts, tag+" "+body)
 	}
 	return runeCut(strings.Join(parts, "\n\n"), 4000)
 }

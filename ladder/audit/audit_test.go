@@ -173,8 +173,13 @@ func TestGroundedFail(t *testing.T) {
 	if diff := cmp.Diff(`{"fail":2,"pass":1}`, jsonOf(c.Metadata["votes"])); diff != "" {
 		t.Errorf("votes (-want +got):\n%s", diff)
 	}
-	if len(c.Evidence) != 2 || c.Evidence[0]["grounded"] != true || c.Evidence[0]["ground_note"] != "verified" || jsonOf(c.Evidence[0]["line"]) != "10" {
+	// The two failing reviews cite the same line: it is one piece of
+	// evidence, and their word-for-word reasoning is one reason (#16).
+	if len(c.Evidence) != 1 || c.Evidence[0]["grounded"] != true || c.Evidence[0]["ground_note"] != "verified" || jsonOf(c.Evidence[0]["line"]) != "10" {
 		t.Errorf("evidence %v", c.Evidence)
+	}
+	if strings.Count(c.Detail, "main runs the kept C binary") != 1 || !strings.HasPrefix(c.Detail, "[fail] (2 reviews) main runs the kept C binary") {
+		t.Errorf("detail %q", c.Detail)
 	}
 	ok, why := scoring.AuditPassesGate(st, scoring.Published(), "")
 	if ok || why != "the audit gate failed on 1 required check(s): go-is-primary [audit-gate]" {
