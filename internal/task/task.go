@@ -204,6 +204,8 @@ type Verification struct {
 	Prompt               string      `json:"prompt"`
 	CandidateCommand     []string    `json:"candidate_command"`
 	CandidateTimeoutSec  int         `json:"candidate_timeout_sec"`
+	WarmCommand          []string    `json:"warm_command"`
+	WarmTimeoutSec       int         `json:"warm_timeout_sec"`
 	RunTimeoutSec        int         `json:"run_timeout_sec"`
 	AllowedCommands      []string    `json:"allowed_commands"`
 	Surfaces             []Surface   `json:"surfaces"`

@@ -427,10 +427,16 @@ func CandidateAssetProblem(a, taskDir string) string {
 // on the verification image's PATH.
 var scriptExts = []string{".sh", ".bash", ".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl"}
 
+// candidateCommand checks verification.candidate_command and, by the same
+// rule, verification.warm_command: both run in the verification image.
 func (v *validator) candidateCommand() {
-	cmd := v.t.Verification.CandidateCommand
+	v.imageCommand("candidate_command", v.t.Verification.CandidateCommand)
+	v.imageCommand("warm_command", v.t.Verification.WarmCommand)
+}
+
+func (v *validator) imageCommand(field string, cmd []string) {
 	for i, tok := range cmd {
-		at := fmt.Sprintf("verification.candidate_command[%d]", i)
+		at := fmt.Sprintf("verification.%s[%d]", field, i)
 		if msg := CandidateAssetProblem(tok, v.t.Dir); msg != "" {
 			v.problem(RuleCandidateCommand, at, "%s; fix the path (a task file F is %s/F in the image) so stage 3 does not fail after the whole stage's spend", msg, VerificationAssets)
 			continue

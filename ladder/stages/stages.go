@@ -117,6 +117,13 @@ type VerificationSpec struct {
 	CandidateTimeoutSec int
 	FaultExitCodes      []int
 	NetworkAllowed      bool
+	// WarmCommand, when set, runs once per stage before the first round,
+	// with no tree, as the candidates' user; what it leaves in its HOME
+	// starts every tree's HOME for its warm-up run (verification.WarmConfig;
+	// the task's verification.warm_command). WarmTimeoutSec bounds it
+	// (seconds; 0: 600).
+	WarmCommand    []string
+	WarmTimeoutSec int
 	// RunTimeoutSec bounds each of an adversary's commands (seconds);
 	// AllowedCommands are what it may run.
 	RunTimeoutSec   int

@@ -228,6 +228,27 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 			fmt.Fprintf(logw, "srb: verification: %d round(s) finished earlier on the same inputs are kept (%s); the others are played\n", len(kept), strings.Join(ids, ", "))
 		}
 	}
+	// The task's warm command, once for the whole stage (never when every
+	// round is kept): its HOME starts each tree's HOME for the tree's
+	// warm-up run, a copy per tree and round.
+	homeSeed := opts.HomeSeed
+	if len(v.WarmCommand) > 0 && len(kept) < len(v.Adversaries) {
+		seed, warmed, err := warmHome(ctx, opts, t, v, eng, img, pathMap)
+		if seed != "" {
+			defer os.RemoveAll(filepath.Dir(seed))
+		}
+		if err != nil {
+			var we *verification.WarmError
+			if errors.As(err, &we) {
+				return fail(pipeline.BadTask, err.Error(), map[string]any{"config_error": true})
+			}
+			return fail(pipeline.CouldNotRun, err.Error(), nil)
+		}
+		homeSeed = seed
+		meta["warm_home"] = warmed.Map(v.WarmCommand)
+		fmt.Fprintf(logw, "srb: verification: warm_command left %d file(s), %d byte(s) in HOME in %.1fs; each tree's warm-up run starts from them\n",
+			warmed.Files, warmed.Bytes, warmed.Duration.Seconds())
+	}
 	st, err := verification.Run(ctx, verification.Config{
 		Progress:             logw,
 		Task:                 t.ID,
@@ -256,6 +277,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 					CPUs:       t.Limits.CPUs,
 					Work:       opts.KeepWork,
 					Keep:       opts.KeepWork != "",
+					HomeSeed:   homeSeed,
 				})
 			}
 			return verification.NewHost(verification.HostConfig{
@@ -269,7 +291,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 				Network:    v.NetworkAllowed,
 				Work:       opts.KeepWork,
 				Keep:       opts.KeepWork != "",
-				HomeSeed:   opts.HomeSeed,
+				HomeSeed:   homeSeed,
 			})
 		},
 		NewDriver: func(a verification.Adversary) (models.Driver, error) {
@@ -348,4 +370,28 @@ func taskScript(taskDir string, c *models.Config) {
 			c.Options["script"] = filepath.Join(taskDir, s)
 		}
 	}
+}
+
+// warmHome runs the task's warm command once (on this machine with
+// --host, else in a container of the verification image img on eng) and
+// returns the seed folder, inside a temporary folder of the grader's own
+// that the caller removes (filepath.Dir of it). With --host and a HOME
+// seed of srb's own (opts.HomeSeed), the command's HOME starts from it.
+func warmHome(ctx context.Context, opts VerificationOptions, t *Task, v VerificationSpec, eng engine.Runner, img *suite.Image, pathMap map[string]string) (string, *verification.Warmed, error) {
+	dir, err := os.MkdirTemp("", "srb-warm-home-")
+	if err != nil {
+		return "", nil, fmt.Errorf("warm: %w", err)
+	}
+	seed := filepath.Join(dir, "seed")
+	cfg := verification.WarmConfig{Command: v.WarmCommand, PathMap: pathMap, Seed: seed,
+		Timeout: time.Duration(v.WarmTimeoutSec) * time.Second, Network: v.NetworkAllowed, Start: opts.HomeSeed,
+		Pids: t.Limits.Pids, Memory: t.Limits.Memory, Disk: t.Limits.Disk, CPUs: t.Limits.CPUs}
+	var w *verification.Warmed
+	if opts.Host {
+		w, err = verification.WarmHomeOnHost(ctx, cfg)
+	} else {
+		w, err = verification.WarmHomeInImage(ctx, eng, img.Ref,
+			map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification}, cfg)
+	}
+	return seed, w, err
 }

@@ -64,6 +64,11 @@ const CandidateUser = "65532:65532"
 // task's limits; 0 Pids is 1024, 0 Memory is engine.DefaultLimits', 0
 // Disk and 0 CPUs none);
 // a run during which one was reached says so (CandidateRun.LimitHit).
+// HomeSeed, when set, is a host folder whose content starts each tree's
+// HOME for its warm-up run ([WarmUp]; what [WarmHomeInImage] left, say):
+// it is copied into the tree's container read-only (/srb/seed) and from
+// there into its HOME, a copy per tree and round; candidates' runs start
+// with HOME empty.
 type ContainerConfig struct {
 	Engine     Starter
 	Image      string
@@ -82,6 +87,7 @@ type ContainerConfig struct {
 	CPUs       int64
 	Work       string
 	Keep       bool
+	HomeSeed   string
 }
 
 // Container is a [Sandbox] in containers of the verification image
@@ -241,8 +247,13 @@ func (c *Container) start(ctx context.Context, labels map[string]string, copies 
 // check, the candidate user's folders, and the list of the container's
 // own processes.
 func (c *Container) startSide(ctx context.Context, role string) (*containerSide, error) {
-	sess, err := c.start(ctx, map[string]string{"srb.tree": c.Token(role)},
-		[]engine.Copy{{HostPath: c.trees[role], ContainerPath: c.pristine(role)}}, []string{ContainerRoot + "/pristine"})
+	copies := []engine.Copy{{HostPath: c.trees[role], ContainerPath: c.pristine(role)}}
+	readOnly := []string{ContainerRoot + "/pristine"}
+	if c.cfg.HomeSeed != "" {
+		copies = append(copies, engine.Copy{HostPath: c.cfg.HomeSeed, ContainerPath: containerSeed})
+		readOnly = append(readOnly, containerSeed)
+	}
+	sess, err := c.start(ctx, map[string]string{"srb.tree": c.Token(role)}, copies, readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -492,12 +503,18 @@ var containerShared = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/de
 const clearTail = `for d; do [ -d "$d" ] && [ ! -L "$d" ] && find "$d" -xdev -mindepth 1 -user "$user" -prune -exec rm -rf {} +; done; exit 0`
 
 // freshScript gives a tree's container a fresh start, as root: the
-// working tree from the pristine copy, SRB_WORK and HOME empty, and what
+// working tree from the pristine copy, SRB_WORK empty, HOME empty or a
+// copy of the seed folder's content (when seed names a folder), and what
 // the candidate user left in the shared folders removed. Arguments:
-// pristine tree run home user shared...
-const freshScript = `set -e; pristine=$1 tree=$2 run=$3 home=$4 user=$5; shift 5
+// pristine tree run home user seed shared...
+const freshScript = `set -e; pristine=$1 tree=$2 run=$3 home=$4 user=$5 seed=$6; shift 6
 rm -rf "$tree" "$run" "$home"; cp -a "$pristine" "$tree"; mkdir -p "$run" "$home"
+if [ -n "$seed" ] && [ -d "$seed" ]; then cp -a "$seed/." "$home/"; fi
 set +e; ` + clearTail
+
+// containerSeed is where a tree's container holds the HOME seed
+// ([ContainerConfig.HomeSeed]), read-only.
+const containerSeed = ContainerRoot + "/seed"
 
 // snapshotScript keeps the working tree and SRB_WORK in a folder of
 // root's, as they are (owners, modes and times kept), and HOME's folder
@@ -553,7 +570,11 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	if _, err := c.reap(ctx, side); err != nil {
 		return fmt.Errorf("cannot clear the container: %w", err)
 	}
-	args := append([]string{c.pristine(role), c.tree(role), containerRun, containerHome, c.candidateUID()}, containerShared...)
+	seed := ""
+	if c.cfg.HomeSeed != "" {
+		seed = containerSeed
+	}
+	args := append([]string{c.pristine(role), c.tree(role), containerRun, containerHome, c.candidateUID(), seed}, containerShared...)
 	if err := rootSh(ctx, side.sess, freshScript, args...); err != nil {
 		return fmt.Errorf("cannot give the tree a fresh start: %w", err)
 	}

@@ -46,7 +46,11 @@ func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeCon
 		// The shared folders a fresh start and a restore clear are the
 		// fake container's, never this machine's.
 		if len(argv) > 9 && (es.Argv[2] == freshScript || es.Argv[2] == restoreScript) {
-			for i := 9; i < len(argv); i++ {
+			first := 9 // restoreScript: snap tree run home user shared...
+			if es.Argv[2] == freshScript {
+				first = 10 // pristine tree run home user seed shared...
+			}
+			for i := first; i < len(argv); i++ {
 				argv[i] = filepath.Join(c.Root, argv[i])
 			}
 		}
