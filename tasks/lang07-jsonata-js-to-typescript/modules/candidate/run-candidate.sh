@@ -1,0 +1,59 @@
+#!/bin/bash
+# run-candidate.sh ROLE: stage 3's candidate runner for jsonata. srb runs it
+# as verification.candidate_command, as uid 65532, with the round's role
+# (original or submission) as the LAST argument, in the tree under test,
+# with SRB_TARGET (that tree), SRB_TARGET_TOKEN (its salted name), SRB_WORK
+# (this tree's scratch: before every run srb restores it to what the
+# tree's warm-up run left) and SRB_CANDIDATE (the candidate, a bash
+# script) set.
+#
+# Both trees are prepared as stage 2 builds them, chosen by the tree's
+# files and never by the role: a copy of the tree, compiled with
+# tsc -p tsconfig.json when it has a tsconfig.json (a port), taken as it
+# is when it has none (State A). The candidate runs in a fresh folder whose
+# node_modules/jsonata is a link to that copy, so require('jsonata') in a
+# .cjs file there, and `import jsonata = require('jsonata')` in a
+# TypeScript file compiled there with tsc, reach the package through its
+# own package.json on either tree. The runner execs a small runner of the
+# candidate, so the role in this process's argument list is gone before
+# the candidate starts.
+#
+# Exit status: the candidate's, except that a candidate status in 64-78 is
+# reported as 1, so only this runner says "this tree could not be tested":
+# 64 unknown role, 66 no tree or no candidate, 70 no scratch folder, 71 the
+# tree does not build. A fault is logged on stderr as "SRB-INFRA-FAULT: ...".
+set -u
+
+role="${!#}"
+fault() {
+	local code=$1
+	shift
+	echo "SRB-INFRA-FAULT: $*" >&2
+	exit "$code"
+}
+
+case "$role" in
+original | submission) ;;
+*) fault 64 "unknown role '$role' (want original or submission)" ;;
+esac
+[ -n "${SRB_TARGET:-}" ] && [ -d "$SRB_TARGET" ] || fault 66 "no tree under test at '${SRB_TARGET:-}'"
+[ -n "${SRB_CANDIDATE:-}" ] && [ -f "$SRB_CANDIDATE" ] || fault 66 "no candidate at '${SRB_CANDIDATE:-}'"
+[ -n "${SRB_WORK:-}" ] && mkdir -p "$SRB_WORK" || fault 70 "no scratch folder at '${SRB_WORK:-}'"
+
+pkg="$SRB_WORK/build/$SRB_TARGET_TOKEN"
+if [ ! -e "$pkg/.built" ]; then
+	rm -rf "$pkg" && mkdir -p "$pkg/jsonata" || fault 70 "cannot create $pkg"
+	cp -a "$SRB_TARGET/." "$pkg/jsonata/" || fault 70 "cannot copy the tree under test"
+	if [ -f "$pkg/jsonata/tsconfig.json" ]; then
+		(cd "$pkg/jsonata" && tsc -p tsconfig.json >&2) || fault 71 "tsc -p tsconfig.json failed"
+	fi
+	touch "$pkg/.built" || fault 70 "cannot mark $pkg prepared"
+fi
+
+run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
+mkdir -p "$run/node_modules" && ln -s "$pkg/jsonata" "$run/node_modules/jsonata" || fault 70 "cannot link the package into $run"
+candidate=$SRB_CANDIDATE
+cd "$run" || fault 70 "cannot enter $run"
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
+exec /bin/bash -c 'run=$1; shift; "$@" </dev/null; status=$?; cd / && rm -rf "$run"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" /bin/bash "$candidate"
