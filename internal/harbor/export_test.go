@@ -45,7 +45,13 @@ func TestExportRealTasks(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	for _, id := range []string{"lang01-cmark-c-to-rust", "build01-libsodium-autotools-to-cmake", "pf02-stylus-web-platform-port", "fw02-jsonserver-express-to-fastify"} {
+	// Every real task: each folder of tasks/ that holds a task.cue.
+	ids, err := filepath.Glob(filepath.Join("..", "..", "tasks", "*", "task.cue"))
+	if err != nil || len(ids) < 5 {
+		t.Fatalf("the real tasks: %v %v", ids, err)
+	}
+	for _, p := range ids {
+		id := filepath.Base(filepath.Dir(p))
 		t.Run(id, func(t *testing.T) {
 			tk := loadTask(t, filepath.Join("..", "..", "tasks", id))
 			lock, err := image.ReadLock(tk.Dir)
