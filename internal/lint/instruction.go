@@ -271,19 +271,23 @@ func (c *checker) needles() ([]needle, []truthText) {
 		ns = append(ns, n)
 	}
 	add(needle{text: "/tests/", about: &needleAbout{what: "a path in the verifiers' image, which does not exist for the agent"}})
-	for _, m := range c.t.Behavioural.Modules {
-		add(needle{text: "`" + m.ID + "`", about: &needleAbout{what: "the id of behavioural module " + m.ID,
-			from: Location{File: c.t.File, Field: "behavioural.modules"}}})
-	}
 	// Words a surface requires the instruction to mention (surface
 	// "mentions") are the task's vocabulary, not a leaked check, even when a
-	// truth file is named after one (truth/pkg-config.json and the tool
-	// pkg-config).
+	// truth file or a module is named after one (truth/pkg-config.json and
+	// the tool pkg-config; a module `datetime` and the ported library's own
+	// datetime module, which the instruction must name).
 	vocabulary := map[string]bool{}
 	for _, s := range c.t.Verification.Surfaces {
 		for _, m := range s.Mentions {
 			vocabulary[fold(m)] = true
 		}
+	}
+	for _, m := range c.t.Behavioural.Modules {
+		if vocabulary[fold(m.ID)] {
+			continue
+		}
+		add(needle{text: "`" + m.ID + "`", about: &needleAbout{what: "the id of behavioural module " + m.ID,
+			from: Location{File: c.t.File, Field: "behavioural.modules"}}})
 	}
 	for _, sub := range []string{"modules", "truth", "prompts"} {
 		_ = filepath.WalkDir(filepath.Join(dir, sub), func(p string, e fs.DirEntry, err error) error {

@@ -125,3 +125,19 @@ func TestInstructionChecksOrder(t *testing.T) {
 		}
 	}
 }
+
+// A module id written as code is a leaked check, unless the task declares
+// the word as its vocabulary (a surface's mention): a port whose library
+// has a module of that name must say it (lang07's `datetime`).
+func TestModuleIDAsVocabulary(t *testing.T) {
+	dir := t.TempDir()
+	instr := "Keep the `datetime` module's pictures and the `cases` API.\n"
+	tk := &task.Task{Dir: dir, File: filepath.Join(dir, "task.cue"), Instruction: "instruction.md"}
+	tk.Behavioural.Modules = []task.Module{{ID: "datetime"}, {ID: "cases"}}
+	tk.Verification.Surfaces = []task.Surface{{ID: "dates", Mentions: []string{"Datetime"}}}
+	c := &checker{t: tk, r: &Report{Dir: dir, Task: tk}, doc: newDoc([]byte(instr))}
+	c.instructionChecks()
+	if len(c.r.Findings) != 1 || !strings.Contains(c.r.Findings[0].Msg, "the id of behavioural module cases") {
+		t.Fatalf("findings %+v, want the one about module cases", c.r.Findings)
+	}
+}
