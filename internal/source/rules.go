@@ -175,8 +175,8 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		if len(h) == 0 {
 			continue
 		}
-		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %d file(s) State A ships: %s; collection would strip them from every submission: narrow the pattern to where build outputs appear (a path such as build/%s matches only under build/)",
-			p.Raw, len(h), listFew(quoteNames(h), 4), p.Raw)
+		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %s State A ships: %s; collection would strip %s from every submission: narrow the pattern to where build outputs appear (a path such as build/%s matches only under build/)",
+			p.Raw, countEntries(h), listFew(quoteNames(h), 4), map[bool]string{true: "it", false: "them"}[len(h) == 1], p.Raw)
 	}
 	ns = append(ns, task.Note{Rule: RuleExcludeStateA, Msg: fmt.Sprintf("%d exclusion pattern(s) checked against the %d file(s) State A ships", len(set.Patterns), len(files))})
 	return ps, ns
@@ -282,6 +282,33 @@ func buildFindings(t *task.Task, set *collect.Set) []finding {
 		}
 	}
 	return out
+}
+
+// countEntries says how many files (symbolic links among them) and empty
+// folders (names ending in "/", as [Files] lists them) names holds, in
+// words: "1 file", "3 files and 1 empty folder", "2 empty folders".
+func countEntries(names []string) string {
+	folders := 0
+	for _, n := range names {
+		if strings.HasSuffix(n, "/") {
+			folders++
+		}
+	}
+	var parts []string
+	if files := len(names) - folders; files > 0 || folders == 0 {
+		parts = append(parts, plural(files, "file", "files"))
+	}
+	if folders > 0 {
+		parts = append(parts, plural(folders, "empty folder", "empty folders"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func listFew(xs []string, n int) string {
