@@ -168,7 +168,7 @@ var packageCommands = map[string][]string{
 	"gcc": {"gcc", "cc"}, "g++": {"g++", "c++"}, "clang": {"clang", "cc"}, "tcc": {"tcc", "cc"},
 	"make": {"make"}, "cmake": {"cmake"}, "ninja-build": {"ninja"}, "meson": {"meson"},
 	"autoconf": {"autoconf"}, "automake": {"automake"}, "libtool": {"libtool"}, "libtool-bin": {"libtool"},
-	"rustc": {"rustc"}, "cargo": {"cargo"}, "golang-go": {"go"}, "nodejs": {"node"}, "npm": {"npm"},
+	"rustc": {"rustc"}, "cargo": {"cargo"}, "golang-go": {"go"}, "nodejs": {"node"}, "npm": {"npm", "npx"},
 	"openjdk-17-jdk": {"javac", "java"}, "openjdk-17-jdk-headless": {"javac", "java"}, "maven": {"mvn"},
 	"python3": {"python3"}, "gradle": {"gradle"},
 }
