@@ -101,7 +101,7 @@ type Defaults struct {
 	AgentImage        string // CUE: images.agent
 	BehaviouralImage  string // CUE: images.behavioural
 	VerificationImage string // CUE: images.verification
-	StacksExtra       string // CUE: more fields of images.stacks (", shared: []"), or ""
+	StacksExtra       string // CUE: more lines of images.stacks ("\n\t\tshared: []"), or ""
 	GateRetired       string
 	GateReal          string
 	SurfaceText       string
@@ -156,7 +156,7 @@ func DefaultsFor(id, class string) Defaults {
 		// stack of the task uses them, so stacks.shared is empty rather
 		// than the watched tools neither stack names.
 		d.Watch = `["go", "cc", "gcc"]`
-		d.StacksExtra = `, shared: []`
+		d.StacksExtra = "\n\t\tshared: []"
 		d.CorpusArgv = `["${BUILD}/example"]`
 		d.OldTools, d.NewTools = `["cc", "gcc"]`, `["go"]`
 		d.OldCaps, d.NewCaps = `[]`, `["go"]`
@@ -166,25 +166,28 @@ func DefaultsFor(id, class string) Defaults {
 		d.GateRetired = "Is the old framework gone from the submission's code and its module requirements?"
 		d.GateReal = "Does the new framework serve every route itself, rather than a shim that forwards to the old one?"
 	case "platform":
+		// A runtime port that Debian bookworm (the base) carries both ends
+		// of: Python 3 to Node.js. Every stack line is the author's to
+		// replace (its TODO(srb new) note says so).
 		d.Debt = "a program moved from one runtime or platform to another"
-		d.TitleExample = "example: Python 2 to Python 3"
+		d.TitleExample = "words: Python to Node.js"
 		d.InstructionTitle = "Move the project to the new platform"
-		d.OldStack, d.NewStack = "Python 2.7", "Python 3.11 (Debian)"
+		d.OldStack, d.NewStack = "Python 3.11 (Debian)", "Node.js 18 (Debian)"
 		d.Source = `{kind: "url", url: "https://example.invalid/example-1.0.tar.gz", sha256: "0000000000000000000000000000000000000000000000000000000000000000"}`
-		d.Toolchains = `{python3: "3.11.2"}`
-		d.Build = `[["python3", "-m", "compileall", "-q", "."]]`
-		d.Exclude = `["__pycache__", "*.pyc", ".git"]`
-		d.Original = `[["python2", "-m", "compileall", "-q", "."]]`
+		d.Toolchains = `{node: "18.19.0"}`
+		d.Build = `[["node", "--check", "example.js"]]`
+		d.Exclude = `["node_modules", "__pycache__", ".git"]`
+		d.Original = `[["python3", "-m", "compileall", "-q", "."]]`
 		d.Outputs = `[]`
-		d.Watch = `["python2", "python3"]`
-		d.CorpusArgv = `["python3", "${BUILD}/example.py"]`
-		d.OldTools, d.NewTools = `["python2"]`, `["python3"]`
-		d.OldCaps, d.NewCaps = `["python2"]`, `["python3"]`
-		d.AgentImage = `{packages: ["python2.7=2.7.18-8+deb11u1", "python3=3.11.2-1+b1"]}`
-		d.BehaviouralImage = `{packages: ["python3=3.11.2-1+b1"]}`
+		d.Watch = `["python3", "node"]`
+		d.CorpusArgv = `["node", "${BUILD}/example.js"]`
+		d.OldTools, d.NewTools = `["python3"]`, `["node"]`
+		d.OldCaps, d.NewCaps = `["python3"]`, `["node"]`
+		d.AgentImage = `{packages: ["python3=3.11.2-1+b1", "nodejs=18.19.0+dfsg-6~deb12u2"]}`
+		d.BehaviouralImage = `{packages: ["nodejs=18.19.0+dfsg-6~deb12u2"]}`
 		d.VerificationImage = d.AgentImage
-		d.GateRetired = "Is every Python 2 construct gone, so that nothing in the submission needs Python 2?"
-		d.GateReal = "Does the submission run on Python 3 itself, rather than shelling out to a kept Python 2?"
+		d.GateRetired = "Is every Python source gone, so that nothing in the submission needs Python?"
+		d.GateReal = "Does the submission run on Node.js itself, rather than shelling out to a kept Python program?"
 	case "build":
 		d.Debt = "a build system replaced, the built artifacts kept"
 		d.TitleExample = "libsodium: Autotools to CMake"

@@ -98,11 +98,66 @@ func Analyse(build [][]string) ([]Use, error) {
 	return a.uses, nil
 }
 
+// Program is a program a build runs by name ("go", "make") or by
+// absolute path ("/usr/bin/cmake"): the stage image the build runs in
+// must have it. A program of the tree ("./configure") is an Exec [Use]
+// instead, and shell builtins are not programs.
+type Program struct {
+	// Name is the command word as written: a bare name, or an absolute
+	// path.
+	Name string
+	// Cmd is the index of the argv list in the build; Arg the index in it
+	// of the word, or of the script that holds it for a shell's -c.
+	Cmd, Arg int
+}
+
+// Programs lists the programs each argv list of build runs, in order, a
+// program once per list: the list's own program (a shell run with -c,
+// npx), and for a shell's -c script every command it runs, through
+// wrappers (env, time, nice) and NAME=VALUE words, in its conditions,
+// loops and subshells too. Words that expand something srb cannot
+// resolve are skipped. A script that does not parse is an error naming
+// the list's index.
+func Programs(build [][]string) ([]Program, error) {
+	a := &analyser{}
+	for i, argv := range build {
+		a.cmd = i
+		if err := a.argv(argv); err != nil {
+			return a.programs, fmt.Errorf("build[%d]: %w", i, err)
+		}
+	}
+	return a.programs, nil
+}
+
+// builtins are the shell's own commands (and the words that only
+// prefix one): never a program an image provides.
+var builtins = map[string]bool{":": true, ".": true, "source": true, "cd": true, "export": true, "set": true, "unset": true, "exit": true,
+	"return": true, "shift": true, "eval": true, "exec": true, "command": true, "type": true, "read": true, "wait": true, "trap": true,
+	"umask": true, "ulimit": true, "local": true, "alias": true, "pwd": true, "true": true, "false": true, "test": true, "[": true,
+	"echo": true, "printf": true, "times": true, "hash": true, "getopts": true, "break": true, "continue": true}
+
+// program records the program word w of the current argv list.
+func (a *analyser) program(w word) {
+	if !w.ok || w.text == "" || builtins[w.text] {
+		return
+	}
+	if strings.Contains(w.text, "/") && !path.IsAbs(w.text) {
+		return // a program of the tree: an Exec use
+	}
+	for _, p := range a.programs {
+		if p.Cmd == a.cmd && p.Name == w.text {
+			return
+		}
+	}
+	a.programs = append(a.programs, Program{Name: w.text, Cmd: a.cmd, Arg: w.arg})
+}
+
 type analyser struct {
-	uses    []Use
-	written []string
-	arg     int // the argv index the current words come from
-	cmd     int // the index of the argv list
+	programs []Program
+	uses     []Use
+	written  []string
+	arg      int // the argv index the current words come from
+	cmd      int // the index of the argv list
 }
 
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true}
@@ -112,6 +167,7 @@ func (a *analyser) argv(argv []string) error {
 		return nil
 	}
 	if shells[path.Base(argv[0])] {
+		a.program(word{text: argv[0], ok: !strings.ContainsAny(argv[0], "$`*?["), arg: 0})
 		for i := 1; i < len(argv); i++ {
 			f := argv[i]
 			if !strings.HasPrefix(f, "-") || f == "-" || f == "--" {
@@ -147,6 +203,8 @@ type word struct {
 	text string
 	ok   bool
 	arg  int
+	// npx: the word is the program npx or bunx runs (not the image's).
+	npx bool
 }
 
 func (a *analyser) stmts(ss []*syntax.Stmt, cwd *string) {
@@ -333,12 +391,21 @@ func (a *analyser) call(ws []word, cwd string) {
 			continue
 		}
 		if wrappers[path.Base(t)] {
+			// env, time, nice, nohup and sudo are programs too (exec and
+			// command are builtins). npx runs a package's program from
+			// node_modules or the registry: the image needs npx, not the
+			// program.
+			a.program(ws[0])
+			npx := path.Base(t) == "npx" || path.Base(t) == "bunx"
 			ws = ws[1:]
 			for len(ws) > 0 && ws[0].ok && strings.HasPrefix(ws[0].text, "-") {
 				if wrapperValueFlags[ws[0].text] && len(ws) > 1 {
 					ws = ws[1:]
 				}
 				ws = ws[1:]
+			}
+			if npx && len(ws) > 0 {
+				ws[0].npx = true
 			}
 			continue
 		}
@@ -349,6 +416,9 @@ func (a *analyser) call(ws []word, cwd string) {
 	}
 	if !ws[0].ok {
 		return
+	}
+	if !ws[0].npx {
+		a.program(ws[0])
 	}
 	tool := path.Base(ws[0].text)
 	if tool == "gmake" {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // needed lists the paths a build needs, as "path(kind)".
@@ -128,5 +130,35 @@ func TestAnalyseBadScript(t *testing.T) {
 	_, err := Analyse([][]string{{"go", "version"}, {"sh", "-c", "if then"}})
 	if err == nil || !strings.Contains(err.Error(), "build[1]") || !strings.Contains(err.Error(), "does not parse") {
 		t.Fatalf("err = %v, want build[1]: … does not parse", err)
+	}
+}
+
+// TestPrograms: the programs a build runs, read as a shell would: through
+// wrappers, environment words, conditions and subshells of a -c script;
+// npx runs its package's program, so the image needs npx; builtins and
+// the tree's own scripts are not programs.
+func TestPrograms(t *testing.T) {
+	build := [][]string{
+		{"go", "build", "-o", "bin/tally", "."},
+		{"sh", "-c", "cd src && CGO_ENABLED=0 make -C jsonnet && if true; then cmake --build build; fi; (ninja -C build) | tee log; echo done; ./configure; env FOO=1 time gcc -c x.c"},
+		{"npx", "-p", "typescript", "tsc", "--outDir", "dist"},
+		{"/usr/bin/cargo", "build"},
+		{"$TOOL", "x"},
+		{"bash", "scripts/build.sh", "arg"},
+	}
+	got, err := Programs(build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got {
+		names = append(names, fmt.Sprintf("%d:%s", p.Cmd, p.Name))
+	}
+	want := []string{"0:go", "1:sh", "1:make", "1:cmake", "1:ninja", "1:tee", "1:env", "1:time", "1:gcc", "2:npx", "3:/usr/bin/cargo", "5:bash"}
+	if d := cmp.Diff(want, names); d != "" {
+		t.Errorf("Programs (-want +got):\n%s", d)
+	}
+	if _, err := Programs([][]string{{"sh", "-c", "if then"}}); err == nil || !strings.Contains(err.Error(), "build[0]") {
+		t.Errorf("a script that does not parse: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/swe-refactor-bench/srb/internal/archive"
 	"os"
 	"strings"
 	"time"
@@ -113,6 +114,29 @@ func runScore(opts *ScoreOptions) error {
 		// invalid verdict (no stage ran) into the runs' parent.
 		return couldNotRun(fmt.Errorf("score: %s holds no stage files but holds runs (%s): give one run's folder to --results",
 			opts.Results, strings.Join(runs, ", ")))
+	}
+	if !pipeline.IsRun(opts.Results) {
+		// No stage file here and no run below: a folder made for a run
+		// that never wrote anything, or the wrong folder. Scoring it would
+		// write an invalid verdict (no stage ran) where none belongs.
+		what := "is empty"
+		if entries, _ := os.ReadDir(opts.Results); len(entries) > 0 {
+			names := make([]string, 0, 3)
+			for i, e := range entries {
+				if i == 3 {
+					names = append(names, "…")
+					break
+				}
+				n := archive.QuoteName(e.Name())
+				if e.IsDir() {
+					n += "/"
+				}
+				names = append(names, n)
+			}
+			what = "holds only " + strings.Join(names, ", ")
+		}
+		return couldNotRun(fmt.Errorf("score: %s holds no stage file (%s.json) and no run below it (it %s): give --results the folder a run wrote its stage files in",
+			opts.Results, strings.Join(pipeline.StageFiles, ".json, "), what))
 	}
 	title := opts.Title
 	if title == "" {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/moby/buildkit/client/llb"
@@ -46,6 +47,9 @@ func (e *CapabilityError) Error() string {
 	if o, ok := strings.CutPrefix(e.Check.Origin, "default: "); ok {
 		from += ", by default: " + o
 	}
+	if _, ok := strings.CutPrefix(e.Check.Origin, "derived: "); ok {
+		from += " runs it there"
+	}
 	return fmt.Sprintf("capability %s: the %s image must %s it (%s), but %s", e.Check.Capability, e.Stage, want, from, e.Found)
 }
 
@@ -75,6 +79,15 @@ func Checks(t *task.Task, stage string) []Check {
 		for i, c := range lists[l] {
 			cs = append(cs, Check{Field: fmt.Sprintf("%s.%s[%d]", field, l, i), Capability: c, Present: l != "must_lack", Origin: origin})
 		}
+	}
+	// What the task's build commands run in this image (task.CommandNeeds,
+	// the list srb validate checks the declaration against): present, or
+	// the build or freeze would fail on it later.
+	for _, n := range t.CommandNeeds() {
+		if n.Stage != stage || slices.Contains(decl.MustHave, n.Program) || slices.Contains(decl.Observe, n.Program) {
+			continue
+		}
+		cs = append(cs, Check{Field: n.Field, Capability: n.Program, Present: true, Origin: "derived: " + n.Field + " runs " + n.Program + " in this image"})
 	}
 	if stage == "agent" {
 		for _, p := range GraderPaths {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,6 +128,8 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		problem(RuleExcludeBuild, f.path, "%s", f.msg)
 	}
 
+	corpora := stateACorpora(t)
+
 	if t.StateA.SHA256 == "" {
 		problem(RulePinned, "state_a", "State A is not pinned: run `srb fetch --pin %s` to fetch it and write state_a.sha256", t.Arg())
 	}
@@ -151,16 +154,24 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 	case t.StateA.SHA256 != "":
 		archivePath = c.Path(t.StateA.SHA256)
 		if _, err := os.Stat(archivePath); err != nil {
-			ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A (%s) is not in the cache, so exclusions were not checked against its files: run `srb fetch %s` first", short(t.StateA.SHA256), t.Arg())})
+			ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A (%s) is not in the cache, so %s not checked against its files: run `srb fetch %s` first", short(t.StateA.SHA256), unchecked(corpora), t.Arg())})
 			return ps, ns
 		}
 	default:
+		if len(corpora) > 0 {
+			ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A is not pinned, so %s not checked against its files: run `srb fetch --pin %s` first", unchecked(corpora), t.Arg())})
+		}
 		return ps, ns
 	}
 	files, err := CachedFiles(archivePath)
 	if err != nil {
-		ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A's archive could not be read (%v), so exclusions were not checked against its files", err)})
+		ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A's archive could not be read (%v), so %s not checked against its files", err, unchecked(corpora))})
 		return ps, ns
+	}
+	for _, c := range corpora {
+		for _, f := range c.check(files) {
+			problem(task.RuleFileExists, f.path, "%s", f.msg)
+		}
 	}
 	hits := map[string][]string{}
 	for _, f := range files {
@@ -175,11 +186,100 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		if len(h) == 0 {
 			continue
 		}
-		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %d file(s) State A ships: %s; collection would strip them from every submission: narrow the pattern to where build outputs appear (a path such as build/%s matches only under build/)",
-			p.Raw, len(h), listFew(quoteNames(h), 4), p.Raw)
+		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %s State A ships: %s; collection would strip %s from every submission: narrow the pattern to where build outputs appear (a path such as build/%s matches only under build/)",
+			p.Raw, countEntries(h), listFew(quoteNames(h), 4), map[bool]string{true: "it", false: "them"}[len(h) == 1], p.Raw)
 	}
 	ns = append(ns, task.Note{Rule: RuleExcludeStateA, Msg: fmt.Sprintf("%d exclusion pattern(s) checked against the %d file(s) State A ships", len(set.Patterns), len(files))})
 	return ps, ns
+}
+
+// stateACorpus is a command module's corpus read from State A's tree
+// (params.corpus.from "original"): the helper walks Dir there at freeze
+// and in stage 2, and fails when it is not a folder of State A or no file
+// of it matches Glob.
+type stateACorpus struct {
+	module          string
+	field           string // behavioural.modules[i].params.corpus
+	dir, glob, stag string
+}
+
+// stateACorpora lists the task's corpora read from State A's tree.
+func stateACorpora(t *task.Task) []stateACorpus {
+	var out []stateACorpus
+	for i, m := range t.Behavioural.Modules {
+		if m.Kind != "command" || m.Params == nil {
+			continue
+		}
+		raw, err := m.ParamsJSON()
+		if err != nil {
+			continue
+		}
+		var p struct {
+			Corpus *struct{ From, Dir, Glob, Stage string } `json:"corpus"`
+		}
+		if json.Unmarshal(raw, &p) != nil || p.Corpus == nil || p.Corpus.From != "original" || p.Corpus.Dir == "" {
+			continue
+		}
+		out = append(out, stateACorpus{module: m.ID, field: fmt.Sprintf("behavioural.modules[%d].params.corpus", i),
+			dir: p.Corpus.Dir, glob: p.Corpus.Glob, stag: p.Corpus.Stage})
+	}
+	return out
+}
+
+// unchecked says what of the task the State A file rules did not check:
+// the exclusions, and the corpora read from State A's tree.
+func unchecked(corpora []stateACorpus) string {
+	if len(corpora) == 0 {
+		return "exclusions were"
+	}
+	ids := make([]string, len(corpora))
+	for i, c := range corpora {
+		ids[i] = c.module
+	}
+	return fmt.Sprintf("exclusions and the State A corpus of module(s) %s were", strings.Join(ids, ", "))
+}
+
+// check is what the helper would fail on, against files (State A's
+// regular files, links and empty folders, as [Files] lists them): the
+// corpus folder is not a folder of State A, no file under it has a name
+// matching the glob (the module would have no case), or its stage folder
+// is not a folder of State A.
+func (c stateACorpus) check(files []string) []finding {
+	isDir := func(d string) bool {
+		d = path.Clean(d)
+		if d == "." {
+			return true
+		}
+		i, _ := slices.BinarySearch(files, d+"/")
+		return i < len(files) && strings.HasPrefix(files[i], d+"/")
+	}
+	var out []finding
+	if c.stag != "" && !isDir(c.stag) {
+		out = append(out, finding{c.field + ".stage", fmt.Sprintf("module %s: its corpus stage folder %s is not a folder of State A's tree", c.module, c.stag)})
+	}
+	if !isDir(c.dir) {
+		why := "does not exist"
+		if slices.Contains(files, path.Clean(c.dir)) {
+			why = "is a file, not a folder,"
+		}
+		return append(out, finding{c.field + ".dir", fmt.Sprintf("module %s: its corpus folder %s %s in State A's tree (from: \"original\"): the helper would fail at freeze", c.module, c.dir, why)})
+	}
+	if c.glob == "" {
+		return out
+	}
+	prefix := path.Clean(c.dir) + "/"
+	if prefix == "./" {
+		prefix = ""
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(f, prefix) || strings.HasSuffix(f, "/") {
+			continue
+		}
+		if ok, _ := path.Match(c.glob, path.Base(f)); ok {
+			return out
+		}
+	}
+	return append(out, finding{c.field + ".glob", fmt.Sprintf("module %s: no file of its corpus folder %s in State A's tree matches %q: the module would have no case", c.module, c.dir, c.glob)})
 }
 
 type finding struct{ path, msg string }
@@ -282,6 +382,33 @@ func buildFindings(t *task.Task, set *collect.Set) []finding {
 		}
 	}
 	return out
+}
+
+// countEntries says how many files (symbolic links among them) and empty
+// folders (names ending in "/", as [Files] lists them) names holds, in
+// words: "1 file", "3 files and 1 empty folder", "2 empty folders".
+func countEntries(names []string) string {
+	folders := 0
+	for _, n := range names {
+		if strings.HasSuffix(n, "/") {
+			folders++
+		}
+	}
+	var parts []string
+	if files := len(names) - folders; files > 0 || folders == 0 {
+		parts = append(parts, plural(files, "file", "files"))
+	}
+	if folders > 0 {
+		parts = append(parts, plural(folders, "empty folder", "empty folders"))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func listFew(xs []string, n int) string {

@@ -80,8 +80,8 @@ func TestCapabilityDefaultsPerClass(t *testing.T) {
 		}},
 		{"platform", effective{
 			Shared: none,
-			Have:   map[string][]string{"agent": {"python2", "python3"}, "audit": none, "behavioural": {"python3"}, "verification": {"python2", "python3"}},
-			Lack:   map[string][]string{"agent": none, "audit": {"python2", "python3"}, "behavioural": {"python2"}, "verification": none},
+			Have:   map[string][]string{"agent": {"python3", "node"}, "audit": none, "behavioural": {"node"}, "verification": {"python3", "node"}},
+			Lack:   map[string][]string{"agent": none, "audit": {"python3", "node"}, "behavioural": {"python3"}, "verification": none},
 			Obs:    map[string][]string{"agent": none, "audit": none, "behavioural": none, "verification": none},
 		}},
 	}

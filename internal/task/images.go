@@ -63,45 +63,101 @@ func packageProvides(name, c string) bool {
 	return strings.HasPrefix(name, c+"-") && len(name) > len(c)+1 && name[len(c)+1] >= '0' && name[len(c)+1] <= '9'
 }
 
+// stageProvides reports whether the declaration of stage image s (with
+// the base's packages) installs something that provides command c: a Go
+// toolchain (go, gofmt), an npm package (node, npm, npx, or the package's
+// own name), or a Debian package [packageProvides] says gives it.
+func stageProvides(im *Images, s *StageImage, c string) bool {
+	if (c == "go" || c == "gofmt") && len(s.Go) > 0 {
+		return true
+	}
+	if (c == "node" || c == "npm" || c == "npx") && len(s.NPM) > 0 {
+		return true
+	}
+	for _, p := range append(slices.Clone(im.Base.Packages), s.Packages...) {
+		name, _, _ := strings.Cut(p, "=")
+		if packageProvides(name, c) {
+			return true
+		}
+	}
+	for _, n := range s.NPM {
+		name := n[:max(strings.LastIndex(n, "@"), 0)]
+		if name[strings.LastIndex(name, "/")+1:] == c {
+			return true
+		}
+	}
+	return false
+}
+
+// knownCommand reports whether srb knows which packages provide command
+// c (a toolchain command, or one packageCommands lists), so that its
+// absence from a declaration is certain; other commands (the base image's
+// coreutils, a tool the task's packages happen to ship) are left to the
+// probe on the built image.
+func knownCommand(c string) bool {
+	if toolchainCommands[c] {
+		return true
+	}
+	for _, cs := range packageCommands {
+		if slices.Contains(cs, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// installHint says what to install for command c.
+func installHint(c string) string {
+	if c == "go" || c == "gofmt" {
+		return "a Go toolchain (go: [\"1.22.5\"])"
+	}
+	pkg := c
+	if n, ok := commandPackage[c]; ok {
+		pkg = n
+	}
+	return fmt.Sprintf("a package that provides it (packages: [\"%s=VERSION\"])", pkg)
+}
+
 // imagesMustHave: a stage that must have a well-known toolchain command
-// installs something that provides it. srb build refuses an image whose
-// probe finds a must-have absent (exit 2); this is the same refusal on the
-// declaration alone, before anything is built. Capabilities other than
-// the well-known toolchain commands are left to the probe.
+// installs something that provides it, and so does a stage a build
+// command runs a known program in ([Task.CommandNeeds]: state_b.build in
+// the behavioural image, a configuration's original commands in the
+// verification image), which must not lack it either. srb build refuses
+// an image whose probe finds a must-have or a program its commands run
+// absent (exit 2); this is the same refusal on the declaration alone,
+// before anything is built. Other commands are left to the probe.
 func (v *validator) imagesMustHave() {
 	im := &v.t.Images
 	for _, stage := range StageNames {
 		s := im.Stage(stage)
 		for i, c := range s.MustHave {
-			if !toolchainCommands[c] {
-				continue
-			}
-			provided := (c == "go" || c == "gofmt") && len(s.Go) > 0
-			provided = provided || ((c == "node" || c == "npm" || c == "npx") && len(s.NPM) > 0)
-			for _, p := range append(slices.Clone(im.Base.Packages), s.Packages...) {
-				name, _, _ := strings.Cut(p, "=")
-				provided = provided || packageProvides(name, c)
-			}
-			for _, n := range s.NPM {
-				name := n[:max(strings.LastIndex(n, "@"), 0)]
-				provided = provided || name[strings.LastIndex(name, "/")+1:] == c
-			}
-			if provided {
+			if !toolchainCommands[c] || stageProvides(im, s, c) {
 				continue
 			}
 			origin := v.t.CapabilityOrigin(stage, "must_have")
-			pkg := c
-			if n, ok := commandPackage[c]; ok {
-				pkg = n
-			}
-			hint := fmt.Sprintf("a package that provides it (packages: [\"%s=VERSION\"])", pkg)
-			if c == "go" || c == "gofmt" {
-				hint = "a Go toolchain (go: [\"1.22.5\"])"
-			}
 			v.problem(RuleImageMustHave, fmt.Sprintf("images.%s.must_have[%d]", stage, i),
 				"the %s image must have %s (%s), but its declaration installs nothing that provides it: srb build would refuse the image when its probe finds %s absent; install %s, or drop %s from must_have",
-				stage, c, origin, c, hint, c)
+				stage, c, origin, c, installHint(c), c)
 		}
+	}
+	for _, n := range v.t.CommandNeeds() {
+		s := im.Stage(n.Stage)
+		c := n.Program
+		if slices.Contains(s.MustHave, c) && toolchainCommands[c] {
+			continue // its must_have problem, above, says it
+		}
+		if slices.Contains(s.MustLack, c) && !slices.Contains(s.Observe, c) {
+			v.problem(RuleImageMustHave, n.Field,
+				"this command runs %s in the %s image, but that image must lack %s (images.%s.must_lack, %s): the command could not run there; keep %s behind a recording wrapper (images.%s.observe), or build without it",
+				c, n.Stage, c, n.Stage, v.t.CapabilityOrigin(n.Stage, "must_lack"), c, n.Stage)
+			continue
+		}
+		if !knownCommand(c) || stageProvides(im, s, c) || slices.Contains(s.Observe, c) {
+			continue
+		}
+		v.problem(RuleImageMustHave, n.Field,
+			"this command runs %s in the %s image, but the image's declaration installs nothing that provides it: srb build would refuse the image when its probe finds %s absent; install %s in images.%s",
+			c, n.Stage, c, installHint(c), n.Stage)
 	}
 }
 
@@ -112,7 +168,7 @@ var packageCommands = map[string][]string{
 	"gcc": {"gcc", "cc"}, "g++": {"g++", "c++"}, "clang": {"clang", "cc"}, "tcc": {"tcc", "cc"},
 	"make": {"make"}, "cmake": {"cmake"}, "ninja-build": {"ninja"}, "meson": {"meson"},
 	"autoconf": {"autoconf"}, "automake": {"automake"}, "libtool": {"libtool"}, "libtool-bin": {"libtool"},
-	"rustc": {"rustc"}, "cargo": {"cargo"}, "golang-go": {"go"}, "nodejs": {"node"}, "npm": {"npm"},
+	"rustc": {"rustc"}, "cargo": {"cargo"}, "golang-go": {"go"}, "nodejs": {"node"}, "npm": {"npm", "npx"},
 	"openjdk-17-jdk": {"javac", "java"}, "openjdk-17-jdk-headless": {"javac", "java"}, "maven": {"mvn"},
 	"python3": {"python3"}, "gradle": {"gradle"},
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -395,7 +396,10 @@ func explain(t *Task, v cue.Value, g []cueErr) Problem {
 		prob.Rule = RuleUnknownField
 		prob.Msg = fmt.Sprintf("unknown field %q", last)
 		known := allowedFields(v, g[0].path[:len(g[0].path)-1])
-		if len(known) == 0 {
+		// Inside a kind's alternative (a source's limits) the value lists
+		// the author's own fields, the unknown one among them, not the
+		// schema's.
+		if len(known) == 0 || slices.Contains(known, last) {
 			known = alternativeFields(t, g[0].path[:len(g[0].path)-1])
 		}
 		if s := suggest(last, known); s != "" {
@@ -656,12 +660,65 @@ func allowedFields(v cue.Value, path []string) []string {
 }
 
 // alternativeFields lists the fields of the schema struct at path when
-// that is one of several structs chosen by kind (a State A source): the
-// fields of the alternative whose kind the author wrote, or nil.
+// that struct is, or lies inside, one of several structs chosen by kind (a
+// State A source, and its limits): the fields at path of the alternative
+// whose kind the author wrote at the nearest level of path that has one,
+// or nil.
 func alternativeFields(t *Task, path []string) []string {
 	if !t.def.Exists() {
 		return nil
 	}
+	for k := len(path); k >= 0; k-- {
+		kind := t.source.LookupPath(cue.ParsePath(cuePath(append(append([]string(nil), path[:k]...), "kind"))))
+		if !kind.Exists() {
+			continue
+		}
+		// Unified with the author's kind alone, the disjunction resolves
+		// to the one alternative of that kind.
+		lit, err := kind.String()
+		if err != nil {
+			return nil
+		}
+		alt := t.def.LookupPath(cue.MakePath(schemaSelectors(path[:k])...)).FillPath(cue.ParsePath("kind"), lit)
+		// The alternative's optional fields (a source's limits?) are
+		// reached through its field list.
+		for _, el := range path[k:] {
+			alt = optionalField(alt, el)
+		}
+		it, err := alt.Fields(cue.Optional(true))
+		if err != nil {
+			return nil
+		}
+		var names []string
+		for it.Next() {
+			names = append(names, it.Selector().Unquoted())
+		}
+		return names
+	}
+	return nil
+}
+
+// optionalField is the field name of the struct v, optional or not (an
+// element of a list when name is an index), or a value that does not exist.
+func optionalField(v cue.Value, name string) cue.Value {
+	if _, err := strconv.Atoi(name); err == nil {
+		return v.LookupPath(cue.MakePath(cue.AnyIndex))
+	}
+	it, err := v.Fields(cue.Optional(true))
+	if err != nil {
+		return cue.Value{}
+	}
+	for it.Next() {
+		if it.Selector().Unquoted() == name {
+			return it.Value()
+		}
+	}
+	return cue.Value{}
+}
+
+// schemaSelectors are the selectors of path in the schema, where a list
+// index is any element of the list.
+func schemaSelectors(path []string) []cue.Selector {
 	sel := make([]cue.Selector, 0, len(path))
 	for _, el := range path {
 		if _, err := strconv.Atoi(el); err == nil {
@@ -670,26 +727,7 @@ func alternativeFields(t *Task, path []string) []string {
 			sel = append(sel, cue.Str(el))
 		}
 	}
-	kind := t.source.LookupPath(cue.ParsePath(cuePath(append(append([]string(nil), path...), "kind"))))
-	if !kind.Exists() {
-		return nil
-	}
-	// Unified with the author's kind alone, the disjunction resolves to
-	// the one alternative of that kind.
-	lit, err := kind.String()
-	if err != nil {
-		return nil
-	}
-	alt := t.def.LookupPath(cue.MakePath(sel...)).FillPath(cue.ParsePath("kind"), lit)
-	it, err := alt.Fields(cue.Optional(true))
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for it.Next() {
-		names = append(names, it.Selector().Unquoted())
-	}
-	return names
+	return sel
 }
 
 // Suggest returns the name in known closest to s, or "" when none is

@@ -267,7 +267,7 @@ func (v *validator) filesExist() {
 // case's stdin_file is a file of the task folder, and a corpus read from
 // the task folder has its dir and at least one file matching its glob
 // there. (A corpus read from State A is checked against State A's files
-// when the archive is at hand: internal/source.)
+// when the archive is at hand: internal/source, stateACorpora.)
 func (v *validator) commandInputs() {
 	for i, m := range v.t.Behavioural.Modules {
 		if m.Kind != "command" || m.Params == nil {

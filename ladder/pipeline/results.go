@@ -24,21 +24,25 @@ const runsInsideDepth = 6
 // score.json, reward.json, summary.txt or run.json, when dir itself holds
 // none: dir is then a parent of runs, not a run. nil when dir holds one,
 // or no folder below it does.
-func RunsInside(dir string) []string {
-	isRun := func(d string) bool {
-		for _, f := range StageFiles {
-			if _, err := os.Lstat(filepath.Join(d, f+".json")); err == nil {
-				return true
-			}
+// IsRun reports whether dir holds one of a run's stage files, its
+// score.json, reward.json, summary.txt or run.json (any kind of file by
+// that name: reading it decides what it is).
+func IsRun(dir string) bool {
+	for _, f := range StageFiles {
+		if _, err := os.Lstat(filepath.Join(dir, f+".json")); err == nil {
+			return true
 		}
-		for _, f := range runMarkers {
-			if _, err := os.Lstat(filepath.Join(d, f)); err == nil {
-				return true
-			}
-		}
-		return false
 	}
-	if isRun(dir) {
+	for _, f := range runMarkers {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func RunsInside(dir string) []string {
+	if IsRun(dir) {
 		return nil
 	}
 	var runs []string
@@ -50,7 +54,7 @@ func RunsInside(dir string) []string {
 		if strings.Count(rel, string(filepath.Separator)) >= runsInsideDepth {
 			return filepath.SkipDir
 		}
-		if isRun(p) {
+		if IsRun(p) {
 			runs = append(runs, p)
 			return filepath.SkipDir
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
@@ -132,7 +133,7 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 	r := &behavioural.Runner{Repo: sub, Original: origDir, Work: work, ResultPath: out, Now: now, Jail: jail,
 		Log: func(format string, args ...any) { fmt.Fprintf(logw, "srb: "+format+"\n", args...) }}
 	st, err := r.Run(ctx, s)
-	PrintBehavioural(outw, st)
+	PrintBehavioural(outw, st, t, opts.Results)
 	if err != nil {
 		// An interrupt, the stage's clock, a module that hangs on its own,
 		// a sandbox that could not be entered: the grader's fault, an
@@ -173,7 +174,7 @@ func behaviouralInImage(ctx context.Context, t *Task, opts BehaviouralOptions, d
 	if st == nil {
 		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
-	PrintBehavioural(outw, st)
+	PrintBehavioural(outw, st, t, opts.Results)
 	if err != nil {
 		return &pipeline.Error{Code: pipeline.CouldNotRun, Err: fmt.Errorf("behavioural: %w", err)}
 	}
@@ -185,8 +186,13 @@ func behaviouralInImage(ctx context.Context, t *Task, opts BehaviouralOptions, d
 
 // PrintBehavioural prints on w one line per module of stage 2's result
 // st (its status and checks passed, each failed weighted check under
-// it) and the ladder's sentence on stage 2's gate.
-func PrintBehavioural(w io.Writer, st *result.Stage) {
+// it) and the ladder's sentence on stage 2's gate, under t's policy. When
+// stage 2 passed and the results folder holds stage 1's result, the
+// sentence says what the verdict will: its points are paid when stage 1
+// passed and uncredited when it did not (issue 16: stderr said "worth 40
+// of 40" beside a table that said uncredited). Stage 1's reasons are not
+// repeated: the audit printed them.
+func PrintBehavioural(w io.Writer, st *result.Stage, t *Task, results string) {
 	for _, u := range st.Units {
 		passed, total := result.Pooled(st.ChecksOf(u.ID))
 		line := fmt.Sprintf("%-12s %-9s %d/%d checks passed", u.ID, u.Status, passed, total)
@@ -200,7 +206,21 @@ func PrintBehavioural(w io.Writer, st *result.Stage) {
 			}
 		}
 	}
-	_, _, why := scoring.BehaviouralReachesGate(st, scoring.Published(), "")
+	policy := t.Policy
+	if policy.MaxScore == 0 {
+		policy = scoring.Published()
+	}
+	reached, points, why := scoring.BehaviouralReachesGate(st, policy, "")
+	if reached && results != "" {
+		if audit, _ := pipeline.ReadStage(results, result.StageAudit, t.ID, false, time.Now()); audit != nil {
+			worth := fmt.Sprintf("stage 2 passed every scored check, worth %s of %s points", py.FormatG(points), py.FormatG(policy.BehaviouralPoints))
+			if ok, _ := scoring.AuditPassesGate(audit, policy, t.ID); ok {
+				why = worth + ", paid: stage 1 passed every required gate"
+			} else {
+				why = worth + ", uncredited: stage 1 did not pass, so by policy stage 2 earns nothing"
+			}
+		}
+	}
 	fmt.Fprintln(w, why)
 }
 
