@@ -20,53 +20,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
-const auditDoc = `Run stage 1, the audit: model reviews read State A and the submission
-and answer the task's gates, each pass or fail.
-
-The task's audit block says which model reviews (driver, model, effort,
-options), how many reviews vote (samples), the prompt and the gates. Each
-review is an agent loop with list_dir, fetch_source, search, diff and, when
-the task allows commands, run. A fail must cite path, line and quote; each
-citation is re-opened, and a fail that does not ground, a verdict word that
-is not pass or fail, and a tie all resolve to pass, recorded as such. A gate
-no review answered is error, which makes the run invalid, never zero.
-
-The result is written to DIR/audit.json, and each review's transcript to
-DIR/audit/review-<n>.jsonl (--logs moves them). A fail counts only on a
-quoted line of the submission's own tree (not a folder, a bare path, a note,
-a trivial quote or State A's line). audit.json is rewritten after every
-review (unfinished: status error), with the digests of its inputs; re-running
-on the same DIR keeps the finished reviews of a run with the same inputs and
-runs only the rest. Each review's start and end, and every retry of a model
-call, is a line on stderr as it happens. State A is --original, or
-the task's State A from the cache (srb fetch). Each review's budget is the
-task's audit timeout divided among the samples.
-
-The reviews' file tools read both trees here. When the task lets reviews
-run commands (audit.allowed_commands), run executes inside a container of
-the task's audit image (srb/<task id>:audit whose id images.lock records,
-built and loaded first when the engine has none; --image names another): State A is copied to /opt/original
-(read-only) and the submission to /opt/workspace, so nothing a review runs
-changes the submission the later stages grade; the container has no
-network, and the reviews are shown those two paths. --host runs the
-commands on this machine instead, on copies of both trees (for tests and
-machines without an engine).
---driver, --model and --script override the task's model for every review:
-with --driver scripted, review n replays the n-th --script (cycling when
-there are fewer), so a task's prompts can be smoke-tested without a budget.
-Credentials are read from the environment by name (ANTHROPIC_API_KEY or
-ANTHROPIC_AUTH_TOKEN, OPENAI_API_KEY, or options.api_key_env) and checked
-before any review starts.
-
-Exit status: 0 when the stage ran (whatever the gates decided), 1 when it
-could not (no submission, missing credentials, no review completed), 2
-when the task's own configuration is wrong. The result file is written in
-every case the command can name a results folder.
-
-Examples:
-  srb audit tasks/lang90-tally-c-to-go --submission run/repo --results run/verifier
-  srb audit lang90-tally-c-to-go --submission run/repo --results out --driver scripted --script r1.json --script r2.json --script r3.json`
-
 // AuditOptions are the inputs of srb audit.
 type AuditOptions struct {
 	IO     IOStreams
@@ -101,7 +54,7 @@ func NewCmdAudit(f *Factory, runF func(*AuditOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit TASK --submission DIR --results DIR",
 		Short: "Run stage 1: model reviews answer the task's audit gates",
-		Long:  auditDoc,
+		Long:  help("audit"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task = args[0]

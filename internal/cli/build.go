@@ -18,65 +18,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
-const buildDoc = `Compile a task's image declarations to BuildKit LLB and build its stage images.
-
-For each TASK (a task folder or an id under ./tasks; default: every task
-under ./tasks), srb compiles the four stage images declared under images
-— agent, audit, behavioural, verification — from the pinned base, the
-declared Debian packages, Go toolchains and npm packages, State A, srb's
-helper and the task's assets, and builds them on buildkitd. No Dockerfile
-is involved. Each image's capability probes run as part of its build: a
-capability it must have and lacks, or must lack and has, fails the build
-with the capability and the task field named (exit 2).
-
-srb build writes tasks/<id>/images.lock: every image's digest and the
-digests of its inputs. --verify rebuilds with no cache and compares with
-the lockfile; a digest that moved fails (exit 2), naming the image and the
-input that moved.
-
-When it builds the behavioural image, srb build runs the image's
-identity run: State A is built with its configurations' original
-commands (the old toolchain) in a container of the verification image,
-then every behavioural module checks it against the behavioural image's
-own truth/ in a container of the behavioural image, with that build
-imported, as srb freeze does. Anything short of 1.0 in every module
-fails the build (exit 2), naming the modules and checks that did not
-reproduce, and images.lock is not written: an image whose truth does
-not reproduce cannot be built. A passed run is remembered in the cache
-(identity/), keyed by both images' digests, State A's digest and the
-task's behavioural declaration, so a rebuild or --verify that gives the
-same images does not repeat it; images.lock records it (images.
-behavioural.identity_run). The identity run needs Docker (DOCKER_HOST):
-without --load, srb build loads the verification and behavioural images
-anyway (as srb/<task id>:<stage>) when it has to run it. --no-identity
-skips it, and images.lock records the skip; a task with no truth/ is
-not frozen yet: it is built without one, says so, and images.lock
-records not-frozen.
-
-BuildKit is addressed by --buildkit, else BUILDKIT_HOST, else
-unix:///run/buildkit/buildkitd.sock (unix://, tcp://, docker-container://
-and kube-pod:// URLs). --load loads the images into Docker (DOCKER_HOST) as
-srb/<task id>:<stage>; --push REF pushes them to REF:<task id>-<stage>.
-The base, toolchains and starting trees are made once under the cache
-(--cache, $SRB_CACHE, else the user cache dir's srb) in images/.
-
-srb's helper (in the behavioural and verification images) is built from
-srb's own source with the Go release srb's go.mod pins, downloaded from
-the module proxy (the go command must be on PATH): from the checkout when
-srb runs inside one, else from the copy of the source embedded in srb, so
-an installed srb builds the same bytes. --helper FILE puts a prebuilt
-static binary in instead.
-scripts/engines.sh installs and starts the engines; srb doctor says what
-is missing.
-
-Examples:
-  srb build lang90-tally-c-to-go
-  srb build lang90-tally-c-to-go --stage behavioural --load
-  srb build lang90-tally-c-to-go --verify
-  srb build lang90-tally-c-to-go --helper ./srb-helper
-  srb build lang90-tally-c-to-go --no-identity
-  BUILDKIT_HOST=tcp://builder:1234 srb build --progress plain`
-
 // BuildOptions are the inputs of srb build.
 type BuildOptions struct {
 	IO     IOStreams
@@ -118,7 +59,7 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "build [TASK...]",
 		Short: "Build a task's stage images and write or verify its images.lock",
-		Long:  buildDoc,
+		Long:  help("build"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tasks = args
 			for _, s := range opts.Stages {

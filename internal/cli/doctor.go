@@ -12,24 +12,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
-const doctorDoc = `Report every engine srb needs: reachable or not, its version, and the exact command that starts it.
-
-srb doctor checks buildkitd (--buildkit, else BUILDKIT_HOST, else
-unix:///run/buildkit/buildkitd.sock), dockerd (DOCKER_HOST, else
-unix:///var/run/docker.sock), the local registry (SRB_REGISTRY, else
-127.0.0.1:5000; optional: only srb build --push needs it), runc,
-debootstrap and the go command. For
-each it prints ok or missing, the version it found, and for a missing one
-the command that installs or starts it. scripts/engines.sh does all of
-it on Debian.
-
-Exit 0 when everything but optional engines is there, 1 otherwise.
-
-Examples:
-  srb doctor
-  srb doctor --json
-  srb doctor --buildkit tcp://builder:1234`
-
 // DoctorOptions are the inputs of srb doctor.
 type DoctorOptions struct {
 	IO       IOStreams
@@ -49,7 +31,7 @@ func NewCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Report which engines are reachable, their versions, and how to start what is missing",
-		Long:  doctorDoc,
+		Long:  help("doctor"),
 		Args:  argsValidator(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

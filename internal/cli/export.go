@@ -17,38 +17,6 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
-const exportDoc = `Write a task in another harness's layout. The one format is harbor.
-
-srb export harbor TASK OUT writes OUT, a Harbor task directory
-(docs/HARBOR.md):
-
-  task.toml               schema_version 1.4, every field derived from
-                          task.cue (checked against Harbor's schema)
-  instruction.md          the task's instruction
-  environment/Dockerfile  FROM the task's agent image, by digest
-  tests/                  the verifier image: srb, a docker client, the task
-                          folder and State A; test.sh runs srb ladder on
-                          the collected workspace into /logs/verifier
-  solution/solve.sh       with --solution FIXTURE: Harbor's oracle
-
-The images are named as srb build --push REG publishes them
-(REG:<task id>-<stage>) and pinned by the digests of the task's
-images.lock; --registry gives REG. The model positions' credential
-variables reach the verifier by name only ([verifier.env] NAME =
-"${NAME}"); --pass-env NAME adds another (SRB_DRIVER, a base URL).
-
-State A comes from srb's cache, fetched into it first when absent (as
-srb fetch does). The binaries copied into tests/ must be static (build
-srb with CGO_ENABLED=0); srb does not check.
-
-Exit status: 0 written; 1 when it could not be (no images.lock, State A
-could not be fetched, OUT exists); 2 when the task's configuration is wrong.
-
-Examples:
-  srb export harbor lang01-cmark-c-to-rust out/lang01 --registry registry.example/srb
-  srb export harbor testdata/tasks/lang90-tally-c-to-go out/lang90 --registry 127.0.0.1:5000/srb \
-      --solution testdata/submissions/lang90-tally-c-to-go/go-port`
-
 // ExportOptions are the inputs of srb export harbor.
 type ExportOptions struct {
 	IO       IOStreams
@@ -68,7 +36,7 @@ func NewCmdExport(f *Factory, runF func(*ExportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export harbor TASK OUT --registry REG",
 		Short: "Write a task as a Harbor task directory",
-		Long:  exportDoc,
+		Long:  help("export"),
 		Args:  argsValidator(cobra.ExactArgs(3)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "harbor" {

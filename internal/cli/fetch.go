@@ -11,40 +11,6 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
-const fetchDoc = `Fetch State A into the cache and verify, or write, its pin.
-
-For each TASK (a task folder or an id under ./tasks; default: every task
-under ./tasks), State A is fetched from the registry its source names —
-gomod through the go command, npm through the npm client, debian through
-apt-get with deb-src entries derived from the system's apt sources, url
-over https, git with the git client, local from a folder or archive —
-repacked canonically, and stored in the cache. A source fetched before is
-served from the cache, offline.
-
-The pin (state_a.sha256) is the sha256 of the canonical uncompressed tar.
-Without --pin, a task whose pin is absent or differs is a problem (exit 2),
-and the message shows both digests and the source. With --pin, srb writes
-the digest into the task's task.cue and changes nothing else there.
-
-Each State A also gets the agent's starting tree: State A as a git
-repository with one commit by a fixed author and committer at a fixed
-date, so its commit id depends on the content alone; srb prints that id
-and records it in the cache.
-
-What is fetched is unpacked within the source's limits (state_a.source.limits:
-bytes with every hard link in full, entries, expansion ratio; docs/SCHEMA.md),
-and a url download is bounded and checked against source.sha256 before
-anything is unpacked. A source srb refuses is a problem (exit 2), and
-nothing of it is cached or pinned.
-
-The cache is $SRB_CACHE, else the user cache dir's srb folder (--cache
-overrides both). A registry that cannot be reached is exit 1.
-
-Examples:
-  srb fetch
-  srb fetch lang01-cmark-c-to-rust --pin
-  srb fetch tasks/build01-libsodium-autotools-to-cmake --json`
-
 // FetchOptions are the inputs of srb fetch.
 type FetchOptions struct {
 	IO    IOStreams
@@ -61,7 +27,7 @@ func NewCmdFetch(f *Factory, runF func(*FetchOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fetch [TASK...]",
 		Short: "Fetch State A into the cache and verify or write its pin",
-		Long:  fetchDoc,
+		Long:  help("fetch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tasks = args
 			if runF != nil {

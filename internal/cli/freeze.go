@@ -16,49 +16,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
-const freezeDoc = `Record the ground truth of a task's behavioural modules from State A,
-then prove it reproduces.
-
-State A is built in every configuration with the configuration's original
-commands (the old toolchain), and every declarative module observes it;
-what it observes becomes truth/<module>.json, with its provenance: the task
-folder's commit, State A's digest, image digests (none for a host run),
-the versions of the watched tools, srb's fingerprint, and the fingerprint
-of the module's cases (its params and every file under data/), so a case
-edited without re-recording is refused by srb behavioural.
-
-Then the identity run: State A checked against its own truth, twice. The
-truth is written into the task folder only if every module reaches 1.0 in
-both runs; otherwise nothing is written, the checks that failed are listed
-per run, and a check whose verdict differed between the two runs is named
-as flaky. A non-deterministic case cannot be frozen.
-
-The record run happens in a container of the task's verification image
-(the old toolchain; the versions in the provenance are the ones seen
-there), and the identity runs in containers of the behavioural image,
-with State A's build imported from the record run's ledger, since the
-behavioural image may lack the old toolchain. The provenance names both
-images' digests from images.lock. Images missing or stale are built and
-loaded first (srb build --load). --host freezes on this machine instead,
-with the host's toolchains and srb itself as the helper (or --helper).
-Rebuild the images after a freeze: truth/ is part of their assets.
-
-A fault is never ground truth: when the record run observes a case that
-timed out, was killed by a signal, could not start or got no response, a
-library that cannot be read, State A not building, or a module that did
-not finish, nothing is written and every such module and check is named.
-
-Exit status: 0 when the truth was written, 1 when freezing could not run
-(the harness faulted: a module killed by a signal or leaving a result
-that does not read, a case folder that could not be prepared), 2 when it
-was refused (the task's modules fault or do not reproduce on State A) or
-the task's configuration is wrong.
-
-Examples:
-  srb freeze lang90-tally-c-to-go
-  srb freeze tasks/lang90-tally-c-to-go --keep-work /tmp/freeze
-  srb freeze lang90-tally-c-to-go --host`
-
 // FreezeOptions are the inputs of srb freeze.
 type FreezeOptions struct {
 	IO  IOStreams
@@ -89,7 +46,7 @@ func NewCmdFreeze(f *Factory, runF func(*FreezeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "freeze TASK",
 		Short: "Record truth from State A, then run the identity run twice",
-		Long:  freezeDoc,
+		Long:  help("freeze"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task = args[0]

@@ -25,63 +25,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
-const ladderDoc = `Grade submissions with the whole ladder: collect, stage 1, stage 2, stage
-3 when earned, score.
-
-For each submission the ladder
-  1. collects it: copies the tree leaving out what the task's
-     artifacts.exclude matches (as the agent's workspace is collected);
-  2. runs stage 1, the audit (srb audit);
-  3. runs stage 2, the behavioural modules (srb behavioural), always, even
-     when stage 1 failed: the measurement is then reported as ran but not
-     counted, so a suite that cannot tell State A from a port is visible;
-  4. runs stage 3, the verification, only when stage 1 passed and stage 2
-     is complete (an absent verification.json is the scorer's encoding for
-     "the ladder stopped below"); a stale one is removed;
-  5. grades the stage files (srb score) into score.json, summary.txt and
-     reward.json, written last.
-With one submission the results go to DIR; with several, each gets
-DIR/<name>/ (name: the folder's base name) and --jobs N grade up to N at
-once, each in its own work folders and containers. Stage 2 runs in a
-container of the task's behavioural image, each stage-3 round in a
-container of its own of the task's verification image (both found once
-before the submissions start, and built and loaded when missing or
-stale), and the audit's run tool in the audit image; --host runs all
-three on this machine instead, with the host's toolchains (stage 2 then
-runs the submission as a uid of its own in a mount namespace when srb
-is root; as any other user --host cannot isolate the submission from
-srb's own files and behavioural.json records isolation "none": see srb
-behavioural --help). Progress and each stage's lines go to
-stderr, prefixed with the submission's name when there are several; each
-submission's score table goes to stdout at the end, in the order given.
-
---submission-fixture F applies a submission fixture (a folder of
-testdata/submissions/<task>/<name>/: untouched, delete.txt, overlay/; see
-docs/AUTHORING.md) on top of State A and grades the result. The fixture's
-scripts (audit/*.json, adversaries/<id>.json, adjudicator.json) select the
-scripted driver for the positions they cover, unless a flag or the
-environment chooses a driver; its expect.json is checked against the
-verdict and the outcome printed.
-
-Drivers: the task's, unless chosen per position by --audit-driver,
---adversary-driver, --adjudicator-driver (else SRB_AUDIT_DRIVER,
-SRB_ADVERSARY_DRIVER, SRB_ADJUDICATOR_DRIVER), or for all three by
---driver (else SRB_DRIVER); --*-model likewise (SRB_*_MODEL). With the
-scripted driver, --audit-script F (repeat: review n replays the n-th),
---adversary-script ID=F and --adjudicator-script F give the scripts. Every
-credential every position needs is checked before anything starts; a
-missing one publishes an invalid verdict naming the variable (exit 1).
-
-Exit status: 0 when every submission was graded with a valid verdict; 1
-when one could not be (a harness fault: the published verdict says
-valid 0, never a zero that reads as a judgement), or a fixture's
-expect.json was not met; 2 when the task's own configuration is wrong.
-
-Examples:
-  srb ladder lang90-tally-c-to-go --submission run/repo --results run/verifier
-  srb ladder lang90-tally-c-to-go --submission a --submission b --results out --jobs 2
-  srb ladder testdata/tasks/lang90-tally-c-to-go --submission-fixture testdata/submissions/lang90-tally-c-to-go/untouched --results out`
-
 // LadderOptions are the inputs of srb ladder.
 type LadderOptions struct {
 	IO     IOStreams
@@ -133,7 +76,7 @@ func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ladder TASK --submission DIR --results DIR",
 		Short: "Grade submissions with the whole ladder: collect, three stages, score",
-		Long:  ladderDoc,
+		Long:  help("ladder"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task = args[0]

@@ -16,32 +16,6 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
-const noticeDoc = `Regenerate NOTICE from the State A archive of every task.
-
-For every tasks/*/task.cue, srb takes the task's State A from the cache by
-its pinned sha256 (fetching it first, as srb fetch does, when the cache does
-not hold it; it says so on stderr) and reads the archive's licensing without
-unpacking it: the licence files, the SPDX expression they state, the
-copyright holders, the files under terms other than the release's, and the
-upstream NOTICE files. It then writes ./NOTICE: a header naming srb's own
-licence (Apache-2.0, in LICENSE), one entry per task sorted by id, and every
-upstream NOTICE file reproduced in full. The same tasks and archives always
-give the same bytes.
-
-With --check, srb writes nothing: when ./NOTICE differs from what it would
-write, it prints a unified diff and exits 2. --json prints what was found,
-one entry per task.
-
-A task that does not load, is not pinned, or whose State A does not match
-its pin is exit 2; an archive that cannot be fetched or read is exit 1. The
-cache is $SRB_CACHE, else the user cache dir's srb folder (--cache overrides
-both).
-
-Examples:
-  srb notice
-  srb notice --check
-  srb notice --check --json`
-
 // noticeFile is the file srb notice writes, in the working directory.
 const noticeFile = "NOTICE"
 
@@ -60,7 +34,7 @@ func NewCmdNotice(f *Factory, runF func(*NoticeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "notice",
 		Short: "Regenerate NOTICE from the State A archives of every task",
-		Long:  noticeDoc,
+		Long:  help("notice"),
 		Args:  argsValidator(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

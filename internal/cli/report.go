@@ -12,19 +12,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
-const reportDoc = `Render a verdict (score.json) as the text report.
-
-FILE is a score.json, or a results folder holding one. The file is
-validated against the score contract first; srb reads verdicts the earlier
-harness wrote. A verdict that contradicts itself (a reward that is not
-score / max_score, more survivors than models, a key written twice) is
-refused (exit 1), naming the file and the field; so is a reward.json or
-summary.txt beside it that says something else.
-
-Examples:
-  srb report runs/1/verifier/score.json
-  srb report runs/1/verifier --title "lang01, run 1"`
-
 // ReportOptions are the inputs of srb report.
 type ReportOptions struct {
 	IO    IOStreams
@@ -39,7 +26,7 @@ func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR",
 		Short: "Render score.json as the text report",
-		Long:  reportDoc,
+		Long:  help("report"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]

@@ -17,35 +17,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
 )
 
-const scoreDoc = `Grade a run from its stage result files.
-
-Reads audit.json, behavioural.json and verification.json from the results
-folder, grades them with formula (4) of the paper and the status rules, and
-writes score.json, summary.txt and reward.json (last, atomically) there. The
-text report is printed (the verdict as JSON with --json).
-
-With TASK, the task's scoring policy is used, and the task's declaration
-wins over the files: behavioural.json must hold every declared module and
-no other (each weighted as the task declares, whatever the file says), and
-verification.json exactly one round per declared adversary. Without TASK,
-srb grades with the published policy (100 / 40 / 60 / 6 / 10) and all
-three stages declared, and verification.json must hold exactly the
-policy's 6 rounds: this is how results the earlier harness wrote are
-re-graded. A missing module or round, or an extra one, makes the verdict
-invalid.
-
-A stage file that is absent means the stage did not run; one that cannot be
-read (not JSON, a key written twice, a repeated check id, counts that
-contradict its checks, or another stage's or, with TASK, another task's
-result) is a harness fault and makes the verdict invalid, never a zero. A TASK that
-cannot be loaded writes nothing (exit 2): the folder's verdict stays. The
-exit status is 0 when the verdict is valid and 1 when it is not (the run
-must be re-graded or re-run); the files are written either way.
-
-Examples:
-  srb score --results runs/1/verifier
-  srb score tasks/lang90-tally-c-to-go --results runs/1/verifier --json`
-
 // ScoreOptions are the inputs of srb score.
 type ScoreOptions struct {
 	IO      IOStreams
@@ -62,7 +33,7 @@ func NewCmdScore(f *Factory, runF func(*ScoreOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "score [TASK] --results DIR",
 		Short: "Grade stage results into score.json, summary.txt and reward.json",
-		Long:  scoreDoc,
+		Long:  help("score"),
 		Args:  argsValidator(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

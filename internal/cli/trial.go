@@ -23,61 +23,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
-const trialDoc = `Run an agent on a task the way Harbor runs it, here on Docker, then grade
-the workspace it leaves with the ladder.
-
-A trial
-  1. starts a container of the task's agent image (built and loaded when
-     missing): State A at the workspace (artifacts.path, /workspace/repo),
-     no network, the agent's user, the task's limits (pids, memory, disk);
-     the instruction is at /srb-agent/instruction.md;
-  2. runs the agent for the task's budget (budget_hours; --budget may
-     shorten it):
-       nop              does nothing
-       oracle           applies --solution FIXTURE (a submission fixture)
-                        with the solve.sh srb export harbor writes
-       scripted:FILE    replays FILE's steps: write, delete, run (see
-                        docs/HARBOR.md)
-       command:PATH     runs the program PATH, copied into the container at
-                        /srb-agent/agent, in the workspace as the agent's
-                        user, the instruction on its standard input (as CLI
-                        agents are run)
-     An agent that runs past the budget is stopped; what the workspace
-     holds then is graded, and result.json says so;
-  3. collects the workspace leaving out artifacts.exclude, into
-     OUT/artifacts/repo, and destroys the container. The copy is bounded
-     (8 GiB of files, 16 GiB read, a million entries, 128 folders deep,
-     2048 bytes of path; --max-workspace-bytes and --max-workspace-entries
-     lower them); FIFOs and devices are never opened, links never
-     followed. A workspace past a bound is the agent's own failure:
-     nothing is graded, and the verdict is a valid 0 saying why;
-  4. grades it with srb ladder into OUT/verifier (reward.json last).
-
---gateway URL lets the agent reach that one model gateway (http or https)
-and nothing else: the container keeps no network, and srb (as root, on the
-engine's machine) listens inside its network namespace on 127.0.0.1 at the
-gateway's port (and on [::1] at that port when the namespace has IPv6
-loopback) and carries each connection to the gateway. The agent finds
-the URL to use in SRB_GATEWAY_URL (it names 127.0.0.1, or the gateway's
-host name mapped to 127.0.0.1); result.json's agent_network records the
-network the agent had.
-OUT follows Harbor's trial layout: agent/agent.log and
-agent/trajectory.json, verifier/, artifacts/, and result.json with each
-phase's timing. The ladder's driver flags pass through; with oracle, the
-fixture's scripts choose the scripted driver where they cover a position,
-as srb ladder --submission-fixture does.
-
-Exit status: srb ladder's (0 graded; 1 a harness fault, the published
-verdict invalid; 2 the task's configuration is wrong); 0 for a workspace
-refused past a bound; 1 when the agent's container could not be run or
-collected, or the gateway did not answer.
-
-Examples:
-  srb trial lang90-tally-c-to-go --agent nop --out trials/nop
-  srb trial testdata/tasks/lang90-tally-c-to-go --agent oracle --solution testdata/submissions/lang90-tally-c-to-go/go-port --out trials/oracle
-  srb trial lang90-tally-c-to-go --agent command:./my-agent.sh --out trials/mine
-  srb trial lang90-tally-c-to-go --agent command:./my-agent.sh --gateway http://127.0.0.1:4000/v1 --out trials/gw`
-
 // TrialOptions are the inputs of srb trial.
 type TrialOptions struct {
 	IO      IOStreams
@@ -112,7 +57,7 @@ func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trial TASK --agent AGENT --out DIR",
 		Short: "Run an agent on a task in its agent image, then grade it with the ladder",
-		Long:  trialDoc,
+		Long:  help("trial"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task = args[0]

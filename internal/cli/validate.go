@@ -17,34 +17,6 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/validate"
 )
 
-const validateDoc = `Check tasks against the schema and srb's static rules.
-
-Each TASK is a task folder (holding task.cue) or a task id under ./tasks.
-With no TASK, every folder under ./tasks that holds a task.cue is checked.
-
-Every problem is reported at once, each as
-
-  FILE:LINE:COL: FIELD: MESSAGE [RULE]
-
-followed by notes (counts, margins). The rules that need State A's files
-(exclusion patterns against the files State A ships) read it from the
-cache that srb fetch fills; validate never contacts a registry, and when
-State A is not cached it says so in a note. Exit status 2 when any task has a
-problem, 0 when all are consistent. docs/SCHEMA.md lists every rule;
-the error-level rules of srb lint (docs/AUTHORING.md) run here too.
-
---capabilities also shows, per stage image, the capability assertions
-srb build will probe on it: what the task declares and what the
-schema's defaults derive from images.stacks, the task's debt class and
-its watch lists, each with where it comes from (docs/SCHEMA.md
-"Capability defaults").
-
-Examples:
-  srb validate
-  srb validate tasks/build01-libsodium-autotools-to-cmake
-  srb validate lang01-cmark-c-to-rust --json
-  srb validate --capabilities lang90-tally-c-to-go`
-
 // ValidateOptions are the inputs of srb validate.
 type ValidateOptions struct {
 	IO    IOStreams
@@ -63,7 +35,7 @@ func NewCmdValidate(f *Factory, runF func(*ValidateOptions) error) *cobra.Comman
 	cmd := &cobra.Command{
 		Use:   "validate [TASK...]",
 		Short: "Type-check tasks and run the static rules",
-		Long:  validateDoc,
+		Long:  help("validate"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tasks = args
 			if runF != nil {

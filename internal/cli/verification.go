@@ -19,95 +19,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
-const verificationDoc = `Run stage 3, the verification: each of the task's adversaries, in a
-round of its own, looks for an executable test that passes on State A and
-fails on the submission.
-
-It runs only when stage 1 passed and stage 2 is complete, as read from
-audit.json and behavioural.json in the results folder. Otherwise it says
-why, removes a stale verification.json, writes nothing and exits 0: an
-absent file is how the scorer knows the ladder stopped below. --force runs
-it anyway; the scorer still pays nothing for it.
-
-Each round gets fresh, salted copies of both trees, reset from pristine
-copies, and is an agent loop of the adversary's model with list_dir,
-fetch_source, search, diff (run when the task allows commands), try_test,
-which runs a candidate on both trees with the task's candidate_command,
-and report. The role (original or submission) reaches the candidate
-command only as its last argument; no path or variable names it. In the
-image the candidate command runs as uid 65532, never root, once
-everything left running is killed; the task's runner must exec, not
-fork, what runs the candidate, since any process can read its argument
-list (docs/LADDER.md, "The runner's part"). A claimed candidate is a
-break only when both trees could be tested (a
-fault exit code, 64-78 by default, on either side makes it invalid), it
-passes on State A, fails on the submission, holds reruns times, and the
-adjudicator model rules it within the scope. An adjudicator that cannot
-be reached, and a round whose tool calls mostly failed, make the round an
-error: re-run the stage. The task's timeouts.verification is the stage's
-clock: when it runs out, the round it cuts short and every round not yet
-started end as errors; the finished rounds are kept.
-
-The result is DIR/verification.json, written (atomically) after every
-round, so a stage that is killed keeps the rounds it finished (the file
-says partial, status error, until the last round). Running srb
-verification again on the same results folder plays only the rounds that
-did not finish (error rounds included), when the inputs are the same:
-metadata.inputs records the digests of the submission's tree, State A's
-tree, the task folder, each adversary's and the adjudicator's driver
-configuration (a script by its content), the image (or the host's
-isolation) and srb's fingerprint; a round whose inputs differ is played
-again, and --fresh plays every round. Transcripts of rounds played again
-are removed first; a kept round keeps its own. Each round's transcript is
-DIR/verification/round-<adversary>.jsonl and each adjudication's
-DIR/verification/adjudication-<adversary>-<candidate>.jsonl (--logs moves
-them). State A is --original, or the task's State A from the cache.
-
-Each round runs in a container of its own of the task's verification
-image (srb/<task id>:verification, used when its id is the config digest
-images.lock records; built and loaded first when missing or stale, as srb
-behavioural and srb ladder do; --image REF names another), with both
-trees copied in. An engine that cannot be reached, or an image that
-cannot be found or built, is a harness fault (exit 1), unless srb build
-refused the task's own configuration (exit 2): no round runs.
-The two trees of a round never share anything a candidate can change:
-each tree has a container of its own (the run tool, when the task allows
-commands, a third one).
---host runs the rounds on this machine instead (both toolchains must be
-here), in a scratch folder per round, the candidate command's paths
-under /tests/verification taken from a copy of the task folder. As root,
-each tree's candidates run as an unused uid of their own, drawn at random
-per round, in folders only that uid may enter (its tree, SRB_WORK, HOME,
-TMPDIR), and after each run every process of that uid is killed and what
-it left in /tmp, /var/tmp, /dev/shm and /run/lock removed. When srb is
-not root, --host cannot separate users: both trees' candidates run as
-srb's own user, which can reach the other tree's folders and srb's
-files; metadata.isolation then says "folder-per-tree" (a note says so),
-where the image gives "container-per-tree" and root "user-per-tree".
-metadata.where records where the rounds ran, and metadata.image the
-image. --keep-work DIR keeps each round's folder there.
-
-Drivers: the task's, unless --driver (every position), --adversary-driver
-or --adjudicator-driver (and --model, --adjudicator-model) say otherwise.
-With the scripted driver, --script F (repeat: adversary n replays the n-th,
-cycling), --adversary-script ID=F and --adjudicator-script F give the
-turns. Credentials are checked before any round starts.
-
-A candidate run killed at candidate_timeout_sec, on either tree, or one srb
-could not carry out (the engine failed), is undecided: never a break. A
-round whose candidates never tested both trees (every pair had a fault
-code, a timeout or an uncarried run) established nothing: an error, not a
-survival.
-
-Exit status: 0 when the stage ran (whatever the rounds found) or correctly
-declined to run; 1 when it could not (no submission, a missing credential,
-a round that did not complete: re-run it, the finished rounds are kept);
-2 when the task's own configuration is wrong.
-
-Examples:
-  srb verification tasks/lang90-tally-c-to-go --submission run/repo --results run/verifier
-  srb verification lang90-tally-c-to-go --submission sub --results out --driver scripted --script a01.json --adjudicator-script rule.json`
-
 // VerificationOptions are the inputs of srb verification, which runs
 // [stages.Verification] with them (srb ladder calls that stage directly).
 //
@@ -166,7 +77,7 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "verification TASK --submission DIR --results DIR",
 		Short: "Run stage 3: adversaries look for a test State A passes and the submission fails",
-		Long:  verificationDoc,
+		Long:  help("verification"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task = args[0]
