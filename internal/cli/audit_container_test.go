@@ -18,6 +18,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
 // auditFixture copies the fixture task (with audit.allowed_commands set to
@@ -77,10 +78,11 @@ func runTranscript(t *testing.T, results string) string {
 func auditOpts(t *testing.T, taskDir, stateA, sub, script string, eng func() (engine.Runner, error)) (*AuditOptions, *bytes.Buffer) {
 	out := &bytes.Buffer{}
 	return &AuditOptions{
-		IO: IOStreams{Out: out, ErrOut: out}, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
-		Lookup: func(string) (string, bool) { return "", false },
-		Task:   taskDir, Submission: sub, Results: filepath.Join(t.TempDir(), "out"), Original: stateA,
-		Driver: "scripted", Scripts: []string{script}, Engine: eng,
+		IO: IOStreams{Out: out, ErrOut: out}, Task: taskDir, Engine: eng,
+		AuditOptions: stages.AuditOptions{Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
+			Lookup:     func(string) (string, bool) { return "", false },
+			Submission: sub, Results: filepath.Join(t.TempDir(), "out"), Original: stateA,
+			Driver: StageDriver{Driver: "scripted", Scripts: []string{script}}},
 	}, out
 }
 
@@ -146,7 +148,7 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 	taskDir, stateA, sub, script := auditFixture(t, []string{"ls"}, map[string]any{"argv": []any{"ls"}})
 	called := 0
 	opts, _ := auditOpts(t, taskDir, stateA, sub, script, func() (engine.Runner, error) { called++; return &engine.Fake{}, nil })
-	opts.Driver, opts.Scripts = "", nil // the task's openai driver: OPENAI_API_KEY is unset
+	opts.Driver = StageDriver{} // the task's openai driver: OPENAI_API_KEY is unset
 	err := runAudit(context.Background(), opts)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != ExitCouldNotRun || !strings.Contains(err.Error(), "OPENAI_API_KEY is unset") {
@@ -209,7 +211,7 @@ func needEngines(t *testing.T) engine.Runner {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, _, err := image.Dial(ctx, buildKitAddr(""))
+	c, _, err := image.Dial(ctx, image.BuildKitAddr(""))
 	if err != nil {
 		fail("buildkitd", err)
 	}

@@ -4,63 +4,38 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/internal/grade"
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
-// BehaviouralOptions are the inputs of srb behavioural, which runs
-// [stages.Behavioural] with them (srb ladder calls that stage directly).
+// BehaviouralOptions are the inputs of srb behavioural: the task (a
+// folder or an id under ./tasks) and the stage's own options, which it
+// runs [stages.Behavioural] with (Out and Log are IO's; the helper of a
+// --host run is Helper's, [image.HostHelper]).
 type BehaviouralOptions struct {
-	IO  IOStreams
-	Now func() time.Time
-
-	// Task is a task folder or an id under ./tasks.
+	IO   IOStreams
 	Task string
-	// Submission is the collected submission's tree (host folder).
-	Submission string
-	// Results is the results folder: behavioural.json, and each module's
-	// result.json and stdout.log under behavioural/<module>/ for an image
-	// run.
-	Results string
-	// Original is State A's tree; "" materialises the task's State A
-	// from the cache.
-	Original string
-	// Helper is the helper of a host run (--host); "" is srb itself.
+	stages.BehaviouralOptions
+	// Helper is the helper of a host run (--helper); "" is srb itself.
 	Helper string
-	// KeepWork keeps the work folder there (for an image run: copied out
-	// of the container).
-	KeepWork string
-	// Host runs the suite on this machine (the host's toolchains, the
-	// helper Helper) instead of in the task's behavioural image.
-	Host bool
-	// Image, when set, is the image to run in instead of the task's
-	// behavioural image (srb/<task id>:behavioural, checked against
-	// images.lock and built and loaded when missing or stale).
-	Image string
 	// Engine connects to the container engine; nil is engine.NewDocker.
 	Engine func() (engine.Runner, error)
 	// BuildImage builds and loads a stage image of t when the engine lacks
 	// it; nil is srb build --load --stage STAGE.
-	BuildImage func(ctx context.Context, t *task.Task, stage string) error
-	// Started, when set, is given the stage's container session once it
-	// runs (tests kill it mid-suite).
-	Started func(*engine.Session)
+	BuildImage imageBuilder
 }
 
 // NewCmdBehavioural builds `srb behavioural`.
 func NewCmdBehavioural(f *Factory, runF func(*BehaviouralOptions) error) *cobra.Command {
-	opts := &BehaviouralOptions{IO: f.IO, Now: f.Now}
+	opts := &BehaviouralOptions{IO: f.IO, BehaviouralOptions: stages.BehaviouralOptions{Now: f.Now}}
 	cmd := &cobra.Command{
 		Use:   "behavioural TASK --submission DIR --results DIR",
 		Short: "Run stage 2: build the submission and check it against State A's truth",
@@ -99,58 +74,19 @@ func addHelperFlags(cmd *cobra.Command, helper, keep *string) {
 }
 
 func runBehavioural(ctx context.Context, opts *BehaviouralOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	sr := &stageRun{stage: result.StageBehavioural, taskID: filepath.Base(opts.Task), out: filepath.Join(opts.Results, result.StageBehavioural+".json"),
-		now: opts.Now(), errOut: opts.IO.ErrOut}
-	dirs, err := resolveTasks([]string{opts.Task})
-	if err != nil {
-		return sr.fail(ExitCouldNotRun, err.Error(), nil)
-	}
-	t, err := sr.loadTask(dirs[0])
-	if err != nil {
-		return err
-	}
-	bo := stages.BehaviouralOptions{Submission: opts.Submission, Results: opts.Results, Original: opts.Original, Host: opts.Host,
-		KeepWork: opts.KeepWork, Image: opts.Image, Started: opts.Started, Now: opts.Now, Out: opts.IO.Out, Log: opts.IO.ErrOut}
-	if opts.Host {
-		if bo.Helper, err = helperArgv(opts.Helper); err != nil {
-			return sr.fail(ExitCouldNotRun, err.Error(), nil)
-		}
-	}
-	return fromStage(stages.Behavioural(ctx, stageTask(t, opts.Engine, opts.BuildImage, ""), bo))
+	return runStage(ctx, result.StageBehavioural, opts.Task, opts.Results, opts.IO.ErrOut, opts.Now, backend(opts.Engine, opts.BuildImage),
+		func(ctx context.Context, t *stages.Task, sf *grade.StageFile) error {
+			bo := opts.BehaviouralOptions
+			bo.Out, bo.Log = opts.IO.Out, opts.IO.ErrOut
+			if opts.Host {
+				var err error
+				if bo.Helper, err = image.HostHelper(opts.Helper); err != nil {
+					return sf.Fail(pipeline.CouldNotRun, err.Error(), nil)
+				}
+			}
+			return stages.Behavioural(ctx, t, bo)
+		})
 }
-
-// helperArgv is the argv prefix that runs the helper: --helper, else srb
-// itself through its hidden "helper" command.
-func helperArgv(flag string) ([]string, error) {
-	if flag != "" {
-		p, err := filepath.Abs(flag)
-		if err != nil {
-			return nil, err
-		}
-		return []string{p}, nil
-	}
-	// os.Args[0] rather than os.Executable: a multi-call binary (the test
-	// binary acting as srb) is selected by the name it is run under.
-	self := os.Args[0]
-	if !strings.Contains(self, "/") {
-		p, err := exec.LookPath(self)
-		if err != nil {
-			return nil, fmt.Errorf("the helper: %w", err)
-		}
-		self = p
-	}
-	abs, err := filepath.Abs(self)
-	if err != nil {
-		return nil, err
-	}
-	return []string{abs, "helper"}, nil
-}
-
-// workDir is [stages.WorkDir].
-var workDir = stages.WorkDir
 
 // NewCmdHelper builds the hidden `srb helper`, srb's own copy of
 // cmd/srb-helper for host runs.

@@ -5,12 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/moby/buildkit/client"
-	_ "github.com/moby/buildkit/client/connhelper/dockercontainer" // docker-container:// addresses
-	_ "github.com/moby/buildkit/client/connhelper/kubepod"         // kube-pod:// addresses
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
@@ -99,16 +96,6 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	return cmd
 }
 
-func buildKitAddr(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if h := os.Getenv("BUILDKIT_HOST"); h != "" {
-		return h
-	}
-	return image.DefaultBuildKitHost
-}
-
 func runBuild(ctx context.Context, opts *BuildOptions) error {
 	dirs, err := resolveTasks(opts.Tasks)
 	if err != nil {
@@ -131,149 +118,52 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 	}
 	// --verify compares with each task's lockfile: read (and validate)
 	// them all before any engine is dialled or anything is built.
-	locks := map[string]*image.Lock{}
+	var locks map[string]*image.Lock
 	if opts.Verify {
-		for _, t := range tasks {
-			l, err := image.ReadLock(t.Dir)
-			if err != nil {
-				if errors.Is(err, image.ErrNoLock) {
-					return badTask(fmt.Errorf("%s: nothing to verify: %w; run srb build %s first", t.ID, err, t.ID))
-				}
-				return badTask(fmt.Errorf("%s: %w", t.ID, err))
-			}
-			locks[t.ID] = l
-		}
-	}
-	return buildTasks(ctx, opts, cacheDir, tasks, locks)
-}
-
-// buildTasks builds tasks with [image.TaskBuild] on the BuildKit opts
-// name (loading into Docker with opts.Load), compares with locks under
-// opts.Verify, prints what each made and says how srb build exits. srb
-// build runs it after loading its tasks; the stage-image builder srb's
-// stages use ([defaultImageBuilder]) runs it for the one task it builds.
-func buildTasks(ctx context.Context, opts *BuildOptions, cacheDir string, tasks []*task.Task, locks map[string]*image.Lock) error {
-	dial := opts.Dial
-	if dial == nil {
-		dial = image.Dial
-	}
-	addr := buildKitAddr(opts.BuildKit)
-	bk, info, err := dial(ctx, addr)
-	if err != nil {
-		return couldNotRun(fmt.Errorf("build: %w (scripts/engines.sh starts buildkitd; srb doctor says what is missing)", err))
-	}
-	defer bk.Close()
-	var docker engine.Runner
-	if opts.Load {
-		newEngine := opts.Engine
-		if newEngine == nil {
-			newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
-		}
-		if docker, err = newEngine(); err != nil {
-			return couldNotRun(fmt.Errorf("build: %w", err))
-		}
-	}
-	logf := func(format string, args ...any) {
-		if !opts.JSON {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...)
+		if locks, err = image.LocksToVerify(tasks); err != nil {
+			return badTask(err)
 		}
 	}
 	progress := opts.IO.ErrOut
 	if opts.JSON && opts.Progress == "auto" {
 		progress = nil
 	}
-	skip := ""
-	if opts.NoIdentity {
-		skip = identitySkipWhy(opts)
+	b := &image.Builds{BuildKit: opts.BuildKit, Dial: opts.Dial, Load: opts.Load, Engine: opts.Engine, CacheDir: cacheDir,
+		Stages: opts.Stages, Verify: opts.Verify, Push: opts.Push, Helper: opts.Helper, Progress: progress, Mode: opts.Progress,
+		IdentityCache: opts.IdentityCache, Locks: locks,
+		StateA: func(ctx context.Context, t *task.Task) (string, func(), error) {
+			return stateATreeIn(ctx, t, opts.Cache)
+		},
+		Refused: func(t *task.Task, err error) { fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err) }}
+	if !opts.JSON {
+		b.Log = logTo(opts.IO.ErrOut)
 	}
-	var reports []*image.TaskBuilt
-	drifted, capFailed, identityFailed := 0, 0, 0
-	for _, t := range tasks {
-		tb := &image.TaskBuild{Client: bk, BuildKitVersion: info.BuildkitVersion.Version, CacheDir: cacheDir, Stages: opts.Stages,
-			Verify: opts.Verify, Want: locks[t.ID], Push: opts.Push, Helper: opts.Helper, Docker: docker, Engine: opts.Engine,
-			Progress: progress, Mode: opts.Progress, SkipIdentity: skip, IdentityCache: opts.IdentityCache, Log: logf,
-			StateA: func(ctx context.Context, t *task.Task) (string, func(), error) {
-				return stateATreeIn(ctx, t, opts.Cache)
-			}}
-		r, err := tb.Build(ctx, t)
-		var ce *image.CapabilityError
-		var tf *image.TaskFault
-		switch {
-		case err != nil && errors.As(err, &ce):
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-			reports = append(reports, r)
-			capFailed++
-			continue
-		case errors.Is(err, image.ErrIdentityFailed):
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-			reports = append(reports, r)
-			identityFailed++
-			continue
-		case errors.As(err, &tf):
-			return badTask(tf.Err)
-		case err != nil:
-			return couldNotRun(err)
-		}
-		if opts.Verify && !r.Verified {
-			drifted++
-		}
-		reports = append(reports, r)
+	if opts.NoIdentity {
+		b.SkipIdentity = identitySkipWhy(opts)
+	}
+	done, err := b.Run(ctx, tasks)
+	if tf := (*image.TaskFault)(nil); errors.As(err, &tf) {
+		return badTask(tf.Err)
+	} else if err != nil {
+		return couldNotRun(err)
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, reports); err != nil {
+		if err := writeJSON(opts.IO.Out, done.Reports); err != nil {
 			return couldNotRun(err)
 		}
 	} else {
-		for _, r := range reports {
+		for _, r := range done.Reports {
 			printBuild(opts.IO.Out, r, opts)
 		}
 	}
-	switch {
-	case capFailed > 0:
-		return silent(ExitBadTask, fmt.Errorf("%d task(s) failed their capability probes", capFailed))
-	case drifted > 0:
-		return silent(ExitBadTask, fmt.Errorf("%d task(s) did not reproduce their lockfile", drifted))
-	case identityFailed > 0:
-		return silent(ExitBadTask, fmt.Errorf("%d task(s) failed the identity run: their truth does not reproduce on State A", identityFailed))
+	if err := done.Fault(); err != nil {
+		return silent(ExitBadTask, err)
 	}
 	return nil
 }
 
+// printBuild prints what r made as srb build with opts does
+// ([image.WriteBuilt]).
 func printBuild(w io.Writer, r *image.TaskBuilt, opts *BuildOptions) {
-	if r.Lock == nil {
-		return
-	}
-	for _, s := range task.StageNames {
-		im, ok := r.Lock.Images[s]
-		if !ok {
-			continue
-		}
-		line := fmt.Sprintf("%s: %-12s %s", r.Task, s, im.Digest)
-		if names := r.Loaded[s]; len(names) > 0 {
-			line += " loaded as " + strings.Join(names, ", ")
-		}
-		fmt.Fprintln(w, line)
-	}
-	if id := r.Identity; id != nil {
-		switch {
-		case id.Status == image.IdentityPassed && r.IdentityCached:
-			fmt.Fprintf(w, "%s: identity run passed (%d checks; remembered from an earlier run on the same images)\n", r.Task, id.Checks)
-		case id.Status == image.IdentityPassed:
-			fmt.Fprintf(w, "%s: identity run passed (%d checks)\n", r.Task, id.Checks)
-		case id.Status == image.IdentitySkipped:
-			fmt.Fprintf(w, "%s: identity run skipped (%s)\n", r.Task, identitySkipWhy(opts))
-		case id.Status == image.IdentityNotFrozen:
-			fmt.Fprintf(w, "%s: identity run not run: the task is not frozen yet (no truth/)\n", r.Task)
-		}
-	}
-	switch {
-	case opts.Verify && r.Verified:
-		fmt.Fprintf(w, "%s: verified: every digest reproduced with no cache (%.1fs)\n", r.Task, r.Seconds["total"])
-	case opts.Verify:
-		for _, d := range r.Drift {
-			fmt.Fprintf(w, "%s: %s\n", r.Task, d)
-		}
-	default:
-		fmt.Fprintf(w, "%s: wrote %s (%.1fs)\n", r.Task, image.LockName, r.Seconds["total"])
-	}
+	image.WriteBuilt(w, r, opts.Verify, identitySkipWhy(opts))
 }

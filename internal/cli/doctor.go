@@ -46,7 +46,7 @@ func NewCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
 }
 
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
-	st := engines.Probe(ctx, engines.Probes{BuildKit: buildKitAddr(opts.BuildKit), Dial: opts.Dial, Engine: opts.Engine, LookPath: opts.LookPath})
+	st := engines.Probe(ctx, engines.Probes{BuildKit: image.BuildKitAddr(opts.BuildKit), Dial: opts.Dial, Engine: opts.Engine, LookPath: opts.LookPath})
 	missing := 0
 	for _, s := range st {
 		if !s.OK && !s.Optional {

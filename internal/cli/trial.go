@@ -16,6 +16,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/gateway"
 	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/harbor"
+	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
@@ -44,11 +45,10 @@ type TrialOptions struct {
 	MaxWorkspaceBytes   int64
 	MaxWorkspaceEntries int
 
-	// Passed to srb ladder as its flags of the same names.
-	Driver            string
-	AuditScripts      []string
-	AdversaryScripts  []string
-	AdjudicatorScript string
+	// DriverFlags are the verifier's (srb ladder's flags of the same
+	// names: --driver, --audit-script, --adversary-script,
+	// --adjudicator-script).
+	grade.DriverFlags
 }
 
 // NewCmdTrial builds `srb trial`.
@@ -90,7 +90,7 @@ func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
 				return &usageError{err: errors.New("--max-workspace-bytes and --max-workspace-entries take a number above zero")}
 			}
 			// The verifier's flags are checked before the agent runs.
-			if err := checkDriverFlags(&grade.DriverFlags{Driver: opts.Driver, AdversaryScripts: opts.AdversaryScripts}); err != nil {
+			if err := checkDriverFlags(opts.DriverFlags); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -108,10 +108,10 @@ func NewCmdTrial(f *Factory, runF func(*TrialOptions) error) *cobra.Command {
 	fl.Int64Var(&opts.MaxWorkspaceBytes, "max-workspace-bytes", 0, "lower the bound on the bytes of files collected from the workspace")
 	fl.IntVar(&opts.MaxWorkspaceEntries, "max-workspace-entries", 0, "lower the bound on the entries read from the workspace")
 	addCacheFlag(cmd, &opts.Cache)
-	fl.StringVar(&opts.Driver, "driver", "", "srb ladder --driver")
-	fl.StringArrayVar(&opts.AuditScripts, "audit-script", nil, "srb ladder --audit-script (repeatable)")
-	fl.StringArrayVar(&opts.AdversaryScripts, "adversary-script", nil, "srb ladder --adversary-script ID=FILE (repeatable)")
-	fl.StringVar(&opts.AdjudicatorScript, "adjudicator-script", "", "srb ladder --adjudicator-script")
+	addDriverFlags(fl, &opts.DriverFlags, driverFlag{"driver", "", "srb ladder --driver"},
+		driverFlag{"audit-script", "", "srb ladder --audit-script (repeatable)"},
+		driverFlag{"adversary-script", "", "srb ladder --adversary-script ID=FILE (repeatable)"},
+		driverFlag{"adjudicator-script", "", "srb ladder --adjudicator-script"})
 	_ = cmd.MarkFlagRequired("agent")
 	return cmd
 }
@@ -147,8 +147,7 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	}
 	// The verifier is srb ladder's grading of the collected workspace,
 	// with the trial's drivers and scripts.
-	lo := &LadderOptions{IO: opts.IO, Now: opts.Factory.Now, Lookup: os.LookupEnv, Engine: opts.Factory.Engine,
-		Task: t.Dir, Jobs: 1, Cache: opts.Cache, DriverFlags: grade.DriverFlags{Driver: opts.Driver}}
+	drivers := grade.DriverFlags{Driver: opts.Driver}
 	c := &harbor.TrialConfig{Task: t, Agent: opts.Agent, Out: out, Budget: opts.Budget, Gateway: gw,
 		MaxWorkspaceBytes: opts.MaxWorkspaceBytes, MaxWorkspaceEntries: opts.MaxWorkspaceEntries, Policy: grade.TaskPolicy(t),
 		SolutionDir: opts.Solution, Stdout: opts.IO.Out, Stderr: errOut,
@@ -157,24 +156,26 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 			if err != nil {
 				return nil, nil, fmt.Errorf("--solution %s: %w", opts.Solution, err)
 			}
-			if err := fixtureDrivers(opts.Solution, opts.Driver == "", lo); err != nil {
+			if err := fixtureDrivers(opts.Solution, opts.Driver == "", &drivers); err != nil {
 				cleanup()
 				return nil, nil, err
 			}
 			return sol, cleanup, nil
 		},
 		AgentImage: func(ctx context.Context) (engine.Runner, *suite.Image, error) {
-			return readyStageImage(ctx, t, "agent", "", opts.Factory.Engine, nil, errOut)
+			return image.ReadyStage(ctx, t, "agent", "", opts.Factory.Engine, defaultImageBuilder(errOut, opts.Factory.Engine, false), logTo(errOut))
 		},
 		Verify: func(ctx context.Context, repo, dir string) int {
-			lo.Submissions = []string{repo}
-			lo.Results = dir
-			lo.AuditScripts = append(lo.AuditScripts, opts.AuditScripts...)
-			lo.AdversaryScripts = append(lo.AdversaryScripts, opts.AdversaryScripts...)
+			drivers.AuditScripts = append(drivers.AuditScripts, opts.AuditScripts...)
+			drivers.AdversaryScripts = append(drivers.AdversaryScripts, opts.AdversaryScripts...)
 			if opts.AdjudicatorScript != "" {
-				lo.AdjudicatorScript = opts.AdjudicatorScript
+				drivers.AdjudicatorScript = opts.AdjudicatorScript
 			}
-			return reportExit(ctx, errOut, runLadder(ctx, lo))
+			lo := &LadderOptions{IO: opts.IO, Now: opts.Factory.Now, Lookup: os.LookupEnv, Engine: opts.Factory.Engine,
+				Submissions: []string{repo}, Results: dir, Jobs: 1, Cache: opts.Cache, DriverFlags: drivers}
+			start := time.Now()
+			runs, err := ladderOf(lo, t.Dir).Run(ctx)
+			return reportExit(ctx, errOut, printLadder(opts.IO, runs, err, start))
 		},
 	}
 	code, err := harbor.RunTrial(ctx, c)
@@ -188,11 +189,11 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 }
 
 // fixtureDrivers adds a submission fixture's scripts (audit/*.json,
-// adversaries/<id>.json, adjudicator.json) to lo's. With drivers (no
+// adversaries/<id>.json, adjudicator.json) to lo. With drivers (no
 // --driver was given), each position a script covers gets the scripted
 // driver, as srb ladder --submission-fixture gives it. The error is the
 // fixture's that cannot be loaded.
-func fixtureDrivers(dir string, drivers bool, lo *LadderOptions) error {
+func fixtureDrivers(dir string, drivers bool, lo *grade.DriverFlags) error {
 	fx, err := submission.Load(dir)
 	if err != nil {
 		return err
