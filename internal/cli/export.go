@@ -11,10 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/harbor"
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/submission"
-	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
 // ExportOptions are the inputs of srb export harbor.
@@ -66,16 +65,9 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	dirs, err := resolveTasks([]string{opts.Task})
+	t, err := loadTask("export", opts.Task, opts.IO.ErrOut)
 	if err != nil {
-		return couldNotRun(fmt.Errorf("export: %w", err))
-	}
-	t, problems := task.Load(dirs[0])
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-		}
-		return badTask(fmt.Errorf("export: cannot read the task %s (%d problem(s)); run srb validate", dirs[0], len(problems)))
+		return err
 	}
 	lock, err := image.ReadLock(t.Dir)
 	if err != nil {
@@ -99,7 +91,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	}
 	var sol *harbor.Solution
 	if opts.Solution != "" {
-		s, cleanup, err := fixtureSolution(ctx, t, opts.Solution, cache)
+		s, cleanup, err := grade.FixtureSolution(ctx, t, opts.Solution, cache)
 		if err != nil {
 			return couldNotRun(fmt.Errorf("export: --solution %s: %w", opts.Solution, err))
 		}
@@ -120,24 +112,4 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "note: the verifier reads %s from Harbor's environment, by name\n", strings.Join(names, ", "))
 	}
 	return nil
-}
-
-// fixtureSolution is [harbor.FixtureSolution] for the submission
-// fixture at dir over t's State A from the cache cache names; cleanup
-// removes State A's tree and the solution's (after Solution.WriteDir).
-func fixtureSolution(ctx context.Context, t *task.Task, dir, cache string) (*harbor.Solution, func(), error) {
-	fx, err := submission.Load(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	original, cleanupA, err := stateATreeIn(ctx, t, cache)
-	if err != nil {
-		return nil, nil, fmt.Errorf("State A: %w", err)
-	}
-	s, cleanupS, err := harbor.FixtureSolution(fx, original)
-	if err != nil {
-		cleanupA()
-		return nil, nil, err
-	}
-	return s, func() { cleanupA(); cleanupS() }, nil
 }

@@ -3,12 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/source"
-	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
 // FetchOptions are the inputs of srb fetch.
@@ -52,7 +50,6 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 	if err != nil {
 		return err
 	}
-	cache := &source.Cache{Dir: cacheDir}
 	env := opts.Env
 	if env == nil {
 		env = &source.Env{}
@@ -62,53 +59,13 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...)
 		}
 	}
-	var results []source.Fetched
-	bad, faults := 0, 0
-	for _, d := range dirs {
-		t, problems := task.LoadWith(d, task.LoadOptions{Memo: loadMemo(cacheDir)})
-		if len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-			}
-			results = append(results, source.Fetched{Task: filepath.Base(d), Status: "error", Error: fmt.Sprintf("%d problem(s) in the task; run srb validate", len(problems))})
-			bad++
-			continue
-		}
-		r, code, startErr := source.Fetch(ctx, t, cache, env, opts.Pin)
-		if startErr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: the starting tree could not be made: %v\n", t.ID, startErr)
-		}
-		switch code {
-		case ExitCouldNotRun:
-			faults++
-		case ExitBadTask:
-			bad++
-		}
-		results = append(results, r)
-	}
+	results, bad, faults := source.FetchAll(ctx, dirs, &source.Cache{Dir: cacheDir}, env, opts.Pin, loadMemo(cacheDir), opts.IO.ErrOut)
 	if opts.JSON {
 		if err := writeJSON(opts.IO.Out, results); err != nil {
 			return couldNotRun(err)
 		}
 	} else {
-		for _, r := range results {
-			switch {
-			case r.Digest != "":
-				from := "fetched"
-				if r.Cached {
-					from = "from the cache"
-				}
-				fmt.Fprintf(opts.IO.Out, "%s: %s (%s, %s): sha256 %s %s\n", r.Task, r.Top, r.Source, from, r.Digest, r.Status)
-				if r.StartCommit != "" {
-					fmt.Fprintf(opts.IO.Out, "%s: starting tree commit %s\n", r.Task, r.StartCommit)
-				}
-			default:
-				fmt.Fprintf(opts.IO.Out, "%s: %s\n", r.Task, r.Status)
-			}
-			if r.Error != "" {
-				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %s\n", r.Task, r.Error)
-			}
-		}
+		source.WriteFetched(opts.IO.Out, opts.IO.ErrOut, results)
 	}
 	switch {
 	case faults > 0:

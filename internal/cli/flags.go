@@ -11,6 +11,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/internal/validate"
 )
 
@@ -141,4 +142,24 @@ func checkDriverFlags(d grade.DriverFlags) error {
 		return &usageError{err: err}
 	}
 	return nil
+}
+
+// loadTask resolves the task argument arg ([task.Dirs]) and loads it for
+// the command name: a folder that cannot be found is a harness fault
+// (exit 1, "name: why"); a task that cannot be read has its problems
+// printed on errOut and is exit 2 ("name: cannot read the task DIR (N
+// problem(s)); run srb validate").
+func loadTask(name, arg string, errOut io.Writer) (*task.Task, error) {
+	dirs, err := resolveTasks([]string{arg})
+	if err != nil {
+		return nil, couldNotRun(fmt.Errorf("%s: %w", name, err))
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(errOut, p.Format(""))
+		}
+		return nil, badTask(fmt.Errorf("%s: cannot read the task %s (%d problem(s)); run srb validate", name, dirs[0], len(problems)))
+	}
+	return t, nil
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/stages"
 	"github.com/swe-refactor-bench/srb/ladder/suite"
@@ -60,16 +59,9 @@ func runFreeze(ctx context.Context, opts *FreezeOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	dirs, err := resolveTasks([]string{opts.Task})
+	t, err := loadTask("freeze", opts.Task, opts.IO.ErrOut)
 	if err != nil {
-		return couldNotRun(err)
-	}
-	t, problems := task.Load(dirs[0])
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-		}
-		return badTask(fmt.Errorf("freeze: the task %s cannot be read (%d problem(s)); run srb validate", dirs[0], len(problems)))
+		return err
 	}
 	fo := opts.FreezeOptions
 	fo.Out, fo.Log = opts.IO.Out, opts.IO.ErrOut

@@ -17,54 +17,27 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/report"
 )
 
-// LadderOptions are the inputs of srb ladder.
+// LadderOptions are the inputs of srb ladder: the task and the batch
+// ([grade.Ladder], its TaskDir the task's folder once resolved, its
+// Backend made of Engine and BuildImage, its RunMeta Run's).
 type LadderOptions struct {
-	IO     IOStreams
-	Now    func() time.Time
-	Lookup func(string) (string, bool)
-
-	Task        string
-	Submissions []string // submitted trees
-	Fixtures    []string // submission fixtures, applied on top of State A
-	Results     string
-	Jobs        int
-	KeepWork    string // keep each submission's work under KEEP/<name>/
-	// Resume keeps the audit's and the verification's results from an
-	// earlier run on the same results folder, so stage 1 re-runs only the
-	// reviews and stage 3 only the rounds that did not finish (each checks
-	// its inputs by digest first and plays everything again when one
-	// differs); stage 2 and the score are always made anew.
-	Resume bool
-	Cache  string // the State A cache (--cache; "" is $SRB_CACHE, else the user cache dir's srb)
-	Helper string // stage 2's helper (srb behavioural --helper)
-	// Host runs the stages on this machine instead of in the task's stage
-	// images: stage 2's suite (srb behavioural --host), the audit's run
-	// tool (srb audit --host) and stage 3's rounds (srb verification
-	// --host).
-	Host bool
-	// HomeSeed is a folder whose content seeds each tree's HOME for the
-	// warm-up run of every stage-3 round on a --host run (--home-seed;
-	// [stages.VerificationOptions.HomeSeed]).
-	HomeSeed string
+	IO IOStreams
+	// Task is a task folder or an id under ./tasks.
+	Task string
+	grade.Ladder
 	// Engine returns the Docker engine the stage containers run on
 	// (Factory.Engine); called only when a container is needed.
 	Engine func() (engine.Runner, error)
 	// BuildImage builds and loads a stage image of t when the engine
 	// lacks it (nil: srb build --load --stage STAGE); tests replace it.
 	BuildImage imageBuilder
-
-	// DriverFlags are the drivers of the model positions: Driver for
-	// every position no per-position flag names; the per-position fields
-	// override it.
-	grade.DriverFlags
-
 	// Run says who made the submissions (--run-* flags, see runmeta.go).
 	Run RunMetaFlags
 }
 
 // NewCmdLadder builds `srb ladder`.
 func NewCmdLadder(f *Factory, runF func(*LadderOptions) error) *cobra.Command {
-	opts := &LadderOptions{IO: f.IO, Now: f.Now, Lookup: os.LookupEnv, Engine: f.Engine}
+	opts := &LadderOptions{IO: f.IO, Ladder: grade.Ladder{Now: f.Now, Lookup: os.LookupEnv}, Engine: f.Engine}
 	cmd := &cobra.Command{
 		Use:   "ladder TASK --submission DIR --results DIR",
 		Short: "Grade submissions with the whole ladder: collect, three stages, score",
@@ -138,21 +111,10 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 	if err != nil {
 		return couldNotRun(fmt.Errorf("ladder: %w", err))
 	}
-	l := ladderOf(opts, dirs[0])
+	l := opts.Ladder
+	l.TaskDir, l.Backend, l.RunMeta, l.Log = dirs[0], backend(opts.Engine, opts.BuildImage), opts.Run, opts.IO.ErrOut
 	runs, err := l.Run(ctx)
 	return printLadder(opts.IO, runs, err, start)
-}
-
-// ladderOf is the batch opts describe of the task folder dir.
-func ladderOf(opts *LadderOptions, dir string) *grade.Ladder {
-	lookup := opts.Lookup
-	if lookup == nil {
-		lookup = os.LookupEnv
-	}
-	return &grade.Ladder{TaskDir: dir, Trees: opts.Submissions, Fixtures: opts.Fixtures, Results: opts.Results, Jobs: opts.Jobs,
-		KeepWork: opts.KeepWork, Resume: opts.Resume, CacheDir: opts.Cache, Backend: backend(opts.Engine, opts.BuildImage),
-		Host: opts.Host, Helper: opts.Helper, HomeSeed: opts.HomeSeed, Drivers: opts.DriverFlags, RunMeta: opts.Run,
-		Lookup: lookup, Now: opts.Now, Log: opts.IO.ErrOut}
 }
 
 // printLadder prints what a ladder run returned (runs graded, or err:

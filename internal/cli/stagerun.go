@@ -78,13 +78,3 @@ func fromStage(err error) error {
 	}
 	return err
 }
-
-// LadderStages are srb's three stages behind [pipeline.Stages] for a
-// ladder run of t with opts (its Now, Lookup, Host, Helper, HomeSeed,
-// Engine and BuildImage are read; [grade.Ladder.Stages]). Each writes
-// its stage file and prints its lines on the submission's log.
-func LadderStages(opts *LadderOptions, t *task.Task) pipeline.Stages {
-	l := &grade.Ladder{Host: opts.Host, Helper: opts.Helper, HomeSeed: opts.HomeSeed, Lookup: opts.Lookup, Now: opts.Now,
-		Backend: backend(opts.Engine, opts.BuildImage)}
-	return l.Stages(t)
-}

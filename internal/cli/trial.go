@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,10 +15,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/harbor"
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/submission"
-	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
-	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
@@ -121,16 +116,9 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		ctx = context.Background()
 	}
 	errOut := opts.IO.ErrOut
-	dirs, err := resolveTasks([]string{opts.Task})
+	t, err := loadTask("trial", opts.Task, errOut)
 	if err != nil {
-		return couldNotRun(fmt.Errorf("trial: %w", err))
-	}
-	t, problems := task.Load(dirs[0])
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(errOut, p.Format(""))
-		}
-		return badTask(fmt.Errorf("trial: cannot read the task %s (%d problem(s)); run srb validate", dirs[0], len(problems)))
+		return err
 	}
 	out, err := filepath.Abs(opts.Out)
 	if err != nil {
@@ -152,11 +140,11 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 		MaxWorkspaceBytes: opts.MaxWorkspaceBytes, MaxWorkspaceEntries: opts.MaxWorkspaceEntries, Policy: grade.TaskPolicy(t),
 		SolutionDir: opts.Solution, Stdout: opts.IO.Out, Stderr: errOut,
 		Solution: func(ctx context.Context) (*harbor.Solution, func(), error) {
-			sol, cleanup, err := fixtureSolution(ctx, t, opts.Solution, opts.Cache)
+			sol, cleanup, err := grade.FixtureSolution(ctx, t, opts.Solution, opts.Cache)
 			if err != nil {
 				return nil, nil, fmt.Errorf("--solution %s: %w", opts.Solution, err)
 			}
-			if err := fixtureDrivers(opts.Solution, opts.Driver == "", &drivers); err != nil {
+			if err := drivers.AddFixture(opts.Solution, opts.Driver == ""); err != nil {
 				cleanup()
 				return nil, nil, err
 			}
@@ -171,10 +159,10 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 			if opts.AdjudicatorScript != "" {
 				drivers.AdjudicatorScript = opts.AdjudicatorScript
 			}
-			lo := &LadderOptions{IO: opts.IO, Now: opts.Factory.Now, Lookup: os.LookupEnv, Engine: opts.Factory.Engine,
-				Submissions: []string{repo}, Results: dir, Jobs: 1, Cache: opts.Cache, DriverFlags: drivers}
+			l := &grade.Ladder{TaskDir: t.Dir, Submissions: []string{repo}, Results: dir, Jobs: 1, Cache: opts.Cache, DriverFlags: drivers,
+				Backend: backend(opts.Factory.Engine, nil), Lookup: os.LookupEnv, Now: opts.Factory.Now, Log: errOut}
 			start := time.Now()
-			runs, err := ladderOf(lo, t.Dir).Run(ctx)
+			runs, err := l.Run(ctx)
 			return reportExit(ctx, errOut, printLadder(opts.IO, runs, err, start))
 		},
 	}
@@ -184,36 +172,6 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	}
 	if code != ExitRan {
 		return silent(code, fmt.Errorf("trial: exit %d", code))
-	}
-	return nil
-}
-
-// fixtureDrivers adds a submission fixture's scripts (audit/*.json,
-// adversaries/<id>.json, adjudicator.json) to lo. With drivers (no
-// --driver was given), each position a script covers gets the scripted
-// driver, as srb ladder --submission-fixture gives it. The error is the
-// fixture's that cannot be loaded.
-func fixtureDrivers(dir string, drivers bool, lo *grade.DriverFlags) error {
-	fx, err := submission.Load(dir)
-	if err != nil {
-		return err
-	}
-	if len(fx.AuditScripts) > 0 && drivers {
-		lo.AuditDriver = models.DriverScripted
-	}
-	lo.AuditScripts = append(lo.AuditScripts, fx.AuditScripts...)
-	ids := slices.Sorted(maps.Keys(fx.AdversaryScripts))
-	if len(ids) > 0 && drivers {
-		lo.AdversaryDriver = models.DriverScripted
-	}
-	for _, id := range ids {
-		lo.AdversaryScripts = append(lo.AdversaryScripts, id+"="+fx.AdversaryScripts[id])
-	}
-	if fx.AdjudicatorScript != "" {
-		if drivers {
-			lo.AdjudicatorDriver = models.DriverScripted
-		}
-		lo.AdjudicatorScript = fx.AdjudicatorScript
 	}
 	return nil
 }

@@ -28,34 +28,40 @@ import (
 type Ladder struct {
 	// TaskDir is the task folder.
 	TaskDir string
-	// Trees are submitted trees; Fixtures are submission fixtures,
+	// Submissions are submitted trees; Fixtures are submission fixtures,
 	// applied on top of State A ([Plan] names them and their results
-	// folders under Results).
-	Trees, Fixtures []string
-	Results         string
+	// folders under Results, DIR/<name>/ each when there are several).
+	Submissions, Fixtures []string
+	Results               string
 	// Jobs is how many submissions are graded at once (at least 1).
 	Jobs int
 	// KeepWork keeps each submission's collected tree and work under
 	// KeepWork/<name>/; "" removes them.
 	KeepWork string
 	// Resume keeps the finished reviews and rounds of an earlier run on
-	// the same results folder (pipeline.Grader.Resume).
+	// the same results folder when their inputs' digests match, so stage
+	// 1 re-runs only the reviews and stage 3 only the rounds that did not
+	// finish; stage 2 and the score are always made anew
+	// (pipeline.Grader.Resume).
 	Resume bool
-	// CacheDir is the State A cache the submissions are graded against;
-	// "" is source.DefaultCacheDir.
-	CacheDir string
+	// Cache is the State A cache folder the submissions are graded
+	// against; "" is source.DefaultCacheDir.
+	Cache string
 	// Backend readies the stage images (its CacheDir is the stages'
 	// when they run alone, not the ladder's).
 	Backend Backend
-	// Host runs the stages on this machine; Helper is stage 2's helper
-	// there (the --helper flag: [image.HostHelper]); HomeSeed seeds each
-	// tree's HOME in stage 3's rounds (stages.LadderOptions).
+	// Host runs the stages on this machine instead of in the task's
+	// stage images; Helper is stage 2's helper there (a static
+	// srb-helper, "" srb itself: [image.HostHelper]); HomeSeed seeds each
+	// tree's HOME for its warm-up in stage 3's rounds
+	// ([stages.VerificationOptions.HomeSeed]).
 	Host     bool
 	Helper   string
 	HomeSeed string
-	// Drivers are the operator's choice of drivers ([ResolveDrivers]
-	// decides each submission's).
-	Drivers DriverFlags
+	// DriverFlags are the operator's choice of drivers ([ResolveDrivers]
+	// decides each submission's): Driver for every position no
+	// per-position field names.
+	DriverFlags
 	// RunMeta says who made the submissions (Batch.RunMeta).
 	RunMeta campaign.RunMetaFlags
 	// Lookup reads the environment (drivers and credentials); nil is
@@ -103,7 +109,7 @@ func (l *Ladder) Run(ctx context.Context) ([]*Run, error) {
 	fail := func(code int, err error) error {
 		return &pipeline.Error{Code: code, Err: fmt.Errorf("ladder: %w", err)}
 	}
-	runs, err := Plan(l.Trees, l.Fixtures, l.Results)
+	runs, err := Plan(l.Submissions, l.Fixtures, l.Results)
 	if clash := (*NameClashError)(nil); errors.As(err, &clash) {
 		return nil, err
 	} else if err != nil {
@@ -133,14 +139,14 @@ func (l *Ladder) Run(ctx context.Context) ([]*Run, error) {
 	// Before anything starts: the fixtures' scripts decide drivers, every
 	// credential is checked, every submission exists.
 	for _, r := range runs {
-		r.Drivers = ResolveDrivers(l.Drivers, l.Lookup, r.Fixture)
+		r.Drivers = ResolveDrivers(l.DriverFlags, l.Lookup, r.Fixture)
 	}
 	if faults := Preflight(t, runs, l.Lookup); len(faults) > 0 {
 		return stop(pipeline.CouldNotRun, t.ID, "nothing was graded: "+strings.Join(faults, "; "))
 	}
 
 	step := time.Now()
-	original, cleanup, err := (Backend{CacheDir: l.CacheDir}).StateA(ctx, t)
+	original, cleanup, err := (Backend{CacheDir: l.Cache}).StateA(ctx, t)
 	if err != nil {
 		return stop(pipeline.CouldNotRun, t.ID, fmt.Sprintf("State A: %v", err))
 	}
