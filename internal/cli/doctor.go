@@ -47,28 +47,13 @@ func NewCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
 
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
 	st := engines.Probe(ctx, engines.Probes{BuildKit: image.BuildKitAddr(opts.BuildKit), Dial: opts.Dial, Engine: opts.Engine, LookPath: opts.LookPath})
-	missing := 0
-	for _, s := range st {
-		if !s.OK && !s.Optional {
-			missing++
-		}
-	}
+	missing := engines.Missing(st)
 	if opts.JSON {
 		if err := writeJSON(opts.IO.Out, st); err != nil {
 			return couldNotRun(err)
 		}
 	} else {
-		for _, s := range st {
-			if s.OK {
-				fmt.Fprintf(opts.IO.Out, "%-12s ok       %s  %s\n", s.Name, s.Version, s.Address)
-				continue
-			}
-			where := ""
-			if s.Address != "" {
-				where = " at " + s.Address
-			}
-			fmt.Fprintf(opts.IO.Out, "%-12s missing  %s%s\n%-12s          start: %s\n", s.Name, s.Error, where, "", s.Start)
-		}
+		engines.WriteText(opts.IO.Out, st)
 	}
 	if missing > 0 {
 		return silent(ExitCouldNotRun, fmt.Errorf("%d engine(s) missing", missing))

@@ -14,7 +14,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
-	"github.com/swe-refactor-bench/srb/ladder/report"
 )
 
 // LadderOptions are the inputs of srb ladder: the task and the batch
@@ -118,43 +117,15 @@ func runLadder(ctx context.Context, opts *LadderOptions) error {
 }
 
 // printLadder prints what a ladder run returned (runs graded, or err:
-// what stopped it before grading): each submission's score table on
-// stdout, headed by its name when there are several, and whether its
-// fixture's expect.json was met; each run's fault and the time it took
-// since start on stderr. It returns srb ladder's exit: the worst of the
-// runs' (an expectation not met is 1).
+// what stopped it before grading; [grade.WriteRuns]) and returns srb
+// ladder's exit: the worst of the runs' (an expectation not met is 1).
 func printLadder(streams IOStreams, runs []*grade.Run, err error, start time.Time) error {
 	if clash := (*grade.NameClashError)(nil); errors.As(err, &clash) {
 		return &usageError{err: err}
 	} else if err != nil {
 		return fromStage(err)
 	}
-	code := ExitRan
-	for i, r := range runs {
-		if len(runs) > 1 {
-			if i > 0 {
-				fmt.Fprintln(streams.Out)
-			}
-			fmt.Fprintf(streams.Out, "# %s  (%s)\n", r.Name, r.Results)
-		}
-		if r.Verdict != nil {
-			fmt.Fprintln(streams.Out, report.Render(r.Verdict, r.Verdict.Task))
-		}
-		if r.Fixture != nil && r.Fixture.Expect != nil {
-			if len(r.Unmet) == 0 {
-				fmt.Fprintf(streams.Out, "expect: met (%s)\n", r.Fixture.Name)
-			} else {
-				fmt.Fprintf(streams.Out, "expect: NOT MET (%s): %s\n", r.Fixture.Name, strings.Join(r.Unmet, "; "))
-				code = max(code, ExitCouldNotRun)
-			}
-		}
-		if r.Err != nil {
-			fmt.Fprintf(streams.ErrOut, "srb: ladder: %s: %v\n", r.Name, r.Err)
-		}
-		code = max(code, r.Code)
-	}
-	fmt.Fprintf(streams.ErrOut, "srb: ladder: %d submission(s) graded in %s\n", len(runs), since(start))
-	if code != ExitRan {
+	if code := grade.WriteRuns(streams.Out, streams.ErrOut, runs, time.Since(start)); code != ExitRan {
 		return silent(code, fmt.Errorf("ladder: exit %d", code))
 	}
 	return nil

@@ -2,10 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -78,11 +75,10 @@ func runNotice(ctx context.Context, opts *NoticeOptions) error {
 		}
 	}
 	if opts.Check {
-		cur, err := os.ReadFile(noticeFile)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d, err := notice.Stale(noticeFile, text)
+		if err != nil {
 			return couldNotRun(fmt.Errorf("notice: %w", err))
 		}
-		d := notice.Diff(noticeFile, noticeFile+" (regenerated)", cur, text)
 		if d == nil {
 			if !opts.JSON {
 				fmt.Fprintf(opts.IO.Out, "%s is up to date (%d task(s))\n", noticeFile, len(entries))
@@ -97,33 +93,11 @@ func runNotice(ctx context.Context, opts *NoticeOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "srb: %s is stale: run srb notice to regenerate it\n", noticeFile)
 		return silent(ExitBadTask, fmt.Errorf("%s is stale", noticeFile))
 	}
-	if err := writeFileAtomic(noticeFile, text); err != nil {
+	if err := notice.WriteFile(noticeFile, text); err != nil {
 		return couldNotRun(fmt.Errorf("notice: %w", err))
 	}
 	if !opts.JSON {
 		fmt.Fprintf(opts.IO.Out, "wrote %s (%d task(s))\n", noticeFile, len(entries))
 	}
 	return nil
-}
-
-// writeFileAtomic replaces path with data through a temporary file in the
-// same folder, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -4,17 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
-	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/report"
-	"github.com/swe-refactor-bench/srb/ladder/scoring"
 )
 
 // ScoreOptions are the inputs of srb score.
@@ -55,15 +51,14 @@ func NewCmdScore(f *Factory, runF func(*ScoreOptions) error) *cobra.Command {
 }
 
 func runScore(opts *ScoreOptions) error {
-	policy := scoring.Published()
-	taskID := ""
+	var t *task.Task
 	if opts.Task != "" {
 		dirs, err := resolveTasks([]string{opts.Task})
 		if err != nil {
 			return couldNotRun(err)
 		}
-		t, problems := task.Load(dirs[0])
-		if len(problems) > 0 {
+		var problems []task.Problem
+		if t, problems = task.Load(dirs[0]); len(problems) > 0 {
 			// Nothing is written: the results folder may hold a verdict
 			// that a broken or mistyped TASK must not replace.
 			for _, p := range problems {
@@ -71,25 +66,8 @@ func runScore(opts *ScoreOptions) error {
 			}
 			return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
 		}
-		taskID = t.ID
-		policy = grade.TaskPolicy(t)
-	} else {
-		taskID = pipeline.TaskOfResults(opts.Results)
 	}
-	if st, err := os.Stat(opts.Results); err != nil || !st.IsDir() {
-		return couldNotRun(fmt.Errorf("score: no results folder at %s", opts.Results))
-	}
-	if runs := pipeline.RunsInside(opts.Results); len(runs) > 0 {
-		// A folder of runs is not a run: grading it would write an
-		// invalid verdict (no stage ran) into the runs' parent.
-		return couldNotRun(fmt.Errorf("score: %s holds no stage files but holds runs (%s): give one run's folder to --results",
-			opts.Results, strings.Join(runs, ", ")))
-	}
-	title := opts.Title
-	if title == "" {
-		title = taskID
-	}
-	v, err := pipeline.Score(taskID, policy, opts.Results, opts.Task != "", opts.Now(), title, opts.IO.ErrOut)
+	v, title, err := grade.Score(t, opts.Results, opts.Now(), opts.Title, opts.IO.ErrOut)
 	if err != nil {
 		return couldNotRun(err)
 	}

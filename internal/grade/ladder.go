@@ -16,7 +16,9 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/campaign"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
+	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/scoring"
 	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
@@ -186,6 +188,69 @@ func (l *Ladder) Run(ctx context.Context) ([]*Run, error) {
 	b := &Batch{Task: t, Grader: g, Jobs: l.Jobs, RunMeta: l.RunMeta, Resume: l.Resume, Log: log}
 	b.GradeAll(ctx, runs)
 	return runs, nil
+}
+
+// WriteRuns prints a graded batch as srb ladder does: each run's score
+// table on out (report.Render), headed "# NAME  (RESULTS)" when there
+// are several, and whether its fixture's expect.json was met; each run's
+// fault, and how long the batch took, on errOut. It returns the batch's
+// exit class: the worst of the runs' Code, and pipeline.CouldNotRun for
+// an expectation not met.
+func WriteRuns(out, errOut io.Writer, runs []*Run, took time.Duration) int {
+	code := 0
+	for i, r := range runs {
+		if len(runs) > 1 {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			fmt.Fprintf(out, "# %s  (%s)\n", r.Name, r.Results)
+		}
+		if r.Verdict != nil {
+			fmt.Fprintln(out, report.Render(r.Verdict, r.Verdict.Task))
+		}
+		if r.Fixture != nil && r.Fixture.Expect != nil {
+			if len(r.Unmet) == 0 {
+				fmt.Fprintf(out, "expect: met (%s)\n", r.Fixture.Name)
+			} else {
+				fmt.Fprintf(out, "expect: NOT MET (%s): %s\n", r.Fixture.Name, strings.Join(r.Unmet, "; "))
+				code = max(code, pipeline.CouldNotRun)
+			}
+		}
+		if r.Err != nil {
+			fmt.Fprintf(errOut, "srb: ladder: %s: %v\n", r.Name, r.Err)
+		}
+		code = max(code, r.Code)
+	}
+	fmt.Fprintf(errOut, "srb: ladder: %d submission(s) graded in %s\n", len(runs), RoundDuration(took))
+	return code
+}
+
+// Score grades the run whose stage files are in the folder results, as
+// srb score does: with t, t's policy and declaration ([TaskPolicy]);
+// with t nil, the published policy and the task the folder names
+// (pipeline.TaskOfResults). The verdict is published by [pipeline.Score]
+// (stamped now; its notes on log) and returned with its title (title,
+// "" the task's id). A folder that does not exist, or that holds runs
+// rather than one run's stage files, is an error naming it.
+func Score(t *task.Task, results string, now time.Time, title string, log io.Writer) (*result.Verdict, string, error) {
+	policy, taskID := scoring.Published(), pipeline.TaskOfResults(results)
+	if t != nil {
+		policy, taskID = TaskPolicy(t), t.ID
+	}
+	if st, err := os.Stat(results); err != nil || !st.IsDir() {
+		return nil, "", fmt.Errorf("score: no results folder at %s", results)
+	}
+	if runs := pipeline.RunsInside(results); len(runs) > 0 {
+		// A folder of runs is not a run: grading it would write an
+		// invalid verdict (no stage ran) into the runs' parent.
+		return nil, "", fmt.Errorf("score: %s holds no stage files but holds runs (%s): give one run's folder to --results",
+			results, strings.Join(runs, ", "))
+	}
+	if title == "" {
+		title = taskID
+	}
+	v, err := pipeline.Score(taskID, policy, results, t != nil, now, title, log)
+	return v, title, err
 }
 
 // RoundDuration is d to the millisecond under a second, else to the
