@@ -248,8 +248,8 @@ func TestAuditRunInRealAuditImage(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	build := &BuildOptions{IO: IOStreams{Out: io.Discard, ErrOut: io.Discard}, Tasks: []string{taskDir}, Stages: []string{"audit"},
-		Load: true, Progress: "quiet", Cache: cacheDir}
+	build := &BuildOptions{IO: IOStreams{Out: io.Discard, ErrOut: io.Discard}, Tasks: []string{taskDir},
+		Builds: image.Builds{Stages: []string{"audit"}, Load: true, Progress: "quiet"}, Cache: cacheDir}
 	if err := runBuild(ctx, build); err != nil {
 		t.Fatalf("srb build --load --stage audit: %v", err)
 	}

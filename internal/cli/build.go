@@ -7,37 +7,24 @@ import (
 	"io"
 	"strings"
 
-	"github.com/moby/buildkit/client"
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
-	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
-// BuildOptions are the inputs of srb build.
+// BuildOptions are the inputs of srb build: the tasks and the options
+// of their builds ([image.Builds]; its CacheDir, Locks, ProgressOut,
+// SkipIdentity, StateA, Log and Refused are set as it runs).
 type BuildOptions struct {
-	IO     IOStreams
-	Getwd  func() (string, error)
-	Tasks  []string
-	Stages []string
-	// BuildKit is the buildkitd address; "" means BUILDKIT_HOST, else
-	// image.DefaultBuildKitHost.
-	BuildKit string
-	Progress string
-	Load     bool
-	Push     string
-	Verify   bool
-	Cache    string
-	JSON     bool
-	// Helper is a prebuilt static srb-helper (--helper); "" builds it
-	// from srb's source (image.HelperSource).
-	Helper string
-	// Dial connects to buildkitd; nil uses image.Dial.
-	Dial func(ctx context.Context, addr string) (*client.Client, *client.Info, error)
-	// Engine connects to Docker for --load and the identity run; nil
-	// uses engine.NewDocker.
-	Engine func() (engine.Runner, error)
+	IO    IOStreams
+	Getwd func() (string, error)
+	Tasks []string
+	image.Builds
+	// Cache is the cache folder (--cache); "" is $SRB_CACHE, else the
+	// user cache dir's srb.
+	Cache string
+	JSON  bool
 	// NoIdentity skips the behavioural image's identity run
 	// (--no-identity); images.lock records the skip.
 	NoIdentity bool
@@ -45,14 +32,11 @@ type BuildOptions struct {
 	// was given (srb freeze building the images it records the truth
 	// in); "" means the flag.
 	NoIdentityWhy string
-	// IdentityCache is the folder passed identity runs are remembered in
-	// (<key>.json each); "" is the cache folder's identity/.
-	IdentityCache string
 }
 
 // NewCmdBuild builds `srb build`.
 func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
-	opts := &BuildOptions{IO: f.IO, Getwd: f.Getwd, Dial: f.BuildKit, Engine: f.Engine}
+	opts := &BuildOptions{IO: f.IO, Getwd: f.Getwd, Builds: image.Builds{Dial: f.BuildKit, Engine: f.Engine}}
 	cmd := &cobra.Command{
 		Use:   "build [TASK...]",
 		Short: "Build a task's stage images and write or verify its images.lock",
@@ -128,13 +112,12 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 	if opts.JSON && opts.Progress == "auto" {
 		progress = nil
 	}
-	b := &image.Builds{BuildKit: opts.BuildKit, Dial: opts.Dial, Load: opts.Load, Engine: opts.Engine, CacheDir: cacheDir,
-		Stages: opts.Stages, Verify: opts.Verify, Push: opts.Push, Helper: opts.Helper, Progress: progress, Mode: opts.Progress,
-		IdentityCache: opts.IdentityCache, Locks: locks,
-		StateA: func(ctx context.Context, t *task.Task) (string, func(), error) {
-			return stateATreeIn(ctx, t, opts.Cache)
-		},
-		Refused: func(t *task.Task, err error) { fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err) }}
+	b := opts.Builds
+	b.CacheDir, b.Locks, b.ProgressOut = cacheDir, locks, progress
+	b.StateA = func(ctx context.Context, t *task.Task) (string, func(), error) {
+		return stateATreeIn(ctx, t, opts.Cache)
+	}
+	b.Refused = func(t *task.Task, err error) { fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err) }
 	if !opts.JSON {
 		b.Log = logTo(opts.IO.ErrOut)
 	}

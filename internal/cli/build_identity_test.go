@@ -34,8 +34,8 @@ func TestBuildIdentityRun(t *testing.T) {
 	build := func(noIdentity bool) (string, string, error) {
 		var out, errOut bytes.Buffer
 		err := runBuild(ctx, &BuildOptions{IO: IOStreams{Out: &out, ErrOut: &errOut}, Tasks: []string{taskDir},
-			Stages: []string{result.StageVerification, result.StageBehavioural}, Progress: "quiet",
-			NoIdentity: noIdentity, IdentityCache: remembered})
+			Builds:     image.Builds{Stages: []string{result.StageVerification, result.StageBehavioural}, Progress: "quiet", IdentityCache: remembered},
+			NoIdentity: noIdentity})
 		return out.String(), errOut.String(), err
 	}
 

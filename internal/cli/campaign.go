@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -81,16 +80,8 @@ func runCampaign(opts *CampaignOptions) error {
 			abs, _ := filepath.Abs(opts.Roots[0])
 			title = "Campaign " + filepath.Base(abs)
 		}
-		fh, err := os.Create(opts.HTML)
-		if err != nil {
+		if err := campaign.WriteHTMLFile(opts.HTML, rep, title); err != nil {
 			return couldNotRun(fmt.Errorf("campaign: %w", err))
-		}
-		err = campaign.WriteHTML(fh, rep, title)
-		if cerr := fh.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return couldNotRun(fmt.Errorf("campaign: %s: %w", opts.HTML, err))
 		}
 		fmt.Fprintf(opts.IO.ErrOut, "srb: campaign: wrote %s\n", opts.HTML)
 	}

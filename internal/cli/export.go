@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -77,18 +75,6 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if err != nil {
 		return couldNotRun(fmt.Errorf("export: %w", err))
 	}
-	srbBin := opts.SRB
-	if srbBin == "" {
-		if srbBin, err = os.Executable(); err != nil {
-			return couldNotRun(fmt.Errorf("export: srb's binary: %w (give --srb FILE)", err))
-		}
-	}
-	docker := opts.Docker
-	if docker == "" {
-		if docker, err = exec.LookPath("docker"); err != nil {
-			return couldNotRun(fmt.Errorf("export: no docker client on PATH for the verifier image: give --docker FILE"))
-		}
-	}
 	var sol *harbor.Solution
 	if opts.Solution != "" {
 		s, cleanup, err := grade.FixtureSolution(ctx, t, opts.Solution, cache)
@@ -103,7 +89,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		return couldNotRun(err)
 	}
 	ex, err := harbor.Export(ctx, harbor.ExportOptions{Task: t, Lock: lock, Registry: opts.Registry, Out: out,
-		SRBBinary: srbBin, DockerCLI: docker, Cache: cache, PassEnv: opts.PassEnv, Solution: sol})
+		SRBBinary: opts.SRB, DockerCLI: opts.Docker, Cache: cache, PassEnv: opts.PassEnv, Solution: sol})
 	if err != nil {
 		return couldNotRun(fmt.Errorf("export: %w", err))
 	}

@@ -81,15 +81,7 @@ func runValidate(ctx context.Context, opts *ValidateOptions) error {
 	if opts.Getwd != nil {
 		base, _ = opts.Getwd()
 	}
-	var reports []*task.Report
-	bad := 0
-	for _, d := range dirs {
-		r := validate.Task(ctx, d, cacheDir)
-		reports = append(reports, r)
-		if !r.OK() {
-			bad++
-		}
-	}
+	reports, bad := validate.Tasks(ctx, dirs, cacheDir)
 	if err := validate.Write(opts.IO.Out, reports, base, opts.JSON, opts.Capabilities); err != nil {
 		return couldNotRun(err)
 	}

@@ -33,15 +33,17 @@ type Builds struct {
 	// Engine connects to Docker for Load and the identity run; nil is
 	// engine.NewDocker.
 	Engine func() (engine.Runner, error)
-	// CacheDir, Stages, Verify, Push, Helper, Progress, Mode,
-	// SkipIdentity, IdentityCache and StateA are each [TaskBuild]'s.
+	// Progress is BuildKit's progress display (auto, tty, plain, quiet,
+	// rawjson: [TaskBuild]'s Mode), shown on ProgressOut (nil: none).
+	Progress    string
+	ProgressOut io.Writer
+	// CacheDir, Stages, Verify, Push, Helper, SkipIdentity,
+	// IdentityCache and StateA are each [TaskBuild]'s.
 	CacheDir      string
 	Stages        []string
 	Verify        bool
 	Push          string
 	Helper        string
-	Progress      io.Writer
-	Mode          string
 	SkipIdentity  string
 	IdentityCache string
 	StateA        func(ctx context.Context, t *task.Task) (string, func(), error)
@@ -130,7 +132,7 @@ func (b *Builds) Run(ctx context.Context, tasks []*task.Task) (*BuildsDone, erro
 	for _, t := range tasks {
 		tb := &TaskBuild{Client: bk, BuildKitVersion: info.BuildkitVersion.Version, CacheDir: b.CacheDir, Stages: b.Stages,
 			Verify: b.Verify, Want: b.Locks[t.ID], Push: b.Push, Helper: b.Helper, Docker: docker, Engine: b.Engine,
-			Progress: b.Progress, Mode: b.Mode, SkipIdentity: b.SkipIdentity, IdentityCache: b.IdentityCache, Log: logf,
+			Progress: b.ProgressOut, Mode: b.Progress, SkipIdentity: b.SkipIdentity, IdentityCache: b.IdentityCache, Log: logf,
 			StateA: b.StateA}
 		r, err := tb.Build(ctx, t)
 		var ce *CapabilityError
@@ -221,7 +223,7 @@ func LoadingBuilder(w io.Writer, cacheDir string, newEngine func() (engine.Runne
 		if noIdentity {
 			skip = FreezeSkipsIdentity
 		}
-		b := &Builds{Load: true, Engine: newEngine, CacheDir: cacheDir, Stages: stages, Progress: w, Mode: "quiet",
+		b := &Builds{Load: true, Engine: newEngine, CacheDir: cacheDir, Stages: stages, ProgressOut: w, Progress: "quiet",
 			SkipIdentity: skip, StateA: stateA,
 			Log:     func(format string, args ...any) { fmt.Fprintf(w, "srb: "+format+"\n", args...) },
 			Refused: func(t *task.Task, err error) { fmt.Fprintf(w, "srb: %s: %v\n", t.ID, err) }}
