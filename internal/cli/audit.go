@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/grade"
-	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -85,16 +84,6 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 			so.Out, so.Log = opts.IO.Out, opts.IO.ErrOut
 			return stages.Audit(ctx, t, so)
 		})
-}
-
-// stateATreeIn is [grade.StateATree] in the cache cacheFlag names
-// (resolveCache: "" is $SRB_CACHE, else the user cache dir's srb).
-func stateATreeIn(ctx context.Context, t *task.Task, cacheFlag string) (string, func(), error) {
-	cacheDir, err := resolveCache(cacheFlag)
-	if err != nil {
-		return "", nil, err
-	}
-	return grade.StateATree(ctx, t, cacheDir)
 }
 
 // copyReviewTree is [stages.CopyReviewTree].

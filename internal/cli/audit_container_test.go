@@ -151,7 +151,7 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 	opts.Driver = StageDriver{} // the task's openai driver: OPENAI_API_KEY is unset
 	err := runAudit(context.Background(), opts)
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != ExitCouldNotRun || !strings.Contains(err.Error(), "OPENAI_API_KEY is unset") {
+	if !errors.As(err, &ee) || ee.Code != ExitCouldNotRun || !strings.Contains(err.Error(), "OPENAI_API_KEY is unset") {
 		t.Fatalf("err = %v", err)
 	}
 	if called != 0 {
@@ -170,7 +170,7 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 		return errors.New("build: buildkit unix:///nowhere: connection refused")
 	}
 	err = runAudit(context.Background(), opts)
-	if !errors.As(err, &ee) || ee.code != ExitCouldNotRun || built != 1 {
+	if !errors.As(err, &ee) || ee.Code != ExitCouldNotRun || built != 1 {
 		t.Fatalf("err = %v, built %d", err, built)
 	}
 	st, rerr := result.ReadStage(filepath.Join(opts.Results, "audit.json"))
@@ -191,7 +191,7 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 		return badTask(errors.New("build lang90-tally-c-to-go: modules/x: is a link to /etc/passwd, which leads out of modules/"))
 	}
 	err = runAudit(context.Background(), opts)
-	if !errors.As(err, &ee) || ee.code != ExitBadTask {
+	if !errors.As(err, &ee) || ee.Code != ExitBadTask {
 		t.Fatalf("task's fault in the build: err = %v", err)
 	}
 	if st, rerr = result.ReadStage(filepath.Join(opts.Results, "audit.json")); rerr != nil || st.Metadata["config_error"] != true {

@@ -200,7 +200,7 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 		}()
 	})
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != ExitCouldNotRun {
+	if !errors.As(err, &ee) || ee.Code != ExitCouldNotRun {
 		t.Errorf("killed mid-suite: error %v, want exit %d", err, ExitCouldNotRun)
 	}
 	var statuses []string
@@ -407,7 +407,7 @@ func TestStageImageBuildExitCodes(t *testing.T) {
 				results := t.TempDir()
 				err := run(results)
 				var ee *exitError
-				if !errors.As(err, &ee) || ee.code != c.code {
+				if !errors.As(err, &ee) || ee.Code != c.code {
 					t.Fatalf("error %v, want exit %d", err, c.code)
 				}
 				st, rerr := result.ReadStage(filepath.Join(results, stage+".json"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
@@ -114,9 +115,7 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 	}
 	b := opts.Builds
 	b.CacheDir, b.Locks, b.ProgressOut = cacheDir, locks, progress
-	b.StateA = func(ctx context.Context, t *task.Task) (string, func(), error) {
-		return stateATreeIn(ctx, t, opts.Cache)
-	}
+	b.StateA = grade.Backend{CacheDir: cacheDir}.StateA
 	b.Refused = func(t *task.Task, err error) { fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err) }
 	if !opts.JSON {
 		b.Log = logTo(opts.IO.ErrOut)

@@ -86,7 +86,7 @@ func TestBuildIdentityRun(t *testing.T) {
 	os.WriteFile(truth, []byte(altered), 0o644)
 	out, errOut, err = build(false)
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != ExitBadTask {
+	if !errors.As(err, &ee) || ee.Code != ExitBadTask {
 		t.Fatalf("altered truth: err %v, want exit %d\nstdout:\n%s\nstderr:\n%s", err, ExitBadTask, out, errOut)
 	}
 	if !strings.Contains(errOut, "State A does not reproduce its truth in the behavioural image") ||

@@ -74,5 +74,5 @@ func runFreeze(ctx context.Context, opts *FreezeOptions) error {
 	fo.Images = func(ctx context.Context) (engine.Runner, map[string]*suite.Image, error) {
 		return b.FreezeImages(ctx, t, opts.IO.ErrOut)
 	}
-	return fromStage(stages.Freeze(ctx, b.StageTask(t), fo))
+	return stages.Freeze(ctx, b.StageTask(t), fo)
 }

@@ -123,7 +123,7 @@ func printLadder(streams IOStreams, runs []*grade.Run, err error, start time.Tim
 	if clash := (*grade.NameClashError)(nil); errors.As(err, &clash) {
 		return &usageError{err: err}
 	} else if err != nil {
-		return fromStage(err)
+		return err
 	}
 	if code := grade.WriteRuns(streams.Out, streams.ErrOut, runs, time.Since(start)); code != ExitRan {
 		return silent(code, fmt.Errorf("ladder: exit %d", code))

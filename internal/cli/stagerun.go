@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"io"
 	"path/filepath"
 	"time"
@@ -50,7 +49,7 @@ var logTo = grade.LogTo
 // be read a failed stage file with config_error, exit 2; the file is
 // results/<stage>.json, stamped now()), gives run srb's view of it
 // ([grade.Backend.StageTask] on b) and the stage file, and turns run's
-// error into the command's exit ([fromStage]).
+// error, whose exit class is the command's exit ([exitError]).
 func runStage(ctx context.Context, stage, taskArg, results string, errOut io.Writer, now func() time.Time, b grade.Backend,
 	run func(ctx context.Context, t *stages.Task, sf *grade.StageFile) error) error {
 	if ctx == nil {
@@ -59,22 +58,12 @@ func runStage(ctx context.Context, stage, taskArg, results string, errOut io.Wri
 	sf := &grade.StageFile{Stage: stage, TaskID: filepath.Base(taskArg), Path: filepath.Join(results, stage+".json"), Now: now(), Log: errOut}
 	dirs, err := resolveTasks([]string{taskArg})
 	if err != nil {
-		return fromStage(sf.Fail(pipeline.CouldNotRun, err.Error(), nil))
+		return sf.Fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	sf.TaskID = filepath.Base(dirs[0])
 	t, err := sf.Load(dirs[0])
 	if err != nil {
-		return fromStage(err)
+		return err
 	}
-	return fromStage(run(ctx, b.StageTask(t), sf))
-}
-
-// fromStage is a stage's error as a command's: a [pipeline.Error]'s exit
-// class becomes its exit code.
-func fromStage(err error) error {
-	var se *pipeline.Error
-	if errors.As(err, &se) {
-		return &exitError{code: se.Code, err: se.Err, printed: se.Printed}
-	}
-	return err
+	return run(ctx, b.StageTask(t), sf)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
@@ -78,12 +79,7 @@ func runSubmissionApply(ctx context.Context, opts *SubmissionApplyOptions) error
 		}
 		return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
 	}
-	original, cleanup, err := stateATreeIn(ctx, t, opts.Cache)
-	if err != nil {
-		return couldNotRun(fmt.Errorf("State A: %w", err))
-	}
-	defer cleanup()
-	a, err := fx.Apply(original, opts.Out)
+	a, err := grade.ApplyFixture(ctx, t, fx, opts.Cache, opts.Out)
 	if err != nil {
 		return couldNotRun(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -120,13 +119,6 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	if err != nil {
 		return err
 	}
-	out, err := filepath.Abs(opts.Out)
-	if err != nil {
-		return couldNotRun(err)
-	}
-	if _, err := os.Lstat(out); err == nil {
-		return couldNotRun(fmt.Errorf("trial: %s already exists: a trial writes a new folder", out))
-	}
 	var gw *gateway.Gateway
 	if opts.Gateway != "" {
 		if gw, err = gateway.Parse(opts.Gateway); err != nil {
@@ -136,7 +128,7 @@ func runTrial(ctx context.Context, opts *TrialOptions) error {
 	// The verifier is srb ladder's grading of the collected workspace,
 	// with the trial's drivers and scripts.
 	drivers := grade.DriverFlags{Driver: opts.Driver}
-	c := &harbor.TrialConfig{Task: t, Agent: opts.Agent, Out: out, Budget: opts.Budget, Gateway: gw,
+	c := &harbor.TrialConfig{Task: t, Agent: opts.Agent, Out: opts.Out, Budget: opts.Budget, Gateway: gw,
 		MaxWorkspaceBytes: opts.MaxWorkspaceBytes, MaxWorkspaceEntries: opts.MaxWorkspaceEntries, Policy: grade.TaskPolicy(t),
 		SolutionDir: opts.Solution, Stdout: opts.IO.Out, Stderr: errOut,
 		Solution: func(ctx context.Context) (*harbor.Solution, func(), error) {

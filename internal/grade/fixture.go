@@ -64,3 +64,17 @@ func FixtureSolution(ctx context.Context, t *task.Task, dir, cacheDir string) (*
 	}
 	return s, func() { cleanupA(); cleanupS() }, nil
 }
+
+// ApplyFixture applies the submission fixture fx on t's State A (from
+// the cache at cacheDir, "" source.DefaultCacheDir) into out, a folder
+// that must not exist ([submission.Fixture.Apply]), and returns what it
+// deleted and wrote. Errors are State A's ("State A: …") or the
+// application's.
+func ApplyFixture(ctx context.Context, t *task.Task, fx *submission.Fixture, cacheDir, out string) (*submission.Applied, error) {
+	original, cleanup, err := (Backend{CacheDir: cacheDir}).StateA(ctx, t)
+	if err != nil {
+		return nil, fmt.Errorf("State A: %w", err)
+	}
+	defer cleanup()
+	return fx.Apply(original, out)
+}
