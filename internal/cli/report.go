@@ -3,13 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/ladder/report"
-	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
 // ReportOptions are the inputs of srb report.
@@ -42,18 +39,8 @@ func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 }
 
 func runReport(opts *ReportOptions) error {
-	p := opts.File
-	if st, err := os.Stat(p); err == nil && st.IsDir() {
-		p = filepath.Join(p, result.ScoreFile)
-	}
-	if _, err := os.Stat(p); err != nil {
-		return couldNotRun(fmt.Errorf("report: no verdict at %s", p))
-	}
-	v, err := result.ReadVerdict(p)
+	v, err := report.ReadPublished(opts.File)
 	if err != nil {
-		return couldNotRun(err)
-	}
-	if err := report.CheckPublished(filepath.Dir(p), v); err != nil {
 		return couldNotRun(fmt.Errorf("report: %w", err))
 	}
 	if opts.JSON {
