@@ -18,6 +18,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
 // auditFixture copies the fixture task (with audit.allowed_commands set to
@@ -77,10 +78,11 @@ func runTranscript(t *testing.T, results string) string {
 func auditOpts(t *testing.T, taskDir, stateA, sub, script string, eng func() (engine.Runner, error)) (*AuditOptions, *bytes.Buffer) {
 	out := &bytes.Buffer{}
 	return &AuditOptions{
-		IO: IOStreams{Out: out, ErrOut: out}, Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
-		Lookup: func(string) (string, bool) { return "", false },
-		Task:   taskDir, Submission: sub, Results: filepath.Join(t.TempDir(), "out"), Original: stateA,
-		Driver: "scripted", Scripts: []string{script}, Engine: eng,
+		IO: IOStreams{Out: out, ErrOut: out}, Task: taskDir, Engine: eng,
+		AuditOptions: stages.AuditOptions{Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) },
+			Lookup:     func(string) (string, bool) { return "", false },
+			Submission: sub, Results: filepath.Join(t.TempDir(), "out"), Original: stateA,
+			Driver: StageDriver{Driver: "scripted", Scripts: []string{script}}},
 	}, out
 }
 
@@ -146,10 +148,10 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 	taskDir, stateA, sub, script := auditFixture(t, []string{"ls"}, map[string]any{"argv": []any{"ls"}})
 	called := 0
 	opts, _ := auditOpts(t, taskDir, stateA, sub, script, func() (engine.Runner, error) { called++; return &engine.Fake{}, nil })
-	opts.Driver, opts.Scripts = "", nil // the task's openai driver: OPENAI_API_KEY is unset
+	opts.Driver = StageDriver{} // the task's openai driver: OPENAI_API_KEY is unset
 	err := runAudit(context.Background(), opts)
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != ExitCouldNotRun || !strings.Contains(err.Error(), "OPENAI_API_KEY is unset") {
+	if !errors.As(err, &ee) || ee.Code != ExitCouldNotRun || !strings.Contains(err.Error(), "OPENAI_API_KEY is unset") {
 		t.Fatalf("err = %v", err)
 	}
 	if called != 0 {
@@ -168,7 +170,7 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 		return errors.New("build: buildkit unix:///nowhere: connection refused")
 	}
 	err = runAudit(context.Background(), opts)
-	if !errors.As(err, &ee) || ee.code != ExitCouldNotRun || built != 1 {
+	if !errors.As(err, &ee) || ee.Code != ExitCouldNotRun || built != 1 {
 		t.Fatalf("err = %v, built %d", err, built)
 	}
 	st, rerr := result.ReadStage(filepath.Join(opts.Results, "audit.json"))
@@ -189,7 +191,7 @@ func TestAuditCredentialsBeforeContainer(t *testing.T) {
 		return badTask(errors.New("build lang90-tally-c-to-go: modules/x: is a link to /etc/passwd, which leads out of modules/"))
 	}
 	err = runAudit(context.Background(), opts)
-	if !errors.As(err, &ee) || ee.code != ExitBadTask {
+	if !errors.As(err, &ee) || ee.Code != ExitBadTask {
 		t.Fatalf("task's fault in the build: err = %v", err)
 	}
 	if st, rerr = result.ReadStage(filepath.Join(opts.Results, "audit.json")); rerr != nil || st.Metadata["config_error"] != true {
@@ -209,7 +211,7 @@ func needEngines(t *testing.T) engine.Runner {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, _, err := image.Dial(ctx, buildKitAddr(""))
+	c, _, err := image.Dial(ctx, image.BuildKitAddr(""))
 	if err != nil {
 		fail("buildkitd", err)
 	}
@@ -246,8 +248,8 @@ func TestAuditRunInRealAuditImage(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	build := &BuildOptions{IO: IOStreams{Out: io.Discard, ErrOut: io.Discard}, Tasks: []string{taskDir}, Stages: []string{"audit"},
-		Load: true, Progress: "quiet", Cache: cacheDir}
+	build := &BuildOptions{IO: IOStreams{Out: io.Discard, ErrOut: io.Discard}, Tasks: []string{taskDir},
+		Builds: image.Builds{Stages: []string{"audit"}, Load: true, Progress: "quiet"}, Cache: cacheDir}
 	if err := runBuild(ctx, build); err != nil {
 		t.Fatalf("srb build --load --stage audit: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
 // TestNewCmdAudit parses argv into AuditOptions through runF, or fails
@@ -24,16 +25,16 @@ func TestNewCmdAudit(t *testing.T) {
 		want    AuditOptions
 		wantErr string
 	}{
-		{args: []string{"t", "--submission", "s", "--results", "r"}, want: AuditOptions{Task: "t", Submission: "s", Results: "r"}},
+		{args: []string{"t", "--submission", "s", "--results", "r"}, want: AuditOptions{Task: "t", AuditOptions: stages.AuditOptions{Submission: "s", Results: "r"}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--original", "o", "--logs", "l", "--driver", "scripted", "--model", "m", "--script", "a.json", "--script", "b.json"},
-			want: AuditOptions{Task: "t", Submission: "s", Results: "r", Original: "o", Logs: "l", Driver: "scripted", Model: "m", Scripts: []string{"a.json", "b.json"}}},
+			want: AuditOptions{Task: "t", AuditOptions: stages.AuditOptions{Submission: "s", Results: "r", Original: "o", Logs: "l", Driver: StageDriver{Driver: "scripted", Model: "m", Scripts: []string{"a.json", "b.json"}}}}},
 		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "audit: takes TASK, got no argument (usage: audit TASK --submission DIR --results DIR [flags]; see audit --help)"},
 		{args: []string{"t", "--results", "r"}, wantErr: "--submission DIR is required"},
 		{args: []string{"t", "--submission", "s"}, wantErr: "--results DIR is required"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--driver", "vertex"}, wantErr: "--driver vertex: known drivers are anthropic, command, openai, scripted"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--script", "a.json"}, wantErr: "--script needs --driver scripted"},
-		{args: []string{"t", "--submission", "s", "--results", "r", "--host"}, want: AuditOptions{Task: "t", Submission: "s", Results: "r", Host: true}},
-		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:audit"}, want: AuditOptions{Task: "t", Submission: "s", Results: "r", Image: "srb/x:audit"}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--host"}, want: AuditOptions{Task: "t", AuditOptions: stages.AuditOptions{Submission: "s", Results: "r", Host: true}}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:audit"}, want: AuditOptions{Task: "t", AuditOptions: stages.AuditOptions{Submission: "s", Results: "r", Image: "srb/x:audit"}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:audit", "--host"}, wantErr: "--image names the container run executes in: it does not take --host"},
 	} {
 		got, err := parseCmd(NewCmdAudit, c.args)

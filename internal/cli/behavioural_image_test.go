@@ -23,6 +23,7 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/report"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
 
@@ -39,7 +40,7 @@ func requireEngines(t *testing.T) *engine.Docker {
 	}
 	if err == nil {
 		var c interface{ Close() error }
-		c, _, err = image.Dial(t.Context(), buildKitAddr(""))
+		c, _, err = image.Dial(t.Context(), image.BuildKitAddr(""))
 		if err == nil {
 			c.Close()
 		}
@@ -102,8 +103,8 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 	defer cancel()
 	var errOut bytes.Buffer
 	run := func(results string, started func(*engine.Session)) (*result.Stage, error) {
-		opts := &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
-			Task: taskDir, Submission: sub, Results: results, Started: started}
+		opts := &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, Task: taskDir,
+			BehaviouralOptions: stages.BehaviouralOptions{Now: time.Now, Submission: sub, Results: results, Started: started}}
 		err := runBehavioural(ctx, opts)
 		st, rerr := result.ReadStage(filepath.Join(results, "behavioural.json"))
 		if rerr != nil {
@@ -199,7 +200,7 @@ printf '{"checks":[{"id":"slow","verdict":"pass","summary":"done","weight":0}]}'
 		}()
 	})
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != ExitCouldNotRun {
+	if !errors.As(err, &ee) || ee.Code != ExitCouldNotRun {
 		t.Errorf("killed mid-suite: error %v, want exit %d", err, ExitCouldNotRun)
 	}
 	var statuses []string
@@ -251,7 +252,7 @@ func TestFreezeInImages(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Minute)
 	defer cancel()
 	var out, errOut bytes.Buffer
-	err := runFreeze(ctx, &FreezeOptions{IO: IOStreams{Out: &out, ErrOut: &errOut}, Now: time.Now, Task: taskDir})
+	err := runFreeze(ctx, &FreezeOptions{IO: IOStreams{Out: &out, ErrOut: &errOut}, Task: taskDir, FreezeOptions: stages.FreezeOptions{Now: time.Now}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
@@ -329,8 +330,8 @@ func TestBehaviouralFaultsInImage(t *testing.T) {
 	var errOut bytes.Buffer
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
 	defer cancel()
-	err = runBehavioural(ctx, &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
-		Task: taskDir, Submission: sub, Results: results})
+	err = runBehavioural(ctx, &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, Task: taskDir,
+		BehaviouralOptions: stages.BehaviouralOptions{Now: time.Now, Submission: sub, Results: results}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
@@ -389,22 +390,24 @@ func TestStageImageBuildExitCodes(t *testing.T) {
 		newEngine := func() (engine.Runner, error) { return &engine.Fake{Images: map[string]engine.ImageInfo{}}, nil }
 		for stage, run := range map[string]func(results string) error{
 			result.StageBehavioural: func(results string) error {
-				return runBehavioural(t.Context(), &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Now: time.Now,
-					Task: taskDir, Submission: sub, Results: results, Original: original, Engine: newEngine, BuildImage: build})
+				return runBehavioural(t.Context(), &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+					Task: taskDir, BehaviouralOptions: stages.BehaviouralOptions{Now: time.Now, Submission: sub, Results: results, Original: original},
+					Engine: newEngine, BuildImage: build})
 			},
 			result.StageVerification: func(results string) error {
 				dir := t.TempDir()
 				nothing := StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}}
-				return runVerification(t.Context(), &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}}, Now: time.Now,
-					Lookup: func(string) (string, bool) { return "", false }, Task: taskDir, Submission: sub, Results: results, Original: original,
-					Force: true, Adversary: nothing, Adjudicator: nothing, Engine: newEngine, BuildImage: build})
+				return runVerification(t.Context(), &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &bytes.Buffer{}},
+					Task: taskDir, VerificationOptions: stages.VerificationOptions{Now: time.Now, Lookup: func(string) (string, bool) { return "", false },
+						Submission: sub, Results: results, Original: original, Force: true, Adversary: nothing, Adjudicator: nothing},
+					Engine: newEngine, BuildImage: build})
 			},
 		} {
 			t.Run(c.name+"/"+stage, func(t *testing.T) {
 				results := t.TempDir()
 				err := run(results)
 				var ee *exitError
-				if !errors.As(err, &ee) || ee.code != c.code {
+				if !errors.As(err, &ee) || ee.Code != c.code {
 					t.Fatalf("error %v, want exit %d", err, c.code)
 				}
 				st, rerr := result.ReadStage(filepath.Join(results, stage+".json"))

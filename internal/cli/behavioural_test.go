@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/spf13/cobra"
+
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
 // TestNewCmdBehavioural parses argv into BehaviouralOptions through runF,
@@ -18,11 +20,11 @@ func TestNewCmdBehavioural(t *testing.T) {
 		want    BehaviouralOptions
 		wantErr string
 	}{
-		{args: []string{"t", "--submission", "s", "--results", "r"}, want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r"}},
+		{args: []string{"t", "--submission", "s", "--results", "r"}, want: BehaviouralOptions{Task: "t", BehaviouralOptions: stages.BehaviouralOptions{Submission: "s", Results: "r"}}},
 		{args: []string{"t", "--submission=s", "--results=r", "--host", "--helper", "h", "--keep-work", "w", "--original", "o"},
-			want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r", Host: true, Helper: "h", KeepWork: "w", Original: "o"}},
+			want: BehaviouralOptions{Task: "t", BehaviouralOptions: stages.BehaviouralOptions{Submission: "s", Results: "r", Host: true, KeepWork: "w", Original: "o"}, Helper: "h"}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:behavioural"},
-			want: BehaviouralOptions{Task: "t", Submission: "s", Results: "r", Image: "srb/x:behavioural"}},
+			want: BehaviouralOptions{Task: "t", BehaviouralOptions: stages.BehaviouralOptions{Submission: "s", Results: "r", Image: "srb/x:behavioural"}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--helper", "h"},
 			wantErr: "behavioural: --helper is for --host runs (an image run uses the image's own helper)"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--image", "i"},
@@ -50,7 +52,7 @@ func TestNewCmdFreeze(t *testing.T) {
 		wantErr string
 	}{
 		{args: []string{"t"}, want: FreezeOptions{Task: "t"}},
-		{args: []string{"t", "--host", "--keep-work", "w", "--helper", "h"}, want: FreezeOptions{Task: "t", Host: true, KeepWork: "w", Helper: "h"}},
+		{args: []string{"t", "--host", "--keep-work", "w", "--helper", "h"}, want: FreezeOptions{Task: "t", FreezeOptions: stages.FreezeOptions{Host: true, KeepWork: "w"}, Helper: "h"}},
 		{args: []string{"t", "--helper", "h"}, wantErr: "freeze: --helper is for --host runs (an image run uses the images' own helper)"},
 		{args: []string{"a", "b"}, wantErr: "freeze: takes TASK, got 2 arguments (a b) (usage: freeze TASK [flags]; see freeze --help)"},
 	} {

@@ -5,101 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/moby/buildkit/client"
-	_ "github.com/moby/buildkit/client/connhelper/dockercontainer" // docker-container:// addresses
-	_ "github.com/moby/buildkit/client/connhelper/kubepod"         // kube-pod:// addresses
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
-	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
-const buildDoc = `Compile a task's image declarations to BuildKit LLB and build its stage images.
-
-For each TASK (a task folder or an id under ./tasks; default: every task
-under ./tasks), srb compiles the four stage images declared under images
-— agent, audit, behavioural, verification — from the pinned base, the
-declared Debian packages, Go toolchains and npm packages, State A, srb's
-helper and the task's assets, and builds them on buildkitd. No Dockerfile
-is involved. Each image's capability probes run as part of its build: a
-capability it must have and lacks, or must lack and has, fails the build
-with the capability and the task field named (exit 2).
-
-srb build writes tasks/<id>/images.lock: every image's digest and the
-digests of its inputs. --verify rebuilds with no cache and compares with
-the lockfile; a digest that moved fails (exit 2), naming the image and the
-input that moved.
-
-When it builds the behavioural image, srb build runs the image's
-identity run: State A is built with its configurations' original
-commands (the old toolchain) in a container of the verification image,
-then every behavioural module checks it against the behavioural image's
-own truth/ in a container of the behavioural image, with that build
-imported, as srb freeze does. Anything short of 1.0 in every module
-fails the build (exit 2), naming the modules and checks that did not
-reproduce, and images.lock is not written: an image whose truth does
-not reproduce cannot be built. A passed run is remembered in the cache
-(identity/), keyed by both images' digests, State A's digest and the
-task's behavioural declaration, so a rebuild or --verify that gives the
-same images does not repeat it; images.lock records it (images.
-behavioural.identity_run). The identity run needs Docker (DOCKER_HOST):
-without --load, srb build loads the verification and behavioural images
-anyway (as srb/<task id>:<stage>) when it has to run it. --no-identity
-skips it, and images.lock records the skip; a task with no truth/ is
-not frozen yet: it is built without one, says so, and images.lock
-records not-frozen.
-
-BuildKit is addressed by --buildkit, else BUILDKIT_HOST, else
-unix:///run/buildkit/buildkitd.sock (unix://, tcp://, docker-container://
-and kube-pod:// URLs). --load loads the images into Docker (DOCKER_HOST) as
-srb/<task id>:<stage>; --push REF pushes them to REF:<task id>-<stage>.
-The base, toolchains and starting trees are made once under the cache
-(--cache, $SRB_CACHE, else the user cache dir's srb) in images/.
-
-srb's helper (in the behavioural and verification images) is built from
-srb's own source with the Go release srb's go.mod pins, downloaded from
-the module proxy (the go command must be on PATH): from the checkout when
-srb runs inside one, else from the copy of the source embedded in srb, so
-an installed srb builds the same bytes. --helper FILE puts a prebuilt
-static binary in instead.
-scripts/engines.sh installs and starts the engines; srb doctor says what
-is missing.
-
-Examples:
-  srb build lang90-tally-c-to-go
-  srb build lang90-tally-c-to-go --stage behavioural --load
-  srb build lang90-tally-c-to-go --verify
-  srb build lang90-tally-c-to-go --helper ./srb-helper
-  srb build lang90-tally-c-to-go --no-identity
-  BUILDKIT_HOST=tcp://builder:1234 srb build --progress plain`
-
-// BuildOptions are the inputs of srb build.
+// BuildOptions are the inputs of srb build: the tasks and the options
+// of their builds ([image.Builds]; its CacheDir, Locks, ProgressOut,
+// SkipIdentity, StateA, Log and Refused are set as it runs).
 type BuildOptions struct {
-	IO     IOStreams
-	Getwd  func() (string, error)
-	Tasks  []string
-	Stages []string
-	// BuildKit is the buildkitd address; "" means BUILDKIT_HOST, else
-	// image.DefaultBuildKitHost.
-	BuildKit string
-	Progress string
-	Load     bool
-	Push     string
-	Verify   bool
-	Cache    string
-	JSON     bool
-	// Helper is a prebuilt static srb-helper (--helper); "" builds it
-	// from srb's source (image.HelperSource).
-	Helper string
-	// Dial connects to buildkitd; nil uses image.Dial.
-	Dial func(ctx context.Context, addr string) (*client.Client, *client.Info, error)
-	// Engine connects to Docker for --load and the identity run; nil
-	// uses engine.NewDocker.
-	Engine func() (engine.Runner, error)
+	IO    IOStreams
+	Getwd func() (string, error)
+	Tasks []string
+	image.Builds
+	// Cache is the cache folder (--cache); "" is $SRB_CACHE, else the
+	// user cache dir's srb.
+	Cache string
+	JSON  bool
 	// NoIdentity skips the behavioural image's identity run
 	// (--no-identity); images.lock records the skip.
 	NoIdentity bool
@@ -107,18 +33,15 @@ type BuildOptions struct {
 	// was given (srb freeze building the images it records the truth
 	// in); "" means the flag.
 	NoIdentityWhy string
-	// IdentityCache is the folder passed identity runs are remembered in
-	// (<key>.json each); "" is the cache folder's identity/.
-	IdentityCache string
 }
 
 // NewCmdBuild builds `srb build`.
 func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
-	opts := &BuildOptions{IO: f.IO, Getwd: f.Getwd, Dial: f.BuildKit, Engine: f.Engine}
+	opts := &BuildOptions{IO: f.IO, Getwd: f.Getwd, Builds: image.Builds{Dial: f.BuildKit, Engine: f.Engine}}
 	cmd := &cobra.Command{
 		Use:   "build [TASK...]",
 		Short: "Build a task's stage images and write or verify its images.lock",
-		Long:  buildDoc,
+		Long:  help("build"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tasks = args
 			for _, s := range opts.Stages {
@@ -158,16 +81,6 @@ func NewCmdBuild(f *Factory, runF func(*BuildOptions) error) *cobra.Command {
 	return cmd
 }
 
-func buildKitAddr(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if h := os.Getenv("BUILDKIT_HOST"); h != "" {
-		return h
-	}
-	return image.DefaultBuildKitHost
-}
-
 func runBuild(ctx context.Context, opts *BuildOptions) error {
 	dirs, err := resolveTasks(opts.Tasks)
 	if err != nil {
@@ -190,149 +103,49 @@ func runBuild(ctx context.Context, opts *BuildOptions) error {
 	}
 	// --verify compares with each task's lockfile: read (and validate)
 	// them all before any engine is dialled or anything is built.
-	locks := map[string]*image.Lock{}
+	var locks map[string]*image.Lock
 	if opts.Verify {
-		for _, t := range tasks {
-			l, err := image.ReadLock(t.Dir)
-			if err != nil {
-				if errors.Is(err, image.ErrNoLock) {
-					return badTask(fmt.Errorf("%s: nothing to verify: %w; run srb build %s first", t.ID, err, t.ID))
-				}
-				return badTask(fmt.Errorf("%s: %w", t.ID, err))
-			}
-			locks[t.ID] = l
-		}
-	}
-	return buildTasks(ctx, opts, cacheDir, tasks, locks)
-}
-
-// buildTasks builds tasks with [image.TaskBuild] on the BuildKit opts
-// name (loading into Docker with opts.Load), compares with locks under
-// opts.Verify, prints what each made and says how srb build exits. srb
-// build runs it after loading its tasks; the stage-image builder srb's
-// stages use ([defaultImageBuilder]) runs it for the one task it builds.
-func buildTasks(ctx context.Context, opts *BuildOptions, cacheDir string, tasks []*task.Task, locks map[string]*image.Lock) error {
-	dial := opts.Dial
-	if dial == nil {
-		dial = image.Dial
-	}
-	addr := buildKitAddr(opts.BuildKit)
-	bk, info, err := dial(ctx, addr)
-	if err != nil {
-		return couldNotRun(fmt.Errorf("build: %w (scripts/engines.sh starts buildkitd; srb doctor says what is missing)", err))
-	}
-	defer bk.Close()
-	var docker engine.Runner
-	if opts.Load {
-		newEngine := opts.Engine
-		if newEngine == nil {
-			newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
-		}
-		if docker, err = newEngine(); err != nil {
-			return couldNotRun(fmt.Errorf("build: %w", err))
-		}
-	}
-	logf := func(format string, args ...any) {
-		if !opts.JSON {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...)
+		if locks, err = image.LocksToVerify(tasks); err != nil {
+			return badTask(err)
 		}
 	}
 	progress := opts.IO.ErrOut
 	if opts.JSON && opts.Progress == "auto" {
 		progress = nil
 	}
-	skip := ""
-	if opts.NoIdentity {
-		skip = identitySkipWhy(opts)
+	b := opts.Builds
+	b.CacheDir, b.Locks, b.ProgressOut = cacheDir, locks, progress
+	b.StateA = grade.Backend{CacheDir: cacheDir}.StateA
+	b.Refused = func(t *task.Task, err error) { fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err) }
+	if !opts.JSON {
+		b.Log = logTo(opts.IO.ErrOut)
 	}
-	var reports []*image.TaskBuilt
-	drifted, capFailed, identityFailed := 0, 0, 0
-	for _, t := range tasks {
-		tb := &image.TaskBuild{Client: bk, BuildKitVersion: info.BuildkitVersion.Version, CacheDir: cacheDir, Stages: opts.Stages,
-			Verify: opts.Verify, Want: locks[t.ID], Push: opts.Push, Helper: opts.Helper, Docker: docker, Engine: opts.Engine,
-			Progress: progress, Mode: opts.Progress, SkipIdentity: skip, IdentityCache: opts.IdentityCache, Log: logf,
-			StateA: func(ctx context.Context, t *task.Task) (string, func(), error) {
-				return stateATreeIn(ctx, t, opts.Cache)
-			}}
-		r, err := tb.Build(ctx, t)
-		var ce *image.CapabilityError
-		var tf *image.TaskFault
-		switch {
-		case err != nil && errors.As(err, &ce):
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-			reports = append(reports, r)
-			capFailed++
-			continue
-		case errors.Is(err, image.ErrIdentityFailed):
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %v\n", t.ID, err)
-			reports = append(reports, r)
-			identityFailed++
-			continue
-		case errors.As(err, &tf):
-			return badTask(tf.Err)
-		case err != nil:
-			return couldNotRun(err)
-		}
-		if opts.Verify && !r.Verified {
-			drifted++
-		}
-		reports = append(reports, r)
+	if opts.NoIdentity {
+		b.SkipIdentity = identitySkipWhy(opts)
+	}
+	done, err := b.Run(ctx, tasks)
+	if tf := (*image.TaskFault)(nil); errors.As(err, &tf) {
+		return badTask(tf.Err)
+	} else if err != nil {
+		return couldNotRun(err)
 	}
 	if opts.JSON {
-		if err := writeJSON(opts.IO.Out, reports); err != nil {
+		if err := writeJSON(opts.IO.Out, done.Reports); err != nil {
 			return couldNotRun(err)
 		}
 	} else {
-		for _, r := range reports {
+		for _, r := range done.Reports {
 			printBuild(opts.IO.Out, r, opts)
 		}
 	}
-	switch {
-	case capFailed > 0:
-		return silent(ExitBadTask, fmt.Errorf("%d task(s) failed their capability probes", capFailed))
-	case drifted > 0:
-		return silent(ExitBadTask, fmt.Errorf("%d task(s) did not reproduce their lockfile", drifted))
-	case identityFailed > 0:
-		return silent(ExitBadTask, fmt.Errorf("%d task(s) failed the identity run: their truth does not reproduce on State A", identityFailed))
+	if err := done.Fault(); err != nil {
+		return silent(ExitBadTask, err)
 	}
 	return nil
 }
 
+// printBuild prints what r made as srb build with opts does
+// ([image.WriteBuilt]).
 func printBuild(w io.Writer, r *image.TaskBuilt, opts *BuildOptions) {
-	if r.Lock == nil {
-		return
-	}
-	for _, s := range task.StageNames {
-		im, ok := r.Lock.Images[s]
-		if !ok {
-			continue
-		}
-		line := fmt.Sprintf("%s: %-12s %s", r.Task, s, im.Digest)
-		if names := r.Loaded[s]; len(names) > 0 {
-			line += " loaded as " + strings.Join(names, ", ")
-		}
-		fmt.Fprintln(w, line)
-	}
-	if id := r.Identity; id != nil {
-		switch {
-		case id.Status == image.IdentityPassed && r.IdentityCached:
-			fmt.Fprintf(w, "%s: identity run passed (%d checks; remembered from an earlier run on the same images)\n", r.Task, id.Checks)
-		case id.Status == image.IdentityPassed:
-			fmt.Fprintf(w, "%s: identity run passed (%d checks)\n", r.Task, id.Checks)
-		case id.Status == image.IdentitySkipped:
-			fmt.Fprintf(w, "%s: identity run skipped (%s)\n", r.Task, identitySkipWhy(opts))
-		case id.Status == image.IdentityNotFrozen:
-			fmt.Fprintf(w, "%s: identity run not run: the task is not frozen yet (no truth/)\n", r.Task)
-		}
-	}
-	switch {
-	case opts.Verify && r.Verified:
-		fmt.Fprintf(w, "%s: verified: every digest reproduced with no cache (%.1fs)\n", r.Task, r.Seconds["total"])
-	case opts.Verify:
-		for _, d := range r.Drift {
-			fmt.Fprintf(w, "%s: %s\n", r.Task, d)
-		}
-	default:
-		fmt.Fprintf(w, "%s: wrote %s (%.1fs)\n", r.Task, image.LockName, r.Seconds["total"])
-	}
+	image.WriteBuilt(w, r, opts.Verify, identitySkipWhy(opts))
 }

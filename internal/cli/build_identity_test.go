@@ -34,8 +34,8 @@ func TestBuildIdentityRun(t *testing.T) {
 	build := func(noIdentity bool) (string, string, error) {
 		var out, errOut bytes.Buffer
 		err := runBuild(ctx, &BuildOptions{IO: IOStreams{Out: &out, ErrOut: &errOut}, Tasks: []string{taskDir},
-			Stages: []string{result.StageVerification, result.StageBehavioural}, Progress: "quiet",
-			NoIdentity: noIdentity, IdentityCache: remembered})
+			Builds:     image.Builds{Stages: []string{result.StageVerification, result.StageBehavioural}, Progress: "quiet", IdentityCache: remembered},
+			NoIdentity: noIdentity})
 		return out.String(), errOut.String(), err
 	}
 
@@ -86,7 +86,7 @@ func TestBuildIdentityRun(t *testing.T) {
 	os.WriteFile(truth, []byte(altered), 0o644)
 	out, errOut, err = build(false)
 	var ee *exitError
-	if !errors.As(err, &ee) || ee.code != ExitBadTask {
+	if !errors.As(err, &ee) || ee.Code != ExitBadTask {
 		t.Fatalf("altered truth: err %v, want exit %d\nstdout:\n%s\nstderr:\n%s", err, ExitBadTask, out, errOut)
 	}
 	if !strings.Contains(errOut, "State A does not reproduce its truth in the behavioural image") ||

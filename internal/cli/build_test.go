@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/swe-refactor-bench/srb/internal/image"
 )
 
 // TestNewCmdBuild parses argv into BuildOptions through runF, or fails
@@ -15,11 +17,11 @@ func TestNewCmdBuild(t *testing.T) {
 		want    BuildOptions
 		wantErr string
 	}{
-		{args: nil, want: BuildOptions{Progress: "auto"}},
-		{args: []string{"t1", "--stage", "agent,audit", "--load"}, want: BuildOptions{Tasks: []string{"t1"}, Stages: []string{"agent", "audit"}, Progress: "auto", Load: true}},
-		{args: []string{"--verify", "--buildkit", "tcp://b:1234", "--progress", "plain", "--json"}, want: BuildOptions{Verify: true, BuildKit: "tcp://b:1234", Progress: "plain", JSON: true}},
-		{args: []string{"--push", "127.0.0.1:5000/srb", "--cache", "/c"}, want: BuildOptions{Push: "127.0.0.1:5000/srb", Progress: "auto", Cache: "/c"}},
-		{args: []string{"--no-identity", "t1"}, want: BuildOptions{Tasks: []string{"t1"}, Progress: "auto", NoIdentity: true}},
+		{args: nil, want: BuildOptions{Builds: image.Builds{Progress: "auto"}}},
+		{args: []string{"t1", "--stage", "agent,audit", "--load"}, want: BuildOptions{Tasks: []string{"t1"}, Builds: image.Builds{Stages: []string{"agent", "audit"}, Progress: "auto", Load: true}}},
+		{args: []string{"--verify", "--buildkit", "tcp://b:1234", "--progress", "plain", "--json"}, want: BuildOptions{Builds: image.Builds{Verify: true, BuildKit: "tcp://b:1234", Progress: "plain"}, JSON: true}},
+		{args: []string{"--push", "127.0.0.1:5000/srb", "--cache", "/c"}, want: BuildOptions{Builds: image.Builds{Push: "127.0.0.1:5000/srb", Progress: "auto"}, Cache: "/c"}},
+		{args: []string{"--no-identity", "t1"}, want: BuildOptions{Tasks: []string{"t1"}, Builds: image.Builds{Progress: "auto"}, NoIdentity: true}},
 		{args: []string{"--stage", "compile"}, wantErr: "--stage compile: want one of agent, audit, behavioural, verification"},
 		{args: []string{"--verify", "--push", "r"}, wantErr: "--verify rebuilds to compare: it does not take --load or --push"},
 		{args: []string{"--progress", "fancy"}, wantErr: "--progress fancy: want auto, tty, plain, quiet or rawjson"},

@@ -12,24 +12,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
-const doctorDoc = `Report every engine srb needs: reachable or not, its version, and the exact command that starts it.
-
-srb doctor checks buildkitd (--buildkit, else BUILDKIT_HOST, else
-unix:///run/buildkit/buildkitd.sock), dockerd (DOCKER_HOST, else
-unix:///var/run/docker.sock), the local registry (SRB_REGISTRY, else
-127.0.0.1:5000; optional: only srb build --push needs it), runc,
-debootstrap and the go command. For
-each it prints ok or missing, the version it found, and for a missing one
-the command that installs or starts it. scripts/engines.sh does all of
-it on Debian.
-
-Exit 0 when everything but optional engines is there, 1 otherwise.
-
-Examples:
-  srb doctor
-  srb doctor --json
-  srb doctor --buildkit tcp://builder:1234`
-
 // DoctorOptions are the inputs of srb doctor.
 type DoctorOptions struct {
 	IO       IOStreams
@@ -49,7 +31,7 @@ func NewCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Report which engines are reachable, their versions, and how to start what is missing",
-		Long:  doctorDoc,
+		Long:  help("doctor"),
 		Args:  argsValidator(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -64,29 +46,14 @@ func NewCmdDoctor(f *Factory, runF func(*DoctorOptions) error) *cobra.Command {
 }
 
 func runDoctor(ctx context.Context, opts *DoctorOptions) error {
-	st := engines.Probe(ctx, engines.Probes{BuildKit: buildKitAddr(opts.BuildKit), Dial: opts.Dial, Engine: opts.Engine, LookPath: opts.LookPath})
-	missing := 0
-	for _, s := range st {
-		if !s.OK && !s.Optional {
-			missing++
-		}
-	}
+	st := engines.Probe(ctx, engines.Probes{BuildKit: image.BuildKitAddr(opts.BuildKit), Dial: opts.Dial, Engine: opts.Engine, LookPath: opts.LookPath})
+	missing := engines.Missing(st)
 	if opts.JSON {
 		if err := writeJSON(opts.IO.Out, st); err != nil {
 			return couldNotRun(err)
 		}
 	} else {
-		for _, s := range st {
-			if s.OK {
-				fmt.Fprintf(opts.IO.Out, "%-12s ok       %s  %s\n", s.Name, s.Version, s.Address)
-				continue
-			}
-			where := ""
-			if s.Address != "" {
-				where = " at " + s.Address
-			}
-			fmt.Fprintf(opts.IO.Out, "%-12s missing  %s%s\n%-12s          start: %s\n", s.Name, s.Error, where, "", s.Start)
-		}
+		engines.WriteText(opts.IO.Out, st)
 	}
 	if missing > 0 {
 		return silent(ExitCouldNotRun, fmt.Errorf("%d engine(s) missing", missing))

@@ -4,50 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/harbor"
 	"github.com/swe-refactor-bench/srb/internal/image"
-	"github.com/swe-refactor-bench/srb/internal/submission"
-	"github.com/swe-refactor-bench/srb/internal/task"
 )
-
-const exportDoc = `Write a task in another harness's layout. The one format is harbor.
-
-srb export harbor TASK OUT writes OUT, a Harbor task directory
-(docs/HARBOR.md):
-
-  task.toml               schema_version 1.4, every field derived from
-                          task.cue (checked against Harbor's schema)
-  instruction.md          the task's instruction
-  environment/Dockerfile  FROM the task's agent image, by digest
-  tests/                  the verifier image: srb, a docker client, the task
-                          folder and State A; test.sh runs srb ladder on
-                          the collected workspace into /logs/verifier
-  solution/solve.sh       with --solution FIXTURE: Harbor's oracle
-
-The images are named as srb build --push REG publishes them
-(REG:<task id>-<stage>) and pinned by the digests of the task's
-images.lock; --registry gives REG. The model positions' credential
-variables reach the verifier by name only ([verifier.env] NAME =
-"${NAME}"); --pass-env NAME adds another (SRB_DRIVER, a base URL).
-
-State A comes from srb's cache, fetched into it first when absent (as
-srb fetch does). The binaries copied into tests/ must be static (build
-srb with CGO_ENABLED=0); srb does not check.
-
-Exit status: 0 written; 1 when it could not be (no images.lock, State A
-could not be fetched, OUT exists); 2 when the task's configuration is wrong.
-
-Examples:
-  srb export harbor lang01-cmark-c-to-rust out/lang01 --registry registry.example/srb
-  srb export harbor testdata/tasks/lang90-tally-c-to-go out/lang90 --registry 127.0.0.1:5000/srb \
-      --solution testdata/submissions/lang90-tally-c-to-go/go-port`
 
 // ExportOptions are the inputs of srb export harbor.
 type ExportOptions struct {
@@ -68,7 +33,7 @@ func NewCmdExport(f *Factory, runF func(*ExportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "export harbor TASK OUT --registry REG",
 		Short: "Write a task as a Harbor task directory",
-		Long:  exportDoc,
+		Long:  help("export"),
 		Args:  argsValidator(cobra.ExactArgs(3)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if args[0] != "harbor" {
@@ -98,16 +63,9 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	dirs, err := resolveTasks([]string{opts.Task})
+	t, err := loadTask("export", opts.Task, opts.IO.ErrOut)
 	if err != nil {
-		return couldNotRun(fmt.Errorf("export: %w", err))
-	}
-	t, problems := task.Load(dirs[0])
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-		}
-		return badTask(fmt.Errorf("export: cannot read the task %s (%d problem(s)); run srb validate", dirs[0], len(problems)))
+		return err
 	}
 	lock, err := image.ReadLock(t.Dir)
 	if err != nil {
@@ -117,21 +75,9 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 	if err != nil {
 		return couldNotRun(fmt.Errorf("export: %w", err))
 	}
-	srbBin := opts.SRB
-	if srbBin == "" {
-		if srbBin, err = os.Executable(); err != nil {
-			return couldNotRun(fmt.Errorf("export: srb's binary: %w (give --srb FILE)", err))
-		}
-	}
-	docker := opts.Docker
-	if docker == "" {
-		if docker, err = exec.LookPath("docker"); err != nil {
-			return couldNotRun(fmt.Errorf("export: no docker client on PATH for the verifier image: give --docker FILE"))
-		}
-	}
 	var sol *harbor.Solution
 	if opts.Solution != "" {
-		s, cleanup, err := fixtureSolution(ctx, t, opts.Solution, cache)
+		s, cleanup, err := grade.FixtureSolution(ctx, t, opts.Solution, cache)
 		if err != nil {
 			return couldNotRun(fmt.Errorf("export: --solution %s: %w", opts.Solution, err))
 		}
@@ -143,7 +89,7 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		return couldNotRun(err)
 	}
 	ex, err := harbor.Export(ctx, harbor.ExportOptions{Task: t, Lock: lock, Registry: opts.Registry, Out: out,
-		SRBBinary: srbBin, DockerCLI: docker, Cache: cache, PassEnv: opts.PassEnv, Solution: sol})
+		SRBBinary: opts.SRB, DockerCLI: opts.Docker, Cache: cache, PassEnv: opts.PassEnv, Solution: sol})
 	if err != nil {
 		return couldNotRun(fmt.Errorf("export: %w", err))
 	}
@@ -152,24 +98,4 @@ func runExport(ctx context.Context, opts *ExportOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "note: the verifier reads %s from Harbor's environment, by name\n", strings.Join(names, ", "))
 	}
 	return nil
-}
-
-// fixtureSolution is [harbor.FixtureSolution] for the submission
-// fixture at dir over t's State A from the cache cache names; cleanup
-// removes State A's tree and the solution's (after Solution.WriteDir).
-func fixtureSolution(ctx context.Context, t *task.Task, dir, cache string) (*harbor.Solution, func(), error) {
-	fx, err := submission.Load(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	original, cleanupA, err := stateATreeIn(ctx, t, cache)
-	if err != nil {
-		return nil, nil, fmt.Errorf("State A: %w", err)
-	}
-	s, cleanupS, err := harbor.FixtureSolution(fx, original)
-	if err != nil {
-		cleanupA()
-		return nil, nil, err
-	}
-	return s, func() { cleanupA(); cleanupS() }, nil
 }

@@ -3,47 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/internal/source"
-	"github.com/swe-refactor-bench/srb/internal/task"
 )
-
-const fetchDoc = `Fetch State A into the cache and verify, or write, its pin.
-
-For each TASK (a task folder or an id under ./tasks; default: every task
-under ./tasks), State A is fetched from the registry its source names —
-gomod through the go command, npm through the npm client, debian through
-apt-get with deb-src entries derived from the system's apt sources, url
-over https, git with the git client, local from a folder or archive —
-repacked canonically, and stored in the cache. A source fetched before is
-served from the cache, offline.
-
-The pin (state_a.sha256) is the sha256 of the canonical uncompressed tar.
-Without --pin, a task whose pin is absent or differs is a problem (exit 2),
-and the message shows both digests and the source. With --pin, srb writes
-the digest into the task's task.cue and changes nothing else there.
-
-Each State A also gets the agent's starting tree: State A as a git
-repository with one commit by a fixed author and committer at a fixed
-date, so its commit id depends on the content alone; srb prints that id
-and records it in the cache.
-
-What is fetched is unpacked within the source's limits (state_a.source.limits:
-bytes with every hard link in full, entries, expansion ratio; docs/SCHEMA.md),
-and a url download is bounded and checked against source.sha256 before
-anything is unpacked. A source srb refuses is a problem (exit 2), and
-nothing of it is cached or pinned.
-
-The cache is $SRB_CACHE, else the user cache dir's srb folder (--cache
-overrides both). A registry that cannot be reached is exit 1.
-
-Examples:
-  srb fetch
-  srb fetch lang01-cmark-c-to-rust --pin
-  srb fetch tasks/build01-libsodium-autotools-to-cmake --json`
 
 // FetchOptions are the inputs of srb fetch.
 type FetchOptions struct {
@@ -61,7 +25,7 @@ func NewCmdFetch(f *Factory, runF func(*FetchOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fetch [TASK...]",
 		Short: "Fetch State A into the cache and verify or write its pin",
-		Long:  fetchDoc,
+		Long:  help("fetch"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Tasks = args
 			if runF != nil {
@@ -86,7 +50,6 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 	if err != nil {
 		return err
 	}
-	cache := &source.Cache{Dir: cacheDir}
 	env := opts.Env
 	if env == nil {
 		env = &source.Env{}
@@ -96,53 +59,13 @@ func runFetch(ctx context.Context, opts *FetchOptions) error {
 			fmt.Fprintf(opts.IO.ErrOut, "srb: "+format+"\n", args...)
 		}
 	}
-	var results []source.Fetched
-	bad, faults := 0, 0
-	for _, d := range dirs {
-		t, problems := task.LoadWith(d, task.LoadOptions{Memo: loadMemo(cacheDir)})
-		if len(problems) > 0 {
-			for _, p := range problems {
-				fmt.Fprintln(opts.IO.ErrOut, p.Format(""))
-			}
-			results = append(results, source.Fetched{Task: filepath.Base(d), Status: "error", Error: fmt.Sprintf("%d problem(s) in the task; run srb validate", len(problems))})
-			bad++
-			continue
-		}
-		r, code, startErr := source.Fetch(ctx, t, cache, env, opts.Pin)
-		if startErr != nil {
-			fmt.Fprintf(opts.IO.ErrOut, "srb: %s: the starting tree could not be made: %v\n", t.ID, startErr)
-		}
-		switch code {
-		case ExitCouldNotRun:
-			faults++
-		case ExitBadTask:
-			bad++
-		}
-		results = append(results, r)
-	}
+	results, bad, faults := source.FetchAll(ctx, dirs, &source.Cache{Dir: cacheDir}, env, opts.Pin, loadMemo(cacheDir), opts.IO.ErrOut)
 	if opts.JSON {
 		if err := writeJSON(opts.IO.Out, results); err != nil {
 			return couldNotRun(err)
 		}
 	} else {
-		for _, r := range results {
-			switch {
-			case r.Digest != "":
-				from := "fetched"
-				if r.Cached {
-					from = "from the cache"
-				}
-				fmt.Fprintf(opts.IO.Out, "%s: %s (%s, %s): sha256 %s %s\n", r.Task, r.Top, r.Source, from, r.Digest, r.Status)
-				if r.StartCommit != "" {
-					fmt.Fprintf(opts.IO.Out, "%s: starting tree commit %s\n", r.Task, r.StartCommit)
-				}
-			default:
-				fmt.Fprintf(opts.IO.Out, "%s: %s\n", r.Task, r.Status)
-			}
-			if r.Error != "" {
-				fmt.Fprintf(opts.IO.ErrOut, "srb: %s: %s\n", r.Task, r.Error)
-			}
-		}
+		source.WriteFetched(opts.IO.Out, opts.IO.ErrOut, results)
 	}
 	switch {
 	case faults > 0:

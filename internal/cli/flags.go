@@ -7,8 +7,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/internal/validate"
 )
 
@@ -105,3 +108,58 @@ func resolveCache(flag string) (string, error) {
 // loadMemo is where the task loads of validate, notice and fetch keep
 // what they decode (task.LoadOptions.Memo) in the cache folder dir.
 func loadMemo(dir string) string { return validate.LoadMemo(dir) }
+
+// driverFlag is one model-position flag of srb ladder, audit,
+// verification or trial: its name, the field of grade.DriverFlags it
+// sets, named by srb ladder's flag for it ("" is name; "script" is
+// DriverFlags.Scripts), and its usage line.
+type driverFlag struct{ name, field, usage string }
+
+// addDriverFlags registers flags on fl, each into its field of d: the one
+// way the commands that choose drivers take them ([grade.CheckDriverFlags]
+// checks what they parse into).
+func addDriverFlags(fl *pflag.FlagSet, d *grade.DriverFlags, flags ...driverFlag) {
+	strs := map[string]*string{"driver": &d.Driver, "audit-driver": &d.AuditDriver, "audit-model": &d.AuditModel,
+		"adversary-driver": &d.AdversaryDriver, "adversary-model": &d.AdversaryModel, "adjudicator-driver": &d.AdjudicatorDriver,
+		"adjudicator-model": &d.AdjudicatorModel, "adjudicator-script": &d.AdjudicatorScript}
+	lists := map[string]*[]string{"audit-script": &d.AuditScripts, "adversary-script": &d.AdversaryScripts, "script": &d.Scripts}
+	for _, f := range flags {
+		field := f.field
+		if field == "" {
+			field = f.name
+		}
+		if p, ok := strs[field]; ok {
+			fl.StringVar(p, f.name, "", f.usage)
+		} else {
+			fl.StringArrayVar(lists[field], f.name, nil, f.usage)
+		}
+	}
+}
+
+// checkDriverFlags is [grade.CheckDriverFlags] as a usage error.
+func checkDriverFlags(d grade.DriverFlags) error {
+	if err := grade.CheckDriverFlags(d); err != nil {
+		return &usageError{err: err}
+	}
+	return nil
+}
+
+// loadTask resolves the task argument arg ([task.Dirs]) and loads it for
+// the command name: a folder that cannot be found is a harness fault
+// (exit 1, "name: why"); a task that cannot be read has its problems
+// printed on errOut and is exit 2 ("name: cannot read the task DIR (N
+// problem(s)); run srb validate").
+func loadTask(name, arg string, errOut io.Writer) (*task.Task, error) {
+	dirs, err := resolveTasks([]string{arg})
+	if err != nil {
+		return nil, couldNotRun(fmt.Errorf("%s: %w", name, err))
+	}
+	t, problems := task.Load(dirs[0])
+	if len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintln(errOut, p.Format(""))
+		}
+		return nil, badTask(fmt.Errorf("%s: cannot read the task %s (%d problem(s)); run srb validate", name, dirs[0], len(problems)))
+	}
+	return t, nil
+}

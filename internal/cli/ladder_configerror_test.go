@@ -44,10 +44,11 @@ func TestLadderStageImageBuildExitCodes(t *testing.T) {
 			newEngine := func() (engine.Runner, error) { return &engine.Fake{Images: map[string]engine.ImageInfo{}}, nil }
 			results := t.TempDir()
 			var errOut bytes.Buffer
-			opts := &LadderOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
-				Lookup: func(string) (string, bool) { return "", false }, Task: taskDir, Submissions: []string{sub}, Results: results,
-				Jobs: 1, Cache: t.TempDir(), Engine: newEngine, BuildImage: build,
-				DriverFlags: grade.DriverFlags{Driver: "scripted", AuditScripts: []string{nothing}, AdjudicatorScript: nothing}}
+			opts := &LadderOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Task: taskDir,
+				Ladder: grade.Ladder{Now: time.Now, Lookup: func(string) (string, bool) { return "", false }, Submissions: []string{sub},
+					Results: results, Jobs: 1, Cache: t.TempDir(),
+					DriverFlags: grade.DriverFlags{Driver: "scripted", AuditScripts: []string{nothing}, AdjudicatorScript: nothing}},
+				Engine: newEngine, BuildImage: build}
 			for _, id := range []string{"a01-whitespace", "a02-binary", "a03-large", "a04-lines", "a05-usage", "a06-open"} {
 				opts.AdversaryScripts = append(opts.AdversaryScripts, id+"="+nothing)
 			}

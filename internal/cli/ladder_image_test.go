@@ -47,9 +47,9 @@ func TestLadderInImage(t *testing.T) {
 		advScripts = append(advScripts, id+"="+nothing)
 	}
 	advScripts = append(advScripts, "a05-usage="+filepath.Join(fx, "go-port", "adversaries", "a05-usage.json"))
-	opts := &LadderOptions{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Now: time.Now,
-		Lookup: func(string) (string, bool) { return "", false }, Task: taskDir, Results: results, Jobs: 2,
-		Fixtures: []string{filepath.Join(fx, "go-port"), filepath.Join(fx, "usage-exit-1")}, DriverFlags: grade.DriverFlags{AdversaryScripts: advScripts}}
+	opts := &LadderOptions{IO: IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, Task: taskDir,
+		Ladder: grade.Ladder{Now: time.Now, Lookup: func(string) (string, bool) { return "", false }, Results: results, Jobs: 2,
+			Fixtures: []string{filepath.Join(fx, "go-port"), filepath.Join(fx, "usage-exit-1")}, DriverFlags: grade.DriverFlags{AdversaryScripts: advScripts}}}
 	if err := runLadder(ctx, opts); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out.String(), errOut.String())
 	}

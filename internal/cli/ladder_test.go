@@ -15,13 +15,13 @@ func TestNewCmdLadder(t *testing.T) {
 		want    LadderOptions
 		wantErr string
 	}{
-		{args: []string{"t", "--submission", "s", "--results", "r"}, want: LadderOptions{Task: "t", Submissions: []string{"s"}, Results: "r", Jobs: 1}},
+		{args: []string{"t", "--submission", "s", "--results", "r"}, want: LadderOptions{Task: "t", Ladder: grade.Ladder{Submissions: []string{"s"}, Results: "r", Jobs: 1}}},
 		{args: []string{"t", "--submission", "a", "--submission-fixture", "f", "--submission", "b", "--results", "r", "--jobs", "3",
 			"--driver", "scripted", "--audit-script", "x.json", "--adversary-script", "a01=y.json", "--adjudicator-script", "z.json",
 			"--audit-model", "m", "--keep-work", "k", "--helper", "h", "--cache", "c", "--host"},
-			want: LadderOptions{Task: "t", Submissions: []string{"a", "b"}, Fixtures: []string{"f"}, Results: "r", Jobs: 3,
+			want: LadderOptions{Task: "t", Ladder: grade.Ladder{Submissions: []string{"a", "b"}, Fixtures: []string{"f"}, Results: "r", Jobs: 3,
 				DriverFlags: grade.DriverFlags{Driver: "scripted", AuditScripts: []string{"x.json"}, AdversaryScripts: []string{"a01=y.json"}, AdjudicatorScript: "z.json", AuditModel: "m"},
-				KeepWork:    "k", Helper: "h", Cache: "c", Host: true}},
+				KeepWork:    "k", Helper: "h", Cache: "c", Host: true}}},
 		{args: []string{"t", "--results", "r"}, wantErr: "--submission DIR or --submission-fixture DIR is required"},
 		{args: []string{"t", "--submission", "s"}, wantErr: "--results DIR is required"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--jobs", "0"}, wantErr: "--jobs 0: at least 1"},

@@ -8,31 +8,6 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/lint"
 )
 
-const lintDoc = `Check each task's stage-3 scope against its instruction.
-
-Each TASK is a task folder (holding task.cue) or a task id under ./tasks.
-With no TASK, every folder under ./tasks that holds a task.cue is checked.
-
-The task declares its promised surfaces (verification.surfaces), each with
-the phrases that show it in the instruction; allow and deny items name the
-surfaces they are about, and adversary directions name allow items. lint
-reports where the two disagree: a scope that forbids what the instruction
-promised makes the task unwinnable, one that allows what nobody promised
-makes it unloseable. docs/AUTHORING.md explains every rule.
-
-Findings are errors, warnings or advice. --format text (for people:
-grouped by file, the offending lines quoted, then where each surface is
-promised), json, or sarif (SARIF 2.1.0, for code-review bots).
-
-Exit status 2 when any task has an error (with --strict, an error or a
-warning), 0 otherwise; advice never fails. srb validate runs the
-error-level rules too.
-
-Examples:
-  srb lint
-  srb lint lang01-cmark-c-to-rust --strict
-  srb lint tasks/fw06-uploadserver-gorillamux-to-nethttp --format sarif > lint.sarif`
-
 // Lint output formats.
 const (
 	formatText  = "text"
@@ -55,7 +30,7 @@ func NewCmdLint(f *Factory, runF func(*LintOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "lint [TASK...]",
 		Short: "Check the verification scope against the instruction",
-		Long:  lintDoc,
+		Long:  help("lint"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch opts.Format {
 			case formatText, formatJSON, formatSARIF:

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 )
 
 // Exit codes (the project's standard; the earlier harness's cli.py, HARNESS.md §1.1): a stage's exit status says
@@ -24,25 +26,11 @@ const (
 	ExitBadTask = 2
 )
 
-// exitError carries an exit code with the error that caused it. When
-// printed is true the command already showed the error to the user, so
-// Main does not print it again (cue's ErrPrintedError).
-type exitError struct {
-	code    int
-	err     error
-	printed bool
-}
-
-// Error implements error.
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-
-// Unwrap returns the wrapped error, for errors.Is and errors.As.
-func (e *exitError) Unwrap() error { return e.err }
+// exitError is a command's error with its exit code: a [pipeline.Error]
+// (what a stage returns too), Code the exit code and Printed saying the
+// command already showed it, so Main does not print it again (cue's
+// ErrPrintedError).
+type exitError = pipeline.Error
 
 // exitCode is the exit code err maps to (0 for nil).
 func exitCode(err error) int {
@@ -51,19 +39,19 @@ func exitCode(err error) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		return ee.code
+		return ee.Code
 	}
 	return ExitCouldNotRun
 }
 
 // badTask wraps err as a configuration error (exit 2).
-func badTask(err error) error { return &exitError{code: ExitBadTask, err: err} }
+func badTask(err error) error { return &exitError{Code: ExitBadTask, Err: err} }
 
 // couldNotRun wraps err as a harness fault (exit 1).
-func couldNotRun(err error) error { return &exitError{code: ExitCouldNotRun, err: err} }
+func couldNotRun(err error) error { return &exitError{Code: ExitCouldNotRun, Err: err} }
 
 // silent returns an exit code whose message was already printed.
-func silent(code int, err error) error { return &exitError{code: code, err: err, printed: true} }
+func silent(code int, err error) error { return &exitError{Code: code, Err: err, Printed: true} }
 
 // Main runs srb with os.Args and returns the process exit code.
 func Main() int {
@@ -93,8 +81,8 @@ func reportExit(ctx context.Context, errOut io.Writer, err error) int {
 	code := ExitCouldNotRun
 	var ee *exitError
 	if errors.As(err, &ee) {
-		code = ee.code
-		if ee.printed {
+		code = ee.Code
+		if ee.Printed {
 			return code
 		}
 	} else if isUsageError(err) {

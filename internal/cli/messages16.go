@@ -1,10 +1,6 @@
 package cli
 
-import (
-	"strings"
-
-	"github.com/swe-refactor-bench/srb/ladder/result"
-)
+import "github.com/swe-refactor-bench/srb/internal/image"
 
 // noIdentityWhy is the reason a stage-image build that srb runs for
 // itself skips the identity run: only srb freeze does (noIdentity true),
@@ -14,7 +10,7 @@ func noIdentityWhy(noIdentity bool) string {
 	if !noIdentity {
 		return ""
 	}
-	return "srb freeze is recording the truth it would check; the next srb build runs it"
+	return image.FreezeSkipsIdentity
 }
 
 // identitySkipWhy says why opts skip the identity run: the reason srb
@@ -24,20 +20,4 @@ func identitySkipWhy(opts *BuildOptions) string {
 		return opts.NoIdentityWhy
 	}
 	return "--no-identity"
-}
-
-// onceSaid is why stage 3 did not run, for the ladder's log: when the
-// stage that stopped the ladder completed (st's status ok), it printed
-// its own reason as it ended, so the ladder names the stage and the
-// blocked_by tag instead of printing the reason again (issue 16: stage
-// 1's reason was printed three times); otherwise why itself.
-func onceSaid(why string, st *result.Stage, stage string) string {
-	if st == nil || st.Status != result.StatusOK {
-		return why
-	}
-	tag := ""
-	if i := strings.LastIndex(why, " ["); i >= 0 && strings.HasSuffix(why, "]") {
-		tag = why[i:]
-	}
-	return stage + " stopped the ladder, for the reason it gave above" + tag
 }

@@ -11,28 +11,6 @@ import (
 	"github.com/swe-refactor-bench/srb/templates"
 )
 
-const newDoc = `Scaffold a task: DIR/ID/ with a task.cue holding every field and a
-comment saying what it means, an instruction skeleton, the audit and
-verification prompts with their placeholders, an example corpus under data/
-and an example module program under modules/.
-
-The class (language, framework, platform, build) sets the id's prefix
-(lang, fw, pf, build) and the scaffold's examples: State A's source kind,
-the old and new stacks, the build commands, the capabilities the images
-must have and lack. The id is checked before anything is written, and an
-existing folder is never overwritten.
-
-A fresh scaffold does not validate: every line only the author can fill in
-(State A's source, the title, the stacks, the gates' questions, what the
-instruction promises) carries the marker TODO(srb new), and srb validate
-reports each one with its file and line (rule scaffold-todo), and nothing
-else. Replace each value, delete its marker, run srb fetch ID --pin, and
-the task validates. docs/AUTHORING.md walks through the rest.
-
-Examples:
-  srb new build02-zlib-make-to-cmake --class build
-  srb new lang02-tally-c-to-go --class language --dir testdata/tasks`
-
 // NewOptions are the inputs of srb new.
 type NewOptions struct {
 	IO IOStreams
@@ -48,7 +26,7 @@ func NewCmdNew(f *Factory, runF func(*NewOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new ID --class language|framework|platform|build [--dir tasks]",
 		Short: "Scaffold a task folder from the templates",
-		Long:  newDoc,
+		Long:  help("new"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.ID = args[0]

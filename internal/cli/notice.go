@@ -2,10 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -15,32 +12,6 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/source"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
-
-const noticeDoc = `Regenerate NOTICE from the State A archive of every task.
-
-For every tasks/*/task.cue, srb takes the task's State A from the cache by
-its pinned sha256 (fetching it first, as srb fetch does, when the cache does
-not hold it; it says so on stderr) and reads the archive's licensing without
-unpacking it: the licence files, the SPDX expression they state, the
-copyright holders, the files under terms other than the release's, and the
-upstream NOTICE files. It then writes ./NOTICE: a header naming srb's own
-licence (Apache-2.0, in LICENSE), one entry per task sorted by id, and every
-upstream NOTICE file reproduced in full. The same tasks and archives always
-give the same bytes.
-
-With --check, srb writes nothing: when ./NOTICE differs from what it would
-write, it prints a unified diff and exits 2. --json prints what was found,
-one entry per task.
-
-A task that does not load, is not pinned, or whose State A does not match
-its pin is exit 2; an archive that cannot be fetched or read is exit 1. The
-cache is $SRB_CACHE, else the user cache dir's srb folder (--cache overrides
-both).
-
-Examples:
-  srb notice
-  srb notice --check
-  srb notice --check --json`
 
 // noticeFile is the file srb notice writes, in the working directory.
 const noticeFile = "NOTICE"
@@ -60,7 +31,7 @@ func NewCmdNotice(f *Factory, runF func(*NoticeOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "notice",
 		Short: "Regenerate NOTICE from the State A archives of every task",
-		Long:  noticeDoc,
+		Long:  help("notice"),
 		Args:  argsValidator(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {
@@ -104,11 +75,10 @@ func runNotice(ctx context.Context, opts *NoticeOptions) error {
 		}
 	}
 	if opts.Check {
-		cur, err := os.ReadFile(noticeFile)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		d, err := notice.Stale(noticeFile, text)
+		if err != nil {
 			return couldNotRun(fmt.Errorf("notice: %w", err))
 		}
-		d := notice.Diff(noticeFile, noticeFile+" (regenerated)", cur, text)
 		if d == nil {
 			if !opts.JSON {
 				fmt.Fprintf(opts.IO.Out, "%s is up to date (%d task(s))\n", noticeFile, len(entries))
@@ -123,33 +93,11 @@ func runNotice(ctx context.Context, opts *NoticeOptions) error {
 		fmt.Fprintf(opts.IO.ErrOut, "srb: %s is stale: run srb notice to regenerate it\n", noticeFile)
 		return silent(ExitBadTask, fmt.Errorf("%s is stale", noticeFile))
 	}
-	if err := writeFileAtomic(noticeFile, text); err != nil {
+	if err := notice.WriteFile(noticeFile, text); err != nil {
 		return couldNotRun(fmt.Errorf("notice: %w", err))
 	}
 	if !opts.JSON {
 		fmt.Fprintf(opts.IO.Out, "wrote %s (%d task(s))\n", noticeFile, len(entries))
 	}
 	return nil
-}
-
-// writeFileAtomic replaces path with data through a temporary file in the
-// same folder, so a reader never sees half a file.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -3,27 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/swe-refactor-bench/srb/ladder/report"
-	"github.com/swe-refactor-bench/srb/ladder/result"
 )
-
-const reportDoc = `Render a verdict (score.json) as the text report.
-
-FILE is a score.json, or a results folder holding one. The file is
-validated against the score contract first; srb reads verdicts the earlier
-harness wrote. A verdict that contradicts itself (a reward that is not
-score / max_score, more survivors than models, a key written twice) is
-refused (exit 1), naming the file and the field; so is a reward.json or
-summary.txt beside it that says something else.
-
-Examples:
-  srb report runs/1/verifier/score.json
-  srb report runs/1/verifier --title "lang01, run 1"`
 
 // ReportOptions are the inputs of srb report.
 type ReportOptions struct {
@@ -39,7 +23,7 @@ func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report FILE|DIR",
 		Short: "Render score.json as the text report",
-		Long:  reportDoc,
+		Long:  help("report"),
 		Args:  argsValidator(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.File = args[0]
@@ -55,18 +39,8 @@ func NewCmdReport(f *Factory, runF func(*ReportOptions) error) *cobra.Command {
 }
 
 func runReport(opts *ReportOptions) error {
-	p := opts.File
-	if st, err := os.Stat(p); err == nil && st.IsDir() {
-		p = filepath.Join(p, result.ScoreFile)
-	}
-	if _, err := os.Stat(p); err != nil {
-		return couldNotRun(fmt.Errorf("report: no verdict at %s", p))
-	}
-	v, err := result.ReadVerdict(p)
+	v, err := report.ReadPublished(opts.File)
 	if err != nil {
-		return couldNotRun(err)
-	}
-	if err := report.CheckPublished(filepath.Dir(p), v); err != nil {
 		return couldNotRun(fmt.Errorf("report: %w", err))
 	}
 	if opts.JSON {

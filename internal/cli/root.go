@@ -7,22 +7,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const rootDoc = `srb makes SWE Refactor Bench tasks declarative and grades submissions.
-
-A task is a CUE document (tasks/<id>/task.cue). srb type-checks and lints it,
-and grades a submission with the three-stage ladder: audit (a gate),
-behavioural (40 points, all or nothing) and verification (60 points, 10 per
-adversary that finds no break).
-
-Exit codes: 0 ran, 1 could not run (a harness fault), 2 the task's own
-configuration is wrong.`
-
 // NewRoot builds the srb command tree.
 func NewRoot(f *Factory) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "srb",
 		Short:         "SWE Refactor Bench: declarative migration tasks and the grading ladder",
-		Long:          rootDoc,
+		Long:          help("root"),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		// SuggestionsFor (an unknown command's hint) needs a distance.

@@ -9,18 +9,6 @@ import (
 	"github.com/swe-refactor-bench/srb/schema"
 )
 
-const schemaDoc = `Print srb's schemas.
-
-With no NAME, list the schemas. NAME "task" prints the CUE schema of a task
-(schema/task.cue); any other NAME prints that contract's JSON Schema
-(schema/contract/json/NAME.json, or schema/json/images-lock.json): the files srb reads and writes are validated
-against them.
-
-Examples:
-  srb schema
-  srb schema task
-  srb schema stage-result > stage-result.schema.json`
-
 // SchemaOptions are the inputs of srb schema.
 type SchemaOptions struct {
 	IO   IOStreams
@@ -34,7 +22,7 @@ func NewCmdSchema(f *Factory, runF func(*SchemaOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schema [NAME]",
 		Short: "Print the task schema or a result contract's JSON Schema",
-		Long:  schemaDoc,
+		Long:  help("schema"),
 		Args:  argsValidator(cobra.MaximumNArgs(1)),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 			return append([]string{"task"}, schema.Names()...), cobra.ShellCompDirectiveNoFileComp

@@ -8,22 +8,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/submission"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
-
-const submissionDoc = `Work with submission fixtures (hidden: for task authors and tests).
-
-srb submission apply TASK FIXTURE --out DIR writes the submission a fixture
-describes: the task's State A (from the cache, fetched if need be), then
-the fixture's delete.txt removed, then its overlay/ written over it. It is
-what srb ladder --submission-fixture grades, before the collection; use it
-to build or inspect a fixture by hand. DIR must not exist.
-
-docs/AUTHORING.md ("Submission fixtures") describes the format.
-
-Examples:
-  srb submission apply lang90-tally-c-to-go testdata/submissions/lang90-tally-c-to-go/go-port --out /tmp/go-port`
 
 // SubmissionApplyOptions are the inputs of srb submission apply.
 type SubmissionApplyOptions struct {
@@ -40,7 +28,7 @@ func NewCmdSubmission(f *Factory, runF func(*SubmissionApplyOptions) error) *cob
 	cmd := &cobra.Command{
 		Use:    "submission",
 		Short:  "Work with submission fixtures",
-		Long:   submissionDoc,
+		Long:   help("submission"),
 		Hidden: true,
 		Args:   argsValidator(cobra.NoArgs),
 		// Runnable so that a missing or unknown subcommand is a usage error
@@ -53,7 +41,7 @@ func NewCmdSubmission(f *Factory, runF func(*SubmissionApplyOptions) error) *cob
 	apply := &cobra.Command{
 		Use:   "apply TASK FIXTURE --out DIR",
 		Short: "Write the submission a fixture describes: State A, delete.txt, overlay/",
-		Long:  submissionDoc,
+		Long:  help("submission"),
 		Args:  argsValidator(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Task, opts.Fixture = args[0], args[1]
@@ -91,12 +79,7 @@ func runSubmissionApply(ctx context.Context, opts *SubmissionApplyOptions) error
 		}
 		return silent(ExitBadTask, fmt.Errorf("cannot read the task %s", dirs[0]))
 	}
-	original, cleanup, err := stateATreeIn(ctx, t, opts.Cache)
-	if err != nil {
-		return couldNotRun(fmt.Errorf("State A: %w", err))
-	}
-	defer cleanup()
-	a, err := fx.Apply(original, opts.Out)
+	a, err := grade.ApplyFixture(ctx, t, fx, opts.Cache, opts.Out)
 	if err != nil {
 		return couldNotRun(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
@@ -138,19 +139,20 @@ func TestVerificationInImage(t *testing.T) {
 	dir := t.TempDir()
 	look := `sleep 600 >/dev/null 2>&1 &
 ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
-	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
-		Lookup: func(string) (string, bool) { return "", false },
-		Task:   taskDir, Submission: sub, Results: t.TempDir(), Original: filepath.Join(taskDir, "..", "..", "statea", "tally-1.0"),
-		Force:     true,
-		Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
-		Adversaries: map[string]StageDriver{
-			"a05-usage": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "usage.json",
-				tryTest("usage", `"$TALLY" x 2>/dev/null; [ $? -eq 2 ]`), reportCall(true, "usage", "tally exits 1, not 2, when given an argument"))}},
-			"a06-open": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "open.json",
-				tryTest("look", look), reportCall(false, "", "looked around"))}},
+	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Task: taskDir,
+		VerificationOptions: stages.VerificationOptions{Now: time.Now, Lookup: func(string) (string, bool) { return "", false },
+			Submission: sub, Results: t.TempDir(), Original: filepath.Join(taskDir, "..", "..", "statea", "tally-1.0"),
+			Force:     true,
+			Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
+			Adversaries: map[string]StageDriver{
+				"a05-usage": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "usage.json",
+					tryTest("usage", `"$TALLY" x 2>/dev/null; [ $? -eq 2 ]`), reportCall(true, "usage", "tally exits 1, not 2, when given an argument"))}},
+				"a06-open": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "open.json",
+					tryTest("look", look), reportCall(false, "", "looked around"))}},
+			},
+			Adjudicator: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "rule.json",
+				[]toolCall{{"rule", map[string]any{"in_scope": true, "reason": "[usage] is promised"}}})}},
 		},
-		Adjudicator: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "rule.json",
-			[]toolCall{{"rule", map[string]any{"in_scope": true, "reason": "[usage] is promised"}}})}},
 	}
 	start := time.Now()
 	if err := runVerification(ctx, opts); err != nil {
@@ -273,14 +275,15 @@ func TestVerificationHidesTheRole(t *testing.T) {
 	sub, original := filepath.Join("..", "..", "testdata", "submissions", "tally-go"), filepath.Join(taskDir, "..", "..", "statea", "tally-1.0")
 
 	dir := t.TempDir()
-	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Now: time.Now,
-		Lookup: func(string) (string, bool) { return "", false },
-		Task:   taskDir, Submission: sub, Results: t.TempDir(), Original: original, Force: true,
-		Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
-		Adversaries: map[string]StageDriver{"a06-open": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "probe.json",
-			tryTest("probe", roleProbe), reportCall(false, "", "looked for the role"))}}},
-		Adjudicator: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "rule.json",
-			[]toolCall{{"rule", map[string]any{"in_scope": false, "reason": "never asked"}}})}},
+	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Task: taskDir,
+		VerificationOptions: stages.VerificationOptions{Now: time.Now, Lookup: func(string) (string, bool) { return "", false },
+			Submission: sub, Results: t.TempDir(), Original: original, Force: true,
+			Adversary: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "nothing.json", reportCall(false, "", "nothing to try"))}},
+			Adversaries: map[string]StageDriver{"a06-open": {Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "probe.json",
+				tryTest("probe", roleProbe), reportCall(false, "", "looked for the role"))}}},
+			Adjudicator: StageDriver{Driver: models.DriverScripted, Scripts: []string{scriptFile(t, dir, "rule.json",
+				[]toolCall{{"rule", map[string]any{"in_scope": false, "reason": "never asked"}}})}},
+		},
 	}
 	if err := runVerification(ctx, opts); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/swe-refactor-bench/srb/ladder/stages"
 )
 
 func TestNewCmdVerification(t *testing.T) {
@@ -13,24 +15,20 @@ func TestNewCmdVerification(t *testing.T) {
 		want    VerificationOptions
 		wantErr string
 	}{
-		{args: []string{"t", "--submission", "s", "--results", "r"}, want: VerificationOptions{Task: "t", Submission: "s", Results: "r"}},
+		{args: []string{"t", "--submission", "s", "--results", "r"}, want: VerificationOptions{Task: "t", VerificationOptions: stages.VerificationOptions{Submission: "s", Results: "r"}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--original", "o", "--logs", "l", "--keep-work", "k", "--force",
 			"--driver", "scripted", "--model", "m", "--script", "a.json", "--script", "b.json", "--adversary-script", "a06-open=c.json", "--adjudicator-script", "j.json"},
-			want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Original: "o", Logs: "l", KeepWork: "k", Force: true,
-				Adversary:   StageDriver{Driver: "scripted", Model: "m", Scripts: []string{"a.json", "b.json"}},
-				Adversaries: map[string]StageDriver{"a06-open": {Driver: "scripted", Model: "m", Scripts: []string{"c.json"}}},
-				Adjudicator: StageDriver{Driver: "scripted", Scripts: []string{"j.json"}}}},
+			want: VerificationOptions{Task: "t", VerificationOptions: stages.VerificationOptions{Submission: "s", Results: "r", Original: "o", Logs: "l", KeepWork: "k", Force: true, Adversary: StageDriver{Driver: "scripted", Model: "m", Scripts: []string{"a.json", "b.json"}}, Adversaries: map[string]StageDriver{"a06-open": {Driver: "scripted", Model: "m", Scripts: []string{"c.json"}}}, Adjudicator: StageDriver{Driver: "scripted", Scripts: []string{"j.json"}}}}},
 		// The adjudicator keeps the task's driver unless told; a script alone makes it scripted.
 		{args: []string{"t", "--submission", "s", "--results", "r", "--adversary-driver", "command", "--adjudicator-script", "j.json"},
-			want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Adversary: StageDriver{Driver: "command"},
-				Adjudicator: StageDriver{Driver: "scripted", Scripts: []string{"j.json"}}}},
+			want: VerificationOptions{Task: "t", VerificationOptions: stages.VerificationOptions{Submission: "s", Results: "r", Adversary: StageDriver{Driver: "command"}, Adjudicator: StageDriver{Driver: "scripted", Scripts: []string{"j.json"}}}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--driver", "openai", "--adjudicator-driver", "anthropic", "--adjudicator-model", "x"},
-			want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Adversary: StageDriver{Driver: "openai"}, Adjudicator: StageDriver{Driver: "anthropic", Model: "x"}}},
-		{args: []string{"t", "--submission", "s", "--results", "r", "--host"}, want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Host: true}},
-		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--home-seed", "seed"}, want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Host: true, HomeSeed: "seed"}},
+			want: VerificationOptions{Task: "t", VerificationOptions: stages.VerificationOptions{Submission: "s", Results: "r", Adversary: StageDriver{Driver: "openai"}, Adjudicator: StageDriver{Driver: "anthropic", Model: "x"}}}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--host"}, want: VerificationOptions{Task: "t", VerificationOptions: stages.VerificationOptions{Submission: "s", Results: "r", Host: true}}},
+		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--home-seed", "seed"}, want: VerificationOptions{Task: "t", VerificationOptions: stages.VerificationOptions{Submission: "s", Results: "r", Host: true, HomeSeed: "seed"}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--home-seed", "seed"}, wantErr: "--home-seed is for --host runs (a round's container starts from its image)"},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--image", "srb/x:verification"},
-			want: VerificationOptions{Task: "t", Submission: "s", Results: "r", Image: "srb/x:verification"}},
+			want: VerificationOptions{Task: "t", VerificationOptions: stages.VerificationOptions{Submission: "s", Results: "r", Image: "srb/x:verification"}}},
 		{args: []string{"t", "--submission", "s", "--results", "r", "--host", "--image", "i"}, wantErr: "--image names the image the rounds run in; --host runs them on this machine: give one"},
 		{args: []string{"--submission", "s", "--results", "r"}, wantErr: "verification: takes TASK, got no argument (usage: verification TASK --submission DIR --results DIR [flags]; see verification --help)"},
 		{args: []string{"t", "--results", "r"}, wantErr: "--submission DIR is required"},

@@ -10,17 +10,6 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/result"
 )
 
-const versionDoc = `Print srb's version and its fingerprint.
-
-The fingerprint identifies the exact srb binary (the first 12 hex digits of
-the sha256 of the executable). It is stamped into every stage result srb
-writes, once, when the result is made, and reports show which fingerprints
-graded a run.
-
-Examples:
-  srb version
-  srb version --json`
-
 // VersionOptions are the inputs of srb version.
 type VersionOptions struct {
 	IO   IOStreams
@@ -33,7 +22,7 @@ func NewCmdVersion(f *Factory, runF func(*VersionOptions) error) *cobra.Command 
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print srb's version and fingerprint",
-		Long:  versionDoc,
+		Long:  help("version"),
 		Args:  argsValidator(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if runF != nil {

@@ -6,6 +6,8 @@ package engines
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -140,4 +142,33 @@ func debVersion(ctx context.Context, pkg string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Missing counts the engines of st that are needed (not Optional) and
+// not reachable: srb doctor exits 1 when there is one.
+func Missing(st []Status) int {
+	n := 0
+	for _, s := range st {
+		if !s.OK && !s.Optional {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteText prints st as srb doctor does: per engine, "ok" with its
+// version and address, or "missing" with the error, where it was looked
+// for and the command that starts it.
+func WriteText(w io.Writer, st []Status) {
+	for _, s := range st {
+		if s.OK {
+			fmt.Fprintf(w, "%-12s ok       %s  %s\n", s.Name, s.Version, s.Address)
+			continue
+		}
+		where := ""
+		if s.Address != "" {
+			where = " at " + s.Address
+		}
+		fmt.Fprintf(w, "%-12s missing  %s%s\n%-12s          start: %s\n", s.Name, s.Error, where, "", s.Start)
+	}
 }

@@ -2,11 +2,14 @@ package grade
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -107,6 +110,63 @@ type DriverFlags struct {
 	AdjudicatorDriver string
 	AdjudicatorModel  string
 	AdjudicatorScript string
+	// Scripts are every adversary's scripted turns, adversary n
+	// replaying Scripts[(n-1) % len] (srb verification --script; srb
+	// ladder has none: ResolveDrivers does not read it).
+	Scripts []string
+}
+
+// CheckDriverFlags says what is wrong with f's driver names and
+// --adversary-script values (an error naming the flag), or nil when
+// every driver is known and every ID=FILE well formed.
+func CheckDriverFlags(f DriverFlags) error {
+	for _, d := range []struct{ flag, v string }{{"--driver", f.Driver}, {"--audit-driver", f.AuditDriver},
+		{"--adversary-driver", f.AdversaryDriver}, {"--adjudicator-driver", f.AdjudicatorDriver}} {
+		if d.v != "" && !slices.Contains(models.DriverNames(), d.v) {
+			return fmt.Errorf("%s %s: known drivers are %s", d.flag, d.v, strings.Join(models.DriverNames(), ", "))
+		}
+	}
+	for _, s := range f.AdversaryScripts {
+		if id, file, ok := strings.Cut(s, "="); !ok || id == "" || file == "" {
+			return fmt.Errorf("--adversary-script %s: write ID=FILE", s)
+		}
+	}
+	return nil
+}
+
+// StageDrivers are the model positions' overrides of a stage run alone
+// (srb verification's flags: no environment, no fixture): every
+// adversary's (Adversary), single adversaries' by id (Adversaries, which
+// win), and the adjudicator's. The error names a flag that is wrong
+// ([CheckDriverFlags]) or a script given to a driver that is not the
+// scripted one.
+func StageDrivers(f DriverFlags) (adversary pipeline.Driver, adversaries map[string]pipeline.Driver, adjudicator pipeline.Driver, err error) {
+	if err := CheckDriverFlags(f); err != nil {
+		return adversary, nil, adjudicator, err
+	}
+	adversary = pipeline.Driver{Driver: cmp.Or(f.AdversaryDriver, f.Driver), Model: f.AdversaryModel, Scripts: f.Scripts}
+	adjudicator = pipeline.Driver{Driver: cmp.Or(f.AdjudicatorDriver, f.Driver), Model: f.AdjudicatorModel}
+	if len(f.Scripts) > 0 && adversary.Driver != models.DriverScripted {
+		return adversary, nil, adjudicator, errors.New("--script needs --driver scripted (or --adversary-driver scripted)")
+	}
+	for _, s := range f.AdversaryScripts {
+		id, file, _ := strings.Cut(s, "=")
+		if adversaries == nil {
+			adversaries = map[string]pipeline.Driver{}
+		}
+		adversaries[id] = pipeline.Driver{Driver: cmp.Or(adversary.Driver, models.DriverScripted), Model: f.AdversaryModel, Scripts: []string{file}}
+		if adversaries[id].Driver != models.DriverScripted {
+			return adversary, nil, adjudicator, errors.New("--adversary-script needs the scripted adversary driver")
+		}
+	}
+	if f.AdjudicatorScript != "" {
+		adjudicator.Driver = cmp.Or(adjudicator.Driver, models.DriverScripted)
+		if adjudicator.Driver != models.DriverScripted {
+			return adversary, nil, adjudicator, errors.New("--adjudicator-script needs the scripted adjudicator driver")
+		}
+		adjudicator.Scripts = []string{f.AdjudicatorScript}
+	}
+	return adversary, adversaries, adjudicator, nil
 }
 
 // ResolveDrivers decides each model position's override for a

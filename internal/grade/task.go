@@ -1,11 +1,15 @@
 // Package grade binds srb's tasks (internal/task) to the importable
 // grader (ladder/stages, ladder/pipeline): a task as the stages read it
-// (StageTask), its scoring policy (TaskPolicy), what a stage runs with
-// (Provenance), State A's tree (StateATree), and srb ladder's batch of
-// submissions: naming them (Plan), choosing each model position's driver
-// (ResolveDrivers), and grading them concurrently (GradeAll). The
-// commands in internal/cli parse flags into these and print what they
-// return.
+// (StageTask) with srb's providers (Backend: State A from the cache, the
+// container engine, the stage-image builder), its scoring policy
+// (TaskPolicy), what a stage runs with (Provenance), State A's tree
+// (StateATree), a stage run alone's result file (StageFile), and srb
+// ladder's batch (Ladder: naming the submissions with Plan, choosing each
+// model position's driver with ResolveDrivers, Preflight, grading them
+// concurrently with Batch.GradeAll, printing them with WriteRuns), srb
+// score (Score) and the submission fixtures' uses (FixtureSolution,
+// ApplyFixture, DriverFlags.AddFixture). The commands in internal/cli
+// parse flags into these and print what they return.
 package grade
 
 import (

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -27,10 +28,11 @@ type ExportOptions struct {
 	Registry string
 	// Out is the task directory written; it must not exist.
 	Out string
-	// SRBBinary is srb's static binary copied into the verifier image.
+	// SRBBinary is srb's static binary copied into the verifier image;
+	// "" is this program (os.Executable).
 	SRBBinary string
 	// DockerCLI is a static docker client copied into the verifier image
-	// (test.sh pulls the stage images with it).
+	// (test.sh pulls the stage images with it); "" is docker on PATH.
 	DockerCLI string
 	// Cache is the State A cache (srb fetch fills it): State A's archive is
 	// copied from it into the verifier image, which never fetches.
@@ -75,6 +77,17 @@ func Export(ctx context.Context, o ExportOptions) (*Exported, error) {
 	}
 	if o.Registry == "" || strings.ContainsAny(o.Registry, "@ \t\n") {
 		return nil, fmt.Errorf("--registry %q: a repository such as registry.example/srb (no tag, no digest)", o.Registry)
+	}
+	var err error
+	if o.SRBBinary == "" {
+		if o.SRBBinary, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("srb's binary: %w (give --srb FILE)", err)
+		}
+	}
+	if o.DockerCLI == "" {
+		if o.DockerCLI, err = exec.LookPath("docker"); err != nil {
+			return nil, errors.New("no docker client on PATH for the verifier image: give --docker FILE")
+		}
 	}
 	refs := map[string]string{}
 	for _, s := range task.StageNames {

@@ -36,8 +36,9 @@ type TrialConfig struct {
 	// Agent is nop, oracle, scripted:FILE or command:PATH (checked by
 	// the caller).
 	Agent string
-	// Out is the trial folder, an absolute path that does not exist yet;
-	// RunTrial writes it in Harbor's layout.
+	// Out is the trial folder, which must not exist yet (a folder that
+	// does is refused before anything runs); RunTrial makes it absolute
+	// and writes it in Harbor's layout.
 	Out string
 	// Budget, when above zero, shortens the task's agent budget
 	// (agent.budget_hours); it never lengthens it.
@@ -111,7 +112,14 @@ type agentStep struct {
 // verifier's exit status (raised to 1 when it published no reward), or 0
 // for a workspace refused past a bound (its verdict a valid 0).
 func RunTrial(ctx context.Context, c *TrialConfig) (code int, err error) {
-	t, out, errOut := c.Task, c.Out, c.Stderr
+	t, errOut := c.Task, c.Stderr
+	out, err := filepath.Abs(c.Out)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := os.Lstat(out); err == nil {
+		return 0, fmt.Errorf("trial: %s already exists: a trial writes a new folder", out)
+	}
 	for _, d := range []string{TrialAgentDir, TrialVerifierDir, TrialArtifactsDir} {
 		if err := os.MkdirAll(filepath.Join(out, d), 0o755); err != nil {
 			return 0, fmt.Errorf("trial: %w", err)

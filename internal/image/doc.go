@@ -14,4 +14,11 @@
 // modes and times, each identified by a digest. [Builder] solves the
 // compiled graphs against buildkitd, runs the capability probes and
 // exports the images.
+//
+// Above that: [TaskBuild] is srb build of one task (with its identity
+// run), [Builds] srb build over several tasks on one buildkitd, and
+// [LoadingBuilder] the builder srb's stages fall back on for a stage
+// image the engine lacks; [FindStage], [ReadyStage], [FreezeImages] and
+// [StageImages] (the pipeline's image provider) find a stage image by
+// images.lock, building it with the builder they are given.
 package image

@@ -369,3 +369,33 @@ func CheckStatic(file string) error {
 	}
 	return nil
 }
+
+// HostHelper is the argv prefix that runs the helper on a host run (srb
+// behavioural, freeze and ladder --host): flag, a static srb-helper made
+// absolute, when it is set; else this program itself (os.Args[0], looked
+// up on PATH when it has no slash) through its hidden "helper" command.
+// The error is the lookup's, or the path's that cannot be made absolute.
+func HostHelper(flag string) ([]string, error) {
+	if flag != "" {
+		p, err := filepath.Abs(flag)
+		if err != nil {
+			return nil, err
+		}
+		return []string{p}, nil
+	}
+	// os.Args[0] rather than os.Executable: a multi-call binary (the test
+	// binary acting as srb) is selected by the name it is run under.
+	self := os.Args[0]
+	if !strings.Contains(self, "/") {
+		p, err := exec.LookPath(self)
+		if err != nil {
+			return nil, fmt.Errorf("the helper: %w", err)
+		}
+		self = p
+	}
+	abs, err := filepath.Abs(self)
+	if err != nil {
+		return nil, err
+	}
+	return []string{abs, "helper"}, nil
+}

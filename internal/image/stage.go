@@ -203,3 +203,27 @@ func (s *StageImages) Ready(ctx context.Context, stage string) (string, error) {
 	}
 	return img.Ref, nil
 }
+
+// FreezeImages connects to the engine newEngine returns (nil:
+// engine.NewDocker) and returns it with t's verification and behavioural
+// images, by stage: the images srb freeze records and checks the truth
+// in, each found by [FindStage] (built and loaded with build when missing
+// or stale). An error names the image ("the <stage> image: …"); the
+// engine's own is returned as it is.
+func FreezeImages(ctx context.Context, t *task.Task, newEngine func() (engine.Runner, error), build StageBuilder,
+	logf func(string, ...any)) (engine.Runner, map[string]*suite.Image, error) {
+	if newEngine == nil {
+		newEngine = func() (engine.Runner, error) { return engine.NewDocker() }
+	}
+	eng, err := newEngine()
+	if err != nil {
+		return nil, nil, err
+	}
+	images := map[string]*suite.Image{}
+	for _, stage := range []string{result.StageVerification, result.StageBehavioural} {
+		if images[stage], err = FindStage(ctx, t, stage, eng, build, logf); err != nil {
+			return nil, nil, fmt.Errorf("the %s image: %w", stage, err)
+		}
+	}
+	return eng, images, nil
+}

@@ -2,6 +2,10 @@ package notice
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/rogpeppe/go-internal/diff"
 )
@@ -24,4 +28,37 @@ func Diff(oldName, newName string, old, new []byte) []byte {
 		d = d[i+1:]
 	}
 	return d
+}
+
+// Stale is the diff that turns the file at path into text ([Diff], the
+// new side named "<path> (regenerated)"), nil when they are equal. A
+// missing file is empty; the error is the file's that cannot be read.
+func Stale(path string, text []byte) ([]byte, error) {
+	cur, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return Diff(path, path+" (regenerated)", cur, text), nil
+}
+
+// WriteFile replaces path with data (mode 0644) through a temporary file
+// in the same folder, so a reader never sees half a file.
+func WriteFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"path/filepath"
 
 	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/task"
@@ -89,4 +91,60 @@ func Refused(err error) bool {
 		}
 	}
 	return false
+}
+
+// FetchAll is srb fetch over the task folders dirs: each is loaded (memo:
+// task.LoadOptions.Memo) and fetched into c ([Fetch]), in order. A task
+// that cannot be read has its problems printed on log and reports status
+// error; a starting commit that could not be made is a line on log. It
+// returns a report per folder and how many were the tasks' own fault
+// (bad: code 2, or unreadable) and how many harness faults (code 1).
+func FetchAll(ctx context.Context, dirs []string, c *Cache, env *Env, pin bool, memo string, log io.Writer) (results []Fetched, bad, faults int) {
+	for _, d := range dirs {
+		t, problems := task.LoadWith(d, task.LoadOptions{Memo: memo})
+		if len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(log, p.Format(""))
+			}
+			results = append(results, Fetched{Task: filepath.Base(d), Status: "error", Error: fmt.Sprintf("%d problem(s) in the task; run srb validate", len(problems))})
+			bad++
+			continue
+		}
+		r, code, startErr := Fetch(ctx, t, c, env, pin)
+		if startErr != nil {
+			fmt.Fprintf(log, "srb: %s: the starting tree could not be made: %v\n", t.ID, startErr)
+		}
+		switch code {
+		case 1:
+			faults++
+		case 2:
+			bad++
+		}
+		results = append(results, r)
+	}
+	return results, bad, faults
+}
+
+// WriteFetched prints results as srb fetch does: per task, the archive
+// (top folder, source, fetched or from the cache), its digest and status,
+// and the starting tree's commit, on out; each task's error on errOut.
+func WriteFetched(out, errOut io.Writer, results []Fetched) {
+	for _, r := range results {
+		switch {
+		case r.Digest != "":
+			from := "fetched"
+			if r.Cached {
+				from = "from the cache"
+			}
+			fmt.Fprintf(out, "%s: %s (%s, %s): sha256 %s %s\n", r.Task, r.Top, r.Source, from, r.Digest, r.Status)
+			if r.StartCommit != "" {
+				fmt.Fprintf(out, "%s: starting tree commit %s\n", r.Task, r.StartCommit)
+			}
+		default:
+			fmt.Fprintf(out, "%s: %s\n", r.Task, r.Status)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(errOut, "srb: %s: %s\n", r.Task, r.Error)
+		}
+	}
 }

@@ -49,3 +49,16 @@ func Task(ctx context.Context, dir, cacheDir string) *task.Report {
 // LoadMemo is the folder under the cache cacheDir where loaded tasks are
 // memoised (task.LoadOptions.Memo, task.ValidateOptions.LoadMemo).
 func LoadMemo(cacheDir string) string { return filepath.Join(cacheDir, "validate", "load") }
+
+// Tasks validates each task folder of dirs ([Task]) and returns their
+// reports, in order, and how many have problems.
+func Tasks(ctx context.Context, dirs []string, cacheDir string) (reports []*task.Report, bad int) {
+	for _, d := range dirs {
+		r := Task(ctx, d, cacheDir)
+		reports = append(reports, r)
+		if !r.OK() {
+			bad++
+		}
+	}
+	return reports, bad
+}

@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -225,4 +226,22 @@ func heatmapSVG(b *strings.Builder, rep *Report) {
 		b.WriteString("\n")
 	}
 	b.WriteString("</svg>\n")
+}
+
+// WriteHTMLFile writes rep's page ([WriteHTML]) to a new file at path
+// (truncating one that exists). The error is the file's that cannot be
+// created, or the writing's, prefixed with path.
+func WriteHTMLFile(path string, rep *Report, title string) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = WriteHTML(fh, rep, title)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
 }

@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // this machine (the host backend) with the scripted driver in every model
 // position, replaying the go-port fixture's scripts: stage 1 passes, stage
 // 2 is complete, stage 3 is earned and all six adversaries survive.
-// The stages are srb's own (cli.LadderStages, with the host backend); the
+// The stages are srb's own (grade.Ladder.Stages, with the host backend); the
 // task model is srb's internal/task, of which the pipeline reads only
 // pipeline.Task.
 func ExampleGrader_Grade() {
@@ -67,11 +67,11 @@ func ExampleGrader_Grade() {
 	}
 
 	// The host backend: every stage runs on this machine.
-	backend := &cli.LadderOptions{Host: true, Now: time.Now, Lookup: func(string) (string, bool) { return "", false }}
+	backend := &grade.Ladder{Host: true, Now: time.Now, Lookup: func(string) (string, bool) { return "", false }}
 	g := &pipeline.Grader{
 		Task:     pipeline.Task{ID: t.ID, Exclude: t.Artifacts.Exclude, Policy: grade.TaskPolicy(t), AuditDriver: t.Audit.Driver},
 		Original: original,
-		Stages:   cli.LadderStages(backend, t),
+		Stages:   backend.Stages(t),
 	}
 	var log strings.Builder
 	o := g.Grade(context.Background(), pipeline.Submission{

@@ -49,3 +49,25 @@ func withFileErr(err error, path string) error {
 	}
 	return err
 }
+
+// ReadPublished reads the verdict at path (a score.json, or a results
+// folder holding one) and checks that its folder's reward.json and
+// summary.txt agree with it ([CheckPublished]). The error says there is
+// no verdict at the path, or is the verdict's own (result.ReadVerdict)
+// or the disagreement.
+func ReadPublished(path string) (*result.Verdict, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, result.ScoreFile)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("no verdict at %s", path)
+	}
+	v, err := result.ReadVerdict(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckPublished(filepath.Dir(path), v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

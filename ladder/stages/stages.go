@@ -14,7 +14,7 @@
 // functions: the behavioural declaration, State A's tree, the stage
 // images (found, built and loaded), the provenance stamped into each
 // stage file and the tree digest the audit's resume checks. srb builds it
-// from its task model (internal/cli's stageTask); another harness builds
+// from its task model (internal/grade's StageTask); another harness builds
 // its own.
 //
 // A stage's error is a [*pipeline.Error] naming its exit class
