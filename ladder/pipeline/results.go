@@ -19,11 +19,6 @@ var runMarkers = []string{"score.json", "reward.json", "summary.txt", "run.json"
 // a folder of campaigns, and some to spare).
 const runsInsideDepth = 6
 
-// RunsInside lists (at most three, then "…") the folders up to
-// runsInsideDepth levels below dir that hold a run's stage files, its
-// score.json, reward.json, summary.txt or run.json, when dir itself holds
-// none: dir is then a parent of runs, not a run. nil when dir holds one,
-// or no folder below it does.
 // IsRun reports whether dir holds one of a run's stage files, its
 // score.json, reward.json, summary.txt or run.json (any kind of file by
 // that name: reading it decides what it is).
@@ -41,6 +36,11 @@ func IsRun(dir string) bool {
 	return false
 }
 
+// RunsInside lists (at most three, then "…") the folders up to
+// runsInsideDepth levels below dir that hold a run's stage files, its
+// score.json, reward.json, summary.txt or run.json, when dir itself holds
+// none: dir is then a parent of runs, not a run. nil when dir holds one,
+// or no folder below it does.
 func RunsInside(dir string) []string {
 	if IsRun(dir) {
 		return nil

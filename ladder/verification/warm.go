@@ -77,6 +77,7 @@ type WarmError struct {
 	Stderr   string
 }
 
+// Error says which command failed and how, with the end of its stderr.
 func (e *WarmError) Error() string {
 	what := fmt.Sprintf("exited %d", e.ExitCode)
 	if e.TimedOut {
