@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -79,10 +80,12 @@ func TestScript(t *testing.T) {
 }
 
 // goSeed is a HOME holding a warm Go build cache of this machine's
-// toolchain, built once per test process from a program of srb's own (no
-// submission fixture), with the flags the fixture task's candidate runner
-// builds with: what `srb ladder --host --home-seed` copies into each
-// tree's HOME for its warm-up, so that no round compiles the standard
+// toolchain, built once per test process by the fixture task's own warm
+// command (testdata/tasks/lang90-tally-c-to-go/modules/candidate/warm-home.sh:
+// a program of its own, no submission fixture, built with the flags the
+// task's candidate runner builds with): what `srb ladder --host
+// --home-seed` copies into each tree's HOME, and the task's warm command
+// starts from, so that no round and no stage compiles the standard
 // library cold (25 s a round on this machine's kind).
 type goSeed struct {
 	dir  string
@@ -90,50 +93,20 @@ type goSeed struct {
 	err  error
 }
 
-// seedProgram imports what the fixture ports import.
-const seedProgram = `package main
-
-import (
-	"bufio"
-	"encoding/json"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"syscall"
-)
-
-var (
-	_ = bufio.NewReader
-	_ = json.Marshal
-	_ io.Reader
-	_ = filepath.Join
-	_ = strings.Fields
-	_ = syscall.Getpid
-)
-
-func main() { fmt.Fprintln(os.Stdout) }
-`
+// warmHome is the fixture task's warm command, from internal/cli.
+const warmHome = "../../testdata/tasks/lang90-tally-c-to-go/modules/candidate/warm-home.sh"
 
 func (g *goSeed) build() error {
-	src := filepath.Join(g.dir, "src")
 	home := filepath.Join(g.dir, "home")
-	if err := os.MkdirAll(src, 0o755); err != nil {
+	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module seed\n\ngo 1.22\n"), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(seedProgram), 0o644); err != nil {
-		return err
-	}
-	cmd := exec.Command("go", "build", "-trimpath", "-o", os.DevNull, ".")
-	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "CGO_ENABLED=0", "GOFLAGS=-mod=mod", "GOPROXY=off",
-		"GOCACHE="+filepath.Join(home, ".cache", "go-build"), "GOPATH="+filepath.Join(g.dir, "gopath"))
+	cmd := exec.Command("/bin/bash", warmHome)
+	cmd.Dir = home
+	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") })
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go build of the seed program: %v: %s", err, out)
+		return fmt.Errorf("the fixture task's warm command: %v: %s", err, out)
 	}
 	return nil
 }
