@@ -118,7 +118,7 @@ function bodyText (res, buf) {
   if (!Buffer.from(s, 'utf8').equals(buf)) return `(binary, ${buf.length} bytes, sha256 ${createHash('sha256').update(buf).digest('hex')})`
   // An error page's stack frames name the implementation's files: keep the
   // error's first line, drop the frames.
-  if (res.statusCode >= 400) return s.replace(/(<br>)?(&nbsp; )*&nbsp;at [^<]*/g, '').replace(/\n\s+at .*/g, '')
+  if (res.statusCode >= 400) return s.replace(/(<br>)? ?(&nbsp; )*&nbsp;at [^<]*/g, '').replace(/\n\s+at .*/g, '')
   return s
 }
 
