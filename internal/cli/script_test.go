@@ -101,7 +101,11 @@ func (g *goSeed) build() error {
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
 	}
-	cmd := exec.Command("/bin/bash", warmHome)
+	script, err := filepath.Abs(warmHome)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command("/bin/bash", script)
 	cmd.Dir = home
 	cmd.Env = append(os.Environ(), "HOME="+home)
 	cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "GOCACHE=") })
