@@ -647,8 +647,13 @@ func allowedFields(v cue.Value, path []string) []string {
 			sel = append(sel, cue.Str(el))
 		}
 	}
-	s := v.LookupPath(cue.MakePath(sel...))
-	it, err := s.Fields(cue.Optional(true))
+	return fieldNames(v.LookupPath(cue.MakePath(sel...)))
+}
+
+// fieldNames lists the names of v's fields, optional ones included; nil
+// when v is no struct.
+func fieldNames(v cue.Value) []string {
+	it, err := v.Fields(cue.Optional(true))
 	if err != nil {
 		return nil
 	}
@@ -685,15 +690,7 @@ func alternativeFields(t *Task, path []string) []string {
 		for _, el := range path[k:] {
 			alt = optionalField(alt, el)
 		}
-		it, err := alt.Fields(cue.Optional(true))
-		if err != nil {
-			return nil
-		}
-		var names []string
-		for it.Next() {
-			names = append(names, it.Selector().Unquoted())
-		}
-		return names
+		return fieldNames(alt)
 	}
 	return nil
 }
