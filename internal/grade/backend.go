@@ -12,7 +12,6 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
-	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/stages"
 	"github.com/swe-refactor-bench/srb/ladder/suite"
 )
@@ -122,14 +121,7 @@ type StageFile struct {
 // (pipeline.CouldNotRun or pipeline.BadTask) and "<stage>: <reason>". A
 // result that cannot be written is reported on Log.
 func (s *StageFile) Fail(code int, reason string, meta map[string]any) error {
-	st := result.Failed(s.Stage, s.TaskID, reason, s.Now)
-	for k, v := range meta {
-		st.Metadata[k] = v
-	}
-	if werr := st.Write(s.Path); werr != nil {
-		fmt.Fprintf(s.Log, "srb: %v\n", werr)
-	}
-	return &pipeline.Error{Code: code, Err: fmt.Errorf("%s: %s", s.Stage, reason)}
+	return stages.PublishFailed(s.Path, s.Stage, s.TaskID, s.Now, s.Log, code, reason, meta)
 }
 
 // Load loads the task folder dir. When it cannot be read, its problems

@@ -200,14 +200,24 @@ func newRun(stage string, t *Task, results string, now func() time.Time, log io.
 // below"; it returns a [*pipeline.Error] with code. A result that cannot be
 // written is reported on the log.
 func (s *stageRun) fail(code int, reason string, meta map[string]any) error {
-	st := result.Failed(s.stage, s.taskID, reason, s.now)
+	return PublishFailed(s.out, s.stage, s.taskID, s.now, s.log, code, reason, meta)
+}
+
+// PublishFailed writes a failed result of stage for the task taskID at
+// path (RESULTS/<stage>.json), stamped now, naming reason, with meta
+// merged into its metadata, so an absent file never reads as "the ladder
+// stopped below"; it returns a [*pipeline.Error] with code
+// (pipeline.CouldNotRun or pipeline.BadTask) and "<stage>: <reason>". A
+// result that cannot be written is reported on log ("srb: " lines).
+func PublishFailed(path, stage, taskID string, now time.Time, log io.Writer, code int, reason string, meta map[string]any) error {
+	st := result.Failed(stage, taskID, reason, now)
 	for k, v := range meta {
 		st.Metadata[k] = v
 	}
-	if werr := st.Write(s.out); werr != nil {
-		fmt.Fprintf(s.log, "srb: %v\n", werr)
+	if werr := st.Write(path); werr != nil {
+		fmt.Fprintf(log, "srb: %v\n", werr)
 	}
-	return &pipeline.Error{Code: code, Err: fmt.Errorf("%s: %s", s.stage, reason)}
+	return &pipeline.Error{Code: code, Err: fmt.Errorf("%s: %s", stage, reason)}
 }
 
 // stamp records t's provenance for the stage in its result when this run
