@@ -359,17 +359,10 @@ func NewHost(cfg HostConfig) (*Host, error) {
 	}
 	// The task's assets are copied, so no candidate can change what the
 	// next run executes (and the task folder stays as it was).
-	pathMap := map[string]string{}
 	froms := slices.Sorted(maps.Keys(cfg.PathMap))
-	for i, from := range froms {
-		dst := filepath.Join(h.reach, "assets", strconv.Itoa(i))
-		if err := copyTree(cfg.PathMap[from], dst); err != nil {
-			return fail(fmt.Errorf("sandbox: copy %s: %w", cfg.PathMap[from], err))
-		}
-		if err := openToAll(dst); err != nil {
-			return fail(fmt.Errorf("sandbox: %w", err))
-		}
-		pathMap[from] = dst
+	pathMap, err := copyAssets(cfg.PathMap, filepath.Join(h.reach, "assets"))
+	if err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
 	}
 	if h.command, err = CheckCommand(cfg.Command, pathMap); err != nil {
 		// Name the task's path, not the copy's.
@@ -929,6 +922,26 @@ func searchable(dir string) bool {
 			return true
 		}
 	}
+}
+
+// copyAssets copies each folder pathMap maps to (the task's files, by the
+// image path they stand for) into its own folder under dst, readable (never
+// writable) by every user, and returns pathMap onto the copies: so a
+// command run as another user can read them, and nothing it does reaches
+// the task folder.
+func copyAssets(pathMap map[string]string, dst string) (map[string]string, error) {
+	out := map[string]string{}
+	for i, from := range slices.Sorted(maps.Keys(pathMap)) {
+		d := filepath.Join(dst, strconv.Itoa(i))
+		if err := copyTree(pathMap[from], d); err != nil {
+			return nil, fmt.Errorf("copy %s: %w", pathMap[from], err)
+		}
+		if err := openToAll(d); err != nil {
+			return nil, err
+		}
+		out[from] = d
+	}
+	return out, nil
 }
 
 // openToAll lets every user read (never write) what is under dir.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -85,17 +84,13 @@ func (e *WarmError) Error() string {
 	}
 	msg := fmt.Sprintf("verification.warm_command %s %s", strings.Join(e.Command, " "), what)
 	if s := strings.TrimSpace(e.Stderr); s != "" {
-		msg += ": " + runeTail(s, 600)
+		tail := lastRunes(s, 600)
+		if tail != s {
+			tail = "…" + tail
+		}
+		msg += ": " + tail
 	}
 	return msg
-}
-
-func runeTail(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return "…" + string(r[len(r)-n:])
 }
 
 func (cfg *WarmConfig) defaults() error {
@@ -167,16 +162,9 @@ func WarmHomeOnHost(ctx context.Context, cfg WarmConfig) (*Warmed, error) {
 	// The task's files the command names are copied where its user may
 	// read them (the task folder itself may sit under a folder closed to
 	// other users), as [NewHost] copies them for the candidate command.
-	pathMap := map[string]string{}
-	for i, from := range slices.Sorted(maps.Keys(cfg.PathMap)) {
-		dst := filepath.Join(reach, "assets", strconv.Itoa(i))
-		if err := copyTree(cfg.PathMap[from], dst); err != nil {
-			return nil, fmt.Errorf("warm: copy %s: %w", cfg.PathMap[from], err)
-		}
-		if err := openToAll(filepath.Join(reach, "assets")); err != nil {
-			return nil, fmt.Errorf("warm: %w", err)
-		}
-		pathMap[from] = dst
+	pathMap, err := copyAssets(cfg.PathMap, filepath.Join(reach, "assets"))
+	if err != nil {
+		return nil, fmt.Errorf("warm: %w", err)
 	}
 	argv, err := CheckCommand(cfg.Command, pathMap)
 	if err != nil {
