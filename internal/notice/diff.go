@@ -5,9 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/rogpeppe/go-internal/diff"
+
+	"github.com/swe-refactor-bench/srb/internal/archive"
 )
 
 // Diff returns a unified diff (diff -u format, 3 lines of context) that
@@ -42,23 +43,7 @@ func Stale(path string, text []byte) ([]byte, error) {
 }
 
 // WriteFile replaces path with data (mode 0644) through a temporary file
-// in the same folder, so a reader never sees half a file.
+// in the same folder, synced ([archive.WriteFileAtomic]).
 func WriteFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return archive.WriteFileAtomic(path, data, 0o644)
 }

@@ -299,20 +299,9 @@ func sameFile(a, b string) bool {
 	}
 }
 
+// writeAtomic writes a cache record ([archive.WriteFileAtomic], 0644).
 func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return archive.WriteFileAtomic(path, data, 0o644)
 }
 
 // lockFile takes an exclusive flock on path, creating it; the returned

@@ -8,6 +8,8 @@ import (
 
 	"cuelang.org/go/cue/ast"
 	"cuelang.org/go/cue/parser"
+
+	"github.com/swe-refactor-bench/srb/internal/archive"
 )
 
 // Pin writes digest as state_a.sha256 into the CUE file at path, changing
@@ -110,33 +112,12 @@ func label(l ast.Label) string {
 	return name
 }
 
+// writeFileKeepMode replaces path with data, keeping its mode
+// ([archive.WriteFileAtomic]).
 func writeFileKeepMode(path string, data []byte) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dirOf(path), ".tmp-pin-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(st.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-func dirOf(p string) string {
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[:i]
-	}
-	return "."
+	return archive.WriteFileAtomic(path, data, st.Mode().Perm())
 }
