@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -207,21 +206,12 @@ type stateACorpus struct {
 func stateACorpora(t *task.Task) []stateACorpus {
 	var out []stateACorpus
 	for i, m := range t.Behavioural.Modules {
-		if m.Kind != "command" || m.Params == nil {
-			continue
-		}
-		raw, err := m.ParamsJSON()
-		if err != nil {
-			continue
-		}
-		var p struct {
-			Corpus *struct{ From, Dir, Glob, Stage string } `json:"corpus"`
-		}
-		if json.Unmarshal(raw, &p) != nil || p.Corpus == nil || p.Corpus.From != "original" || p.Corpus.Dir == "" {
+		c := m.Corpus()
+		if c == nil || c.From != "original" || c.Dir == "" {
 			continue
 		}
 		out = append(out, stateACorpus{module: m.ID, field: fmt.Sprintf("behavioural.modules[%d].params.corpus", i),
-			dir: p.Corpus.Dir, glob: p.Corpus.Glob, stag: p.Corpus.Stage})
+			dir: c.Dir, glob: c.Glob, stag: c.Stage})
 	}
 	return out
 }

@@ -190,6 +190,33 @@ type Module struct {
 	Params     map[string]any `json:"params"`
 }
 
+// CommandCorpus is a command module's params.corpus as srb's static rules
+// read it: From ("task", "" or "original"), Dir, Glob and Stage (the
+// helper's CorpusParams; docs/SCHEMA.md).
+type CommandCorpus struct {
+	From, Dir, Glob, Stage string
+}
+
+// Corpus returns a command module's corpus; nil for another kind, a
+// module without one, or params that do not decode (the kind's own
+// decoding reports those).
+func (m Module) Corpus() *CommandCorpus {
+	if m.Kind != "command" || m.Params == nil {
+		return nil
+	}
+	raw, err := m.ParamsJSON()
+	if err != nil {
+		return nil
+	}
+	var p struct {
+		Corpus *CommandCorpus `json:"corpus"`
+	}
+	if json.Unmarshal(raw, &p) != nil {
+		return nil
+	}
+	return p.Corpus
+}
+
 // ParamsJSON returns the module's params as JSON, the form the helper
 // reads.
 func (m Module) ParamsJSON() ([]byte, error) {

@@ -282,9 +282,6 @@ func (v *validator) commandInputs() {
 				ID        string `json:"id"`
 				StdinFile string `json:"stdin_file"`
 			} `json:"cases"`
-			Corpus *struct {
-				From, Dir, Glob string
-			} `json:"corpus"`
 		}
 		if json.Unmarshal(raw, &p) != nil {
 			continue // the kind's own decoding reports it
@@ -298,7 +295,7 @@ func (v *validator) commandInputs() {
 				v.problem(RuleFileExists, fmt.Sprintf("%s.cases[%d].stdin_file", at, j), "module %s, case %s: its stdin_file %s %s", m.ID, c.ID, c.StdinFile, why)
 			}
 		}
-		if c := p.Corpus; c != nil && (c.From == "" || c.From == "task") && c.Dir != "" {
+		if c := m.Corpus(); c != nil && (c.From == "" || c.From == "task") && c.Dir != "" {
 			if why := v.inTask(c.Dir, true); why != "" {
 				v.problem(RuleFileExists, at+".corpus.dir", "module %s: its corpus folder %s %s", m.ID, c.Dir, why)
 				continue
