@@ -130,5 +130,3 @@ func printLadder(streams IOStreams, runs []*grade.Run, err error, start time.Tim
 	}
 	return nil
 }
-
-func since(t time.Time) string { return grade.RoundDuration(time.Since(t)) }

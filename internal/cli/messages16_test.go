@@ -17,7 +17,7 @@ func TestIdentitySkipMessage(t *testing.T) {
 		want string
 	}{
 		{&BuildOptions{NoIdentity: true}, "t1: identity run skipped (--no-identity)\nt1: wrote images.lock (0.0s)\n"},
-		{&BuildOptions{NoIdentity: true, NoIdentityWhy: noIdentityWhy(true)},
+		{&BuildOptions{NoIdentity: true, NoIdentityWhy: image.FreezeSkipsIdentity},
 			"t1: identity run skipped (srb freeze is recording the truth it would check; the next srb build runs it)\nt1: wrote images.lock (0.0s)\n"},
 	} {
 		var sb strings.Builder
@@ -25,8 +25,5 @@ func TestIdentitySkipMessage(t *testing.T) {
 		if sb.String() != c.want {
 			t.Errorf("printBuild(%+v) = %q, want %q", c.opts, sb.String(), c.want)
 		}
-	}
-	if noIdentityWhy(false) != "" {
-		t.Errorf("noIdentityWhy(false) = %q, want \"\"", noIdentityWhy(false))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/task"
 	"github.com/swe-refactor-bench/srb/ladder/models"
@@ -158,7 +159,7 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 	if err := runVerification(ctx, opts); err != nil {
 		t.Fatalf("%v\n%s", err, errOut.String())
 	}
-	t.Logf("six rounds in the image in %s", since(start))
+	t.Logf("six rounds in the image in %s", grade.RoundDuration(time.Since(start)))
 	st, err := result.ReadStage(filepath.Join(opts.Results, "verification.json"))
 	if err != nil {
 		t.Fatal(err)
