@@ -441,29 +441,26 @@ func citations(votes []Vote) []map[string]any {
 // at most 4000 characters. Reviews that agree word for word are one
 // reason, so a report prints each reason once (#16).
 func reasons(votes []Vote) string {
-	var order []string
-	count := map[string]int{}
-	verdictOf := map[string]string{}
+	type reason struct{ verdict, body string }
+	var order []reason
+	count := map[reason]int{}
 	for _, v := range votes {
-		body := strings.TrimSpace(v.Reasoning)
+		r := reason{v.Verdict, strings.TrimSpace(v.Reasoning)}
 		if v.Downgraded != "" {
-			body += "\n    -> " + v.Downgraded
+			r.body += "\n    -> " + v.Downgraded
 		}
-		key := v.Verdict + "\x00" + body
-		if count[key] == 0 {
-			order = append(order, key)
-			verdictOf[key] = v.Verdict
+		if count[r] == 0 {
+			order = append(order, r)
 		}
-		count[key]++
+		count[r]++
 	}
 	parts := make([]string, 0, len(order))
-	for _, key := range order {
-		body := key[len(verdictOf[key])+1:]
-		tag := "[" + verdictOf[key] + "]"
-		if n := count[key]; n > 1 {
+	for _, r := range order {
+		tag := "[" + r.verdict + "]"
+		if n := count[r]; n > 1 {
 			tag += fmt.Sprintf(" (%d reviews)", n)
 		}
-		parts = append(parts, tag+" "+body)
+		parts = append(parts, tag+" "+r.body)
 	}
 	return runeCut(strings.Join(parts, "\n\n"), 4000)
 }

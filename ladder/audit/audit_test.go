@@ -178,7 +178,8 @@ func TestGroundedFail(t *testing.T) {
 	if len(c.Evidence) != 1 || c.Evidence[0]["grounded"] != true || c.Evidence[0]["ground_note"] != "verified" || jsonOf(c.Evidence[0]["line"]) != "10" {
 		t.Errorf("evidence %v", c.Evidence)
 	}
-	if strings.Count(c.Detail, "main runs the kept C binary") != 1 || !strings.HasPrefix(c.Detail, "[fail] (2 reviews) main runs the kept C binary") {
+	if strings.Count(c.Detail, "main runs the kept C binary") != 1 || !strings.HasPrefix(c.Detail, "[fail] (2 reviews) main runs the kept C binary") ||
+		strings.Count(c.Detail, "\n\n[pass] ") != 1 || strings.Contains(c.Detail, "[pass] (") {
 		t.Errorf("detail %q", c.Detail)
 	}
 	ok, why := scoring.AuditPassesGate(st, scoring.Published(), "")
