@@ -135,8 +135,10 @@ func DefaultsFor(id, class string) Defaults {
 		d.CorpusArgv = `["${BUILD}/example"]`
 		d.OldTools, d.NewTools = `["gcc", "make"]`, `["rustc"]`
 		d.OldCaps, d.NewCaps = `["gcc", "make"]`, `["cargo", "rustc"]`
-		d.AgentImage = `{packages: ["gcc=4:12.2.0-3", "make=4.3-4.1", "cargo=0.66.0+ds1-1", "rustc=1.63.0+dfsg1-2"]}`
-		d.VerificationImage = d.AgentImage
+		d.VerificationImage = `{packages: ["gcc=4:12.2.0-3", "make=4.3-4.1", "cargo=0.66.0+ds1-1", "rustc=1.63.0+dfsg1-2"]}`
+		// The agent image has both stacks and git (State A is a git
+		// repository there).
+		d.AgentImage = `{packages: ["gcc=4:12.2.0-3", "make=4.3-4.1", "cargo=0.66.0+ds1-1", "rustc=1.63.0+dfsg1-2", "git=1:2.39.5-0+deb12u3"]}`
 		// Rust links through cc: the behavioural image keeps it, watched.
 		d.BehaviouralImage = `{packages: ["gcc=4:12.2.0-3", "cargo=0.66.0+ds1-1", "rustc=1.63.0+dfsg1-2"], observe: ["cc", "gcc"]}`
 		d.GateRetired = "Is every C source and the Makefile's C build gone from the submission?"
@@ -174,7 +176,7 @@ func DefaultsFor(id, class string) Defaults {
 		d.InstructionTitle = "Move the project to the new platform"
 		d.OldStack, d.NewStack = "Python 3.11 (Debian)", "Node.js 18 (Debian)"
 		d.Source = `{kind: "url", url: "https://example.invalid/example-1.0.tar.gz", sha256: "0000000000000000000000000000000000000000000000000000000000000000"}`
-		d.Toolchains = `{node: "18.19.0"}`
+		d.Toolchains = `{node: "18.20.4"}`
 		d.Build = `[["node", "--check", "example.js"]]`
 		d.Exclude = `["node_modules", "__pycache__", ".git"]`
 		d.Original = `[["python3", "-m", "compileall", "-q", "."]]`
@@ -183,9 +185,12 @@ func DefaultsFor(id, class string) Defaults {
 		d.CorpusArgv = `["node", "${BUILD}/example.js"]`
 		d.OldTools, d.NewTools = `["python3"]`, `["node"]`
 		d.OldCaps, d.NewCaps = `["python3"]`, `["node"]`
-		d.AgentImage = `{packages: ["python3=3.11.2-1+b1", "nodejs=18.19.0+dfsg-6~deb12u2"]}`
-		d.BehaviouralImage = `{packages: ["nodejs=18.19.0+dfsg-6~deb12u2"]}`
-		d.VerificationImage = d.AgentImage
+		d.VerificationImage = `{packages: ["python3=3.11.2-1+b1", "nodejs=18.20.4+dfsg-1~deb12u2"]}`
+		// State A runs on python3 when stage 2 checks it (the identity run,
+		// an untouched submission): the behavioural image keeps python3,
+		// watched (srb build's identity run fails without it).
+		d.BehaviouralImage = `{packages: ["python3=3.11.2-1+b1", "nodejs=18.20.4+dfsg-1~deb12u2"], observe: ["python3"]}`
+		d.AgentImage = `{packages: ["python3=3.11.2-1+b1", "nodejs=18.20.4+dfsg-1~deb12u2", "git=1:2.39.5-0+deb12u3"]}`
 		d.GateRetired = "Is every Python source gone, so that nothing in the submission needs Python?"
 		d.GateReal = "Does the submission run on Node.js itself, rather than shelling out to a kept Python program?"
 	case "build":
@@ -202,9 +207,9 @@ func DefaultsFor(id, class string) Defaults {
 		d.CorpusArgv = `["${BUILD}/build/example"]`
 		d.OldTools, d.NewTools = `["autoconf", "automake", "libtool"]`, `["cmake"]`
 		d.OldCaps, d.NewCaps = `["autoconf", "automake", "libtool"]`, `["cmake"]`
-		d.AgentImage = `{packages: ["gcc=4:12.2.0-3", "make=4.3-4.1", "autoconf=2.71-3", "automake=1:1.16.5-1.3", "libtool=2.4.7-7~deb12u1", "cmake=3.25.1-1"]}`
+		d.VerificationImage = `{packages: ["gcc=4:12.2.0-3", "make=4.3-4.1", "autoconf=2.71-3", "automake=1:1.16.5-1.3", "libtool=2.4.7-7~deb12u1", "libtool-bin=2.4.7-7~deb12u1", "cmake=3.25.1-1"]}`
 		d.BehaviouralImage = `{packages: ["gcc=4:12.2.0-3", "make=4.3-4.1", "cmake=3.25.1-1"]}`
-		d.VerificationImage = d.AgentImage
+		d.AgentImage = `{packages: ["gcc=4:12.2.0-3", "make=4.3-4.1", "autoconf=2.71-3", "automake=1:1.16.5-1.3", "libtool=2.4.7-7~deb12u1", "libtool-bin=2.4.7-7~deb12u1", "cmake=3.25.1-1", "git=1:2.39.5-0+deb12u3"]}`
 		d.GateRetired = "Is the Autotools build (configure.ac, Makefile.am, generated configure and Makefile.in) gone from the submission?"
 		d.GateReal = "Does CMake build the libraries and programs itself, rather than calling the kept configure or make?"
 	}

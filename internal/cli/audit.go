@@ -85,6 +85,3 @@ func runAudit(ctx context.Context, opts *AuditOptions) error {
 			return stages.Audit(ctx, t, so)
 		})
 }
-
-// copyReviewTree is [stages.CopyReviewTree].
-var copyReviewTree = stages.CopyReviewTree

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,27 +79,5 @@ func TestPreflightFixture(t *testing.T) {
 	}
 	if got := models.ForwardedEnv(lookup, positions...); strings.Join(got, " ") != "ANTHROPIC_AUTH_TOKEN OPENAI_API_KEY" {
 		t.Errorf("forwarded %q", got)
-	}
-}
-
-// TestCopyReviewTree copies files with their modes and links as links,
-// and leaves out what is neither (a FIFO would block a reader).
-func TestCopyReviewTree(t *testing.T) {
-	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "copy")
-	os.MkdirAll(filepath.Join(src, "bin"), 0o755)
-	os.WriteFile(filepath.Join(src, "bin", "run.sh"), []byte("#!/bin/sh\n"), 0o755)
-	os.Symlink("/etc/passwd", filepath.Join(src, "out"))
-	syscall.Mkfifo(filepath.Join(src, "pipe"), 0o644)
-	if err := copyReviewTree(src, dst); err != nil {
-		t.Fatal(err)
-	}
-	if fi, err := os.Stat(filepath.Join(dst, "bin", "run.sh")); err != nil || fi.Mode().Perm() != 0o755 {
-		t.Errorf("run.sh: %v %v", fi, err)
-	}
-	if link, err := os.Readlink(filepath.Join(dst, "out")); err != nil || link != "/etc/passwd" {
-		t.Errorf("link: %q %v", link, err)
-	}
-	if _, err := os.Lstat(filepath.Join(dst, "pipe")); !os.IsNotExist(err) {
-		t.Errorf("the FIFO was copied: %v", err)
 	}
 }

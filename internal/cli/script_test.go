@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
@@ -11,8 +12,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/swe-refactor-bench/srb/internal/image"
+	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // TestMain makes the test binary double as srb, so scripts run the real
@@ -58,11 +64,23 @@ func TestScript(t *testing.T) {
 					if d, err := os.UserCacheDir(); err == nil {
 						env.Setenv("GOCACHE", filepath.Join(d, "go-build"))
 					}
+					// The engines, for the steps behind [engines], and the
+					// cache they share (the debootstrap base and the helper
+					// are made once, not once per script).
+					for _, k := range []string{"BUILDKIT_HOST", "DOCKER_HOST", "SRB_REGISTRY"} {
+						env.Setenv(k, os.Getenv(k))
+					}
+					if d, err := source.DefaultCacheDir(); err == nil {
+						env.Setenv("SRB_SHARED_CACHE", d)
+					}
 					return nil
 				},
 				Condition: func(cond string) (bool, error) {
-					if cond == "root" {
+					switch cond {
+					case "root":
 						return os.Geteuid() == 0, nil
+					case "engines":
+						return scriptEngines()
 					}
 					return false, fmt.Errorf("unknown condition %q", cond)
 				},
@@ -78,6 +96,29 @@ func TestScript(t *testing.T) {
 		})
 	}
 }
+
+// scriptEngines is the [engines] condition: Docker and BuildKit are
+// reachable, checked once per test process. Unreachable engines are
+// false, and an error (the script fails) under SRB_REQUIRE_ENGINES=1, as
+// for the image tests ([requireEngines]).
+var scriptEngines = sync.OnceValues(func() (bool, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	d, err := engine.NewDocker()
+	if err == nil {
+		_, err = d.Version(ctx)
+	}
+	if err == nil {
+		var c interface{ Close() error }
+		if c, _, err = image.Dial(ctx, image.BuildKitAddr("")); err == nil {
+			c.Close()
+		}
+	}
+	if err != nil && os.Getenv("SRB_REQUIRE_ENGINES") == "1" {
+		return false, fmt.Errorf("SRB_REQUIRE_ENGINES=1 but an engine is not reachable: %v (scripts/engines.sh starts them)", err)
+	}
+	return err == nil, nil
+})
 
 // goSeed is a HOME holding a warm Go build cache of this machine's
 // toolchain, built once per test process by the fixture task's own warm

@@ -36,7 +36,7 @@ func fakeBinary(t *testing.T, name string) string {
 	return p
 }
 
-// TestExportRealTasks exports the real tasks (lang01, build01, pf02, fw02) and checks that every
+// TestExportRealTasks exports the real tasks (every folder of tasks/) and checks that every
 // task.toml field equals the declaration it is derived from, that the
 // schema accepts it, and that the Dockerfiles and test.sh pin the
 // images.lock digests under the registry given.

@@ -95,7 +95,9 @@ func Checks(t *task.Task, stage string) []Check {
 		}
 		cs = append(cs, Check{Field: field + " (grader path)", Capability: "srb-helper", Origin: "always: the agent image holds nothing of the grader"})
 		// State A is a git repository there: git must be there to use it.
-		cs = append(cs, Check{Field: field + " (state A is a git repository)", Capability: "git", Present: true, Origin: "always: State A is a git repository there"})
+		for _, c := range task.AgentAlwaysHas {
+			cs = append(cs, Check{Field: field + " (state A is a git repository)", Capability: c, Present: true, Origin: "always: State A is a git repository there"})
+		}
 	}
 	return cs
 }

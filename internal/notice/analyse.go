@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,6 +72,7 @@ type Finding struct {
 type Review struct {
 	Path     string `json:"path"`     // relative to the archive's top folder
 	Coverage int    `json:"coverage"` // percent of its words known licences match
+	SHA256   string `json:"sha256"`   // of the file's bytes (as read, at most 1 MiB)
 }
 
 // MinCoverage is the percentage of a licence file's words that known
@@ -348,7 +351,7 @@ func (fd *Finding) fill(files []string, licences, nested, notices []textFile, he
 		if c := coverage(l.text, hits); c < MinCoverage {
 			// Not a licence text srb knows, or one inside other terms:
 			// publish nothing from it.
-			fd.Review = append(fd.Review, Review{Path: l.path, Coverage: c})
+			fd.Review = append(fd.Review, Review{Path: l.path, Coverage: c, SHA256: sha256Hex(l.text)})
 			reviewTop = true
 			fd.Copyright = appendNew(fd.Copyright, copyrights(l.text)...)
 			continue
@@ -449,7 +452,7 @@ func (fd *Finding) fill(files []string, licences, nested, notices []textFile, he
 	for _, l := range nested {
 		hits := hitsOf[l.path]
 		if c := coverage(l.text, hits); len(hits) > 0 && c < MinCoverage {
-			fd.Review = append(fd.Review, Review{Path: l.path, Coverage: c})
+			fd.Review = append(fd.Review, Review{Path: l.path, Coverage: c, SHA256: sha256Hex(l.text)})
 			continue
 		}
 		if idList := ids(hits); len(idList) > 0 && !underMain(idList) {
@@ -669,4 +672,10 @@ func sameSet(a, b []string) bool {
 		bset[x] = true
 	}
 	return len(bset) == len(set)
+}
+
+// sha256Hex is the lower-case hex sha256 of b.
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }

@@ -19,7 +19,9 @@ const RuleLicenseFound = "license-found"
 // archive states and where. A declaration that is not an SPDX expression,
 // an archive that cannot be read and an archive with no recognisable
 // licence are problems of the same rule, and so is a licence file known
-// licence texts cover less than [MinCoverage] percent of (naming it).
+// licence texts cover less than [MinCoverage] percent of (naming it),
+// unless state_a.licence_reviews reviewed it by hand ([ApplyReviews]; a
+// review that does not apply is a problem too).
 func Check(t *task.Task, archivePath string) []task.Problem {
 	const field = "state_a.license"
 	problem := func(format string, args ...any) []task.Problem {
@@ -33,12 +35,16 @@ func Check(t *task.Task, archivePath string) []task.Problem {
 	if err != nil {
 		return problem("cannot check the declared licence against State A: %v", err)
 	}
+	f, bad := ApplyReviews(f, t.StateA.LicenceReviews)
+	if len(bad) > 0 {
+		return problem("%s", strings.Join(bad, "; "))
+	}
 	if len(f.Review) > 0 {
 		var rs []string
 		for _, r := range f.Review {
-			rs = append(rs, fmt.Sprintf("%s (%d%%)", r.Path, r.Coverage))
+			rs = append(rs, fmt.Sprintf("%s (%d%%, sha256 %s)", r.Path, r.Coverage, r.SHA256))
 		}
-		return problem("State A's licence file(s) %s: known licence texts match less than %d%% of the words, so srb publishes no SPDX id from them and %q cannot be confirmed: review the terms by hand (they may not allow redistribution)", strings.Join(rs, ", "), MinCoverage, t.StateA.License)
+		return problem("State A's licence file(s) %s: known licence texts match less than %d%% of the words, so srb publishes no SPDX id from them and %q cannot be confirmed: review the terms by hand (they may not allow redistribution) and, for a nested file, record the review in state_a.licence_reviews: {path, sha256, license, why}", strings.Join(rs, ", "), MinCoverage, t.StateA.License)
 	}
 	if f.Expression == "" {
 		return problem("State A (%s) has no licence file and no file header srb recognises, so %q cannot be confirmed: check the release's terms by hand", f.Top, t.StateA.License)

@@ -211,6 +211,9 @@ func ids(hits []hit) []string {
 
 var (
 	copyrightWord = regexp.MustCompile(`(?i)\bcopyright\b(?:\s*(?:\(c\)|©))?\s*`)
+	// debianField is the Copyright field of a Debian machine-readable
+	// copyright file: "Copyright: 2011-2015 Kenneth Reitz".
+	debianField   = regexp.MustCompile(`^Copyright:\s+`)
 	copyrightSign = regexp.MustCompile(`(?i)(?:\(c\)|©)\s*\d{4}`)
 	yearsOnly     = regexp.MustCompile(`^[\d\s,\-–]+$`)
 	commentLead   = regexp.MustCompile(`^[\s*#/;!-]*`)
@@ -224,7 +227,8 @@ var (
 
 // copyrights returns the copyright statements in text, one per line, in
 // order: a line holding "Copyright" followed by (c)/© or a year, or (c)/©
-// followed by a year. A statement that is only years continues on the
+// followed by a year, or a Debian copyright file's "Copyright:" field
+// holding a year. A statement that is only years continues on the
 // next line ("Copyright (c) 2013-2019" above "Frank Denis"). Templates
 // ("<year>", "[yyyy]") are skipped.
 func copyrights(text []byte) []string {
@@ -239,7 +243,13 @@ func copyrights(text []byte) []string {
 			continue
 		}
 		var stmt string
-		if loc := copyrightWord.FindStringIndex(line); loc != nil {
+		if loc := debianField.FindStringIndex(line); loc != nil {
+			rest := line[loc[1]:]
+			if rest == "" || rest[0] < '0' || rest[0] > '9' {
+				continue // "Copyright: not applicable"
+			}
+			stmt = "Copyright " + rest
+		} else if loc := copyrightWord.FindStringIndex(line); loc != nil {
 			rest := line[loc[1]:]
 			marked := strings.ContainsAny(line[loc[0]:loc[1]], "(©")
 			if !marked && (rest == "" || rest[0] < '0' || rest[0] > '9') {

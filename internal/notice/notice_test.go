@@ -280,6 +280,8 @@ Copyright (c) <year> <copyright holders>
 markdowntest project, Copyright 2013 Karl Dubost:
 (c) You must cause any modified files to carry prominent notices
 Copyright © 2020 Ünïcode Holder
+Copyright: 2011-2015 Kenneth Reitz <_@kennethreitz.com>
+Copyright: not applicable
 `
 	want := []string{
 		"Copyright (c) 2014, John MacFarlane",
@@ -287,6 +289,7 @@ Copyright © 2020 Ünïcode Holder
 		"Copyright (c) 2013-2019 Frank Denis <j at pureftpd dot org>",
 		"Copyright 2013 Karl Dubost",
 		"Copyright © 2020 Ünïcode Holder",
+		"Copyright 2011-2015 Kenneth Reitz <_@kennethreitz.com>",
 	}
 	if diff := cmp.Diff(want, copyrights([]byte(in))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

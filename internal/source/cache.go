@@ -113,7 +113,12 @@ func (c *Cache) Materialise(ctx context.Context, a task.StateA, taskDir string, 
 
 	var manifest string
 	if s.Kind != "local" {
-		if d, ok := c.cached(key); ok {
+		// A cached archive that differs from the task's pin is fetched
+		// again before the mismatch is reported: the entry may come
+		// from an srb whose fetcher for this kind made other bytes of
+		// the same declaration, and only what the source serves now
+		// may call the pin wrong.
+		if d, ok := c.cached(key); ok && (a.SHA256 == "" || a.SHA256 == d) {
 			e.Digest, e.Archive, e.FromCache = d, c.Path(d), true
 			return e, check(e, a)
 		}

@@ -1,14 +1,18 @@
 package source
 
 import (
+	"archive/tar"
+	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/swe-refactor-bench/srb/internal/archive"
 	"github.com/swe-refactor-bench/srb/internal/task"
 )
 
@@ -106,5 +110,145 @@ func TestDebianDownloadsOnlyTheOrigTarball(t *testing.T) {
 	_, err = (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", &Env{AptGet: aptGet, AptHelper: aptHelper, AptSources: etc})
 	if err == nil || !strings.Contains(err.Error(), "no file listed") {
 		t.Errorf("empty listing: %v", err)
+	}
+}
+
+// arArchive builds a Debian package: an ar archive of the members in order.
+func arArchive(members [][2]string) []byte {
+	var b strings.Builder
+	b.WriteString("!<arch>\n")
+	for _, m := range members {
+		fmt.Fprintf(&b, "%-16s%-12s%-6s%-6s%-8s%-10d`\n", m[0], "0", "0", "0", "100644", len(m[1]))
+		b.WriteString(m[1])
+		if len(m[1])%2 == 1 {
+			b.WriteString("\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+// TestDebianBinaryKeepsTheSubdir: a debian-binary State A is the data.tar
+// of the one .deb apt-get download --print-uris lists (the control member
+// skipped, an odd-sized member's padding honoured), cut to its subdir with
+// Debian's copyright file beside it; a
+// subdir the package lacks and a listing without a .deb are errors.
+func TestDebianBinaryKeepsTheSubdir(t *testing.T) {
+	pool := t.TempDir()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, f := range [][2]string{{"./usr/lib/python3/dist-packages/pkg/core.py", "x = 1\n"}, {"./usr/share/doc/python3-pkg/copyright", "ISC\n"}} {
+		tw.WriteHeader(&tar.Header{Name: f[0], Mode: 0o644, Size: int64(len(f[1])), Typeflag: tar.TypeReg})
+		tw.Write([]byte(f[1]))
+	}
+	tw.Close()
+	zw.Close()
+	data := buf.Bytes()
+	deb := arArchive([][2]string{{"debian-binary", "2.0\n"}, {"control.tar.gz", "odd"}, {"data.tar.gz", string(data)}})
+	if err := os.WriteFile(filepath.Join(pool, "python3-pkg_1.0-1_all.deb"), deb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	listing := "Reading package lists...\n'file://" + pool + "/python3-pkg_1.0-1_all.deb' python3-pkg_1.0-1_all.deb " + strconv.Itoa(len(deb)) + " SHA256:" + sum(deb) + "\n"
+	etc := t.TempDir()
+	if err := os.WriteFile(filepath.Join(etc, "sources.list"), []byte("deb http://mirror.invalid/debian bookworm main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := task.StateA{Project: "pkg", Version: "1.0", Source: task.Source{Kind: "debian-binary", Package: "python3-pkg", Version: "1.0-1", Subdir: "usr/lib/python3/dist-packages"}}
+	aptGet, aptHelper, _ := fakeApt(t, listing)
+	c := &Cache{Dir: t.TempDir()}
+	e, err := c.Materialise(context.Background(), a, ".", &Env{AptGet: aptGet, AptHelper: aptHelper, AptSources: etc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := archive.ExtractFile(c.Path(e.Digest), out, archive.DefaultLimits()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "pkg-1.0", "pkg", "core.py"))
+	if err != nil || string(got) != "x = 1\n" {
+		t.Errorf("State A's pkg/core.py = %q, %v; want the package's file", got, err)
+	}
+	if got, err := os.ReadFile(filepath.Join(out, "pkg-1.0", "copyright")); err != nil || string(got) != "ISC\n" {
+		t.Errorf("State A's copyright = %q, %v; want Debian's copyright file", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "pkg-1.0", "usr")); err == nil {
+		t.Error("State A kept files outside the subdir")
+	}
+
+	a.Source.Subdir = "usr/lib/python3/site-packages"
+	aptGet, aptHelper, _ = fakeApt(t, listing)
+	_, err = (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", &Env{AptGet: aptGet, AptHelper: aptHelper, AptSources: etc})
+	if err == nil || !strings.Contains(err.Error(), "has no folder usr/lib/python3/site-packages") {
+		t.Errorf("missing subdir: %v", err)
+	}
+
+	a.Source.Subdir = ""
+	aptGet, aptHelper, _ = fakeApt(t, "'file://"+pool+"/x.dsc' x.dsc 3 SHA256:"+strings.Repeat("0", 64)+"\n")
+	_, err = (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", &Env{AptGet: aptGet, AptHelper: aptHelper, AptSources: etc})
+	if err == nil || !strings.Contains(err.Error(), "not one .deb") {
+		t.Errorf("no .deb listed: %v", err)
+	}
+}
+
+// TestDebianSuiteAsksTheSystemsMirrorsForIt: a debian source with a suite
+// (a version only another release's Sources index lists) derives deb-src
+// entries only from the deb entries that serve this system's release (its
+// os-release codename), each asking for that suite alone; the security
+// archive and third-party repositories are left out, in both the .list and
+// the deb822 form, and a system with no such entry is refused by name.
+func TestDebianSuiteAsksTheSystemsMirrorsForIt(t *testing.T) {
+	etc := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(etc, "sources.list.d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"sources.list": "deb [signed-by=/k.gpg] http://mirror.invalid/debian bookworm main contrib\ndeb http://other.invalid/apt cloud-bookworm main\n",
+		"sources.list.d/debian.sources": "Types: deb\nURIs: http://mirror.invalid/debian\nSuites: bookworm bookworm-updates\nComponents: main\nSigned-By: /k.gpg\n\n" +
+			"Types: deb\nURIs: http://mirror.invalid/debian-security\nSuites: bookworm-security\nComponents: main\n",
+		"sources.list.d/node.sources": "Types: deb\nURIs: https://node.invalid/\nSuites: nodistro\nComponents: main\n",
+		"os-release":                  "PRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nVERSION_CODENAME=bookworm\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(etc, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := t.TempDir()
+	from, err := codename(filepath.Join(etc, "os-release"))
+	if err != nil || from != "bookworm" {
+		t.Fatalf("codename = %q, %v; want bookworm", from, err)
+	}
+	n, err := writeAptSources(etc, out, "deb-src", from, "trixie")
+	if err != nil || n != 2 {
+		t.Fatalf("writeAptSources = %d, %v; want 2 entries", n, err)
+	}
+	got := map[string]string{}
+	ents, _ := os.ReadDir(out)
+	for _, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		got[e.Name()] = string(b)
+	}
+	want := map[string]string{
+		"00-sources.list":   "deb-src [signed-by=/k.gpg] http://mirror.invalid/debian trixie main contrib\n",
+		"01-debian.sources": "Types: deb-src\nURIs: http://mirror.invalid/debian\nSuites: trixie\nComponents: main\nSigned-By: /k.gpg\n\n",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("entries:\n%q\nwant\n%q", got, want)
+	}
+
+	// Without a suite every deb entry is mirrored as it is.
+	if n, err := writeAptSources(etc, t.TempDir(), "deb-src", "", ""); err != nil || n != 5 {
+		t.Errorf("without a suite: %d, %v; want 5 entries", n, err)
+	}
+
+	// A system whose entries never name its release cannot serve the suite.
+	if err := os.WriteFile(filepath.Join(etc, "os-release"), []byte("VERSION_CODENAME=sid\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aptGet, aptHelper, _ := fakeApt(t, "")
+	a := task.StateA{Project: "pkg", Version: "1.0", Source: task.Source{Kind: "debian", Package: "pkg", Version: "1.0-1", Suite: "trixie"}}
+	_, err = (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", &Env{AptGet: aptGet, AptHelper: aptHelper, AptSources: etc, OSRelease: filepath.Join(etc, "os-release")})
+	if err == nil || !strings.Contains(err.Error(), "serves this system's release sid, so none can serve the suite trixie") {
+		t.Errorf("no entry for the release: %v", err)
 	}
 }

@@ -111,36 +111,11 @@ func truncate(b []byte, n int) string {
 // hash from the signed Sources index; apt-helper downloads it checking that
 // hash, and srb checks the size and SHA-256 again before unpacking.
 func fetchDebian(ctx context.Context, s task.Source, _, dir string, env *Env) error {
-	root := filepath.Join(env.Work, "apt")
-	parts := filepath.Join(root, "sources.list.d")
-	for _, d := range []string{parts, filepath.Join(root, "lists", "partial"), filepath.Join(root, "cache", "archives", "partial"), filepath.Join(root, "dl")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-	}
-	n, err := writeDebSrc(env.prog(env.AptSources, "/etc/apt"), parts)
+	apt, opts, dl, err := privateApt(ctx, "deb-src", s.Package, s.Suite, env)
 	if err != nil {
 		return err
 	}
-	if n == 0 {
-		return fmt.Errorf("no deb entries in %s to derive deb-src entries from: configure an apt source for the mirror that serves %s", env.prog(env.AptSources, "/etc/apt"), s.Package)
-	}
-	opts := []string{
-		"-q",
-		"-o", "Dir::Etc::SourceList=/dev/null",
-		"-o", "Dir::Etc::SourceParts=" + parts,
-		"-o", "Dir::State::Lists=" + filepath.Join(root, "lists"),
-		"-o", "Dir::Cache=" + filepath.Join(root, "cache"),
-		"-o", "APT::Sandbox::User=root",
-		"-o", "Debug::NoLocking=1",
-	}
-	apt := env.prog(env.AptGet, "apt-get")
-	env.logf("apt-get update (deb-src)")
-	if _, err := run(ctx, root, nil, apt, append(opts, "update")...); err != nil {
-		return err
-	}
 	env.logf("apt-get source --print-uris %s=%s", s.Package, s.Version)
-	dl := filepath.Join(root, "dl")
 	out, err := run(ctx, dl, nil, apt, append(opts, "source", "--print-uris", s.Package+"="+s.Version)...)
 	if err != nil {
 		return err
@@ -153,15 +128,192 @@ func fetchDebian(ctx context.Context, s task.Source, _, dir string, env *Env) er
 	if err != nil {
 		return err
 	}
-	dest := filepath.Join(dl, f.Name)
-	env.logf("apt-helper download-file %s", f.Name)
-	if _, err := run(ctx, dl, nil, env.prog(env.AptHelper, "/usr/lib/apt/apt-helper"), "download-file", f.URI, dest, f.Hash); err != nil {
-		return err
-	}
-	if err := checkDownload(dest, f); err != nil {
+	dest, err := aptDownload(ctx, dl, f, env)
+	if err != nil {
 		return err
 	}
 	return archive.ExtractFile(dest, dir, LimitsOf(s))
+}
+
+// fetchDebianBinary downloads a Debian binary package (.deb) with apt, in
+// a private apt state whose deb entries are the system's, so apt checks the
+// signed indexes: apt-get download --print-uris gives the package's URI,
+// size and hash from the signed Packages index, apt-helper downloads it
+// checking that hash, and srb checks the size and SHA-256 again. State A
+// is the package's data.tar (the files dpkg would install, not its
+// maintainer scripts), or only its folder s.Subdir when the task names one
+// (a Python package's usr/lib/python3/dist-packages), with the package's
+// usr/share/doc/<package>/copyright beside that folder's files as
+// copyright. It serves a release whose source package the mirror does not
+// carry.
+func fetchDebianBinary(ctx context.Context, s task.Source, _, dir string, env *Env) error {
+	if s.Subdir != "" && !filepath.IsLocal(filepath.FromSlash(s.Subdir)) {
+		return fmt.Errorf("state_a.source.subdir %q is not a relative path inside the package", s.Subdir)
+	}
+	apt, opts, dl, err := privateApt(ctx, "deb", s.Package, "", env)
+	if err != nil {
+		return err
+	}
+	env.logf("apt-get download --print-uris %s=%s", s.Package, s.Version)
+	out, err := run(ctx, dl, nil, apt, append(opts, "download", "--print-uris", s.Package+"="+s.Version)...)
+	if err != nil {
+		return err
+	}
+	files, err := parseSourceURIs(out)
+	if err != nil {
+		return fmt.Errorf("apt-get download --print-uris %s=%s: %w", s.Package, s.Version, err)
+	}
+	if len(files) != 1 || !strings.HasSuffix(files[0].Name, ".deb") {
+		var names []string
+		for _, f := range files {
+			names = append(names, archive.QuoteName(f.Name))
+		}
+		return fmt.Errorf("apt-get download --print-uris %s=%s listed %s, not one .deb", s.Package, s.Version, strings.Join(names, ", "))
+	}
+	deb, err := aptDownload(ctx, dl, files[0], env)
+	if err != nil {
+		return err
+	}
+	data := filepath.Join(env.Work, "deb-data.tar")
+	if err := debData(deb, data, LimitsOf(s)); err != nil {
+		return fmt.Errorf("%s: %w", files[0].Name, err)
+	}
+	if s.Subdir == "" {
+		return archive.ExtractFile(data, dir, LimitsOf(s))
+	}
+	all := filepath.Join(env.Work, "deb-files")
+	if err := archive.ExtractFile(data, all, LimitsOf(s)); err != nil {
+		return err
+	}
+	sub := filepath.Join(all, filepath.FromSlash(s.Subdir))
+	if !isDir(sub) {
+		return fmt.Errorf("%s has no folder %s (state_a.source.subdir)", files[0].Name, s.Subdir)
+	}
+	// The package's terms travel with its files: Debian's copyright file,
+	// when the package has one, is kept as copyright at State A's top.
+	cr := filepath.Join(all, "usr", "share", "doc", s.Package, "copyright")
+	if st, err := os.Lstat(cr); err == nil && st.Mode().IsRegular() {
+		to := filepath.Join(sub, "copyright")
+		if _, err := os.Lstat(to); err == nil {
+			return fmt.Errorf("%s: %s already holds a file copyright, where Debian's copyright file would go", files[0].Name, s.Subdir)
+		}
+		if err := os.Rename(cr, to); err != nil {
+			return err
+		}
+	}
+	return os.Rename(sub, filepath.Join(dir, filepath.Base(sub)))
+}
+
+// debData copies the data.tar member of the Debian package at deb (an ar
+// archive: debian-binary, control.tar.*, data.tar.*) to out, at most
+// lim.MaxBytes of it. Its compression is left to archive.ExtractFile.
+func debData(deb, out string, lim archive.Limits) error {
+	f, err := os.Open(deb)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	magic := make([]byte, 8)
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != "!<arch>\n" {
+		return errors.New("not a Debian package (no ar header)")
+	}
+	hdr := make([]byte, 60)
+	for {
+		if _, err := io.ReadFull(r, hdr); err != nil {
+			if errors.Is(err, io.EOF) {
+				return errors.New("no data.tar member")
+			}
+			return fmt.Errorf("ar member header: %w", err)
+		}
+		name := strings.TrimSuffix(strings.TrimSpace(string(hdr[0:16])), "/")
+		var size int64
+		if _, err := fmt.Sscan(strings.TrimSpace(string(hdr[48:58])), &size); err != nil || size < 0 || string(hdr[58:60]) != "`\n" {
+			return fmt.Errorf("ar member %s: malformed header", archive.QuoteName(name))
+		}
+		if strings.HasPrefix(name, "data.tar") {
+			if size > lim.MaxBytes {
+				return fmt.Errorf("%w: data.tar is %d bytes, more than %d (state_a.source.limits.max_bytes)", archive.ErrTooLarge, size, lim.MaxBytes)
+			}
+			w, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			if _, err := io.CopyN(w, r, size); err != nil {
+				w.Close()
+				return fmt.Errorf("data.tar: %w", err)
+			}
+			return w.Close()
+		}
+		if _, err := io.CopyN(io.Discard, r, size+size%2); err != nil {
+			return fmt.Errorf("ar member %s: %w", archive.QuoteName(name), err)
+		}
+	}
+}
+
+// privateApt prepares an apt state under env.Work whose entries of type typ
+// ("deb" or "deb-src") mirror the system's deb entries, runs apt-get
+// update in it, and returns apt-get, the options that select that state
+// and the download folder. pkg names the package in the error when the
+// system has no deb entry. A suite ("" for none) replaces the system's
+// own release: only the entries that serve the system's release (its
+// os-release VERSION_CODENAME among their suites) are written, each with
+// that suite as its only suite, so the same mirrors and keyrings serve
+// another release's signed index.
+func privateApt(ctx context.Context, typ, pkg, suite string, env *Env) (apt string, opts []string, dl string, err error) {
+	root := filepath.Join(env.Work, "apt")
+	parts := filepath.Join(root, "sources.list.d")
+	dl = filepath.Join(root, "dl")
+	for _, d := range []string{parts, filepath.Join(root, "lists", "partial"), filepath.Join(root, "cache", "archives", "partial"), dl} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return "", nil, "", err
+		}
+	}
+	var from string
+	if suite != "" {
+		if from, err = codename(env.prog(env.OSRelease, "/etc/os-release")); err != nil {
+			return "", nil, "", fmt.Errorf("state_a.source.suite %s: %w", suite, err)
+		}
+	}
+	n, err := writeAptSources(env.prog(env.AptSources, "/etc/apt"), parts, typ, from, suite)
+	if err != nil {
+		return "", nil, "", err
+	}
+	if n == 0 && suite != "" {
+		return "", nil, "", fmt.Errorf("no deb entry in %s serves this system's release %s, so none can serve the suite %s (state_a.source.suite) for %s", env.prog(env.AptSources, "/etc/apt"), from, suite, pkg)
+	}
+	if n == 0 {
+		return "", nil, "", fmt.Errorf("no deb entries in %s to derive %s entries from: configure an apt source for the mirror that serves %s", env.prog(env.AptSources, "/etc/apt"), typ, pkg)
+	}
+	opts = []string{
+		"-q",
+		"-o", "Dir::Etc::SourceList=/dev/null",
+		"-o", "Dir::Etc::SourceParts=" + parts,
+		"-o", "Dir::State::Lists=" + filepath.Join(root, "lists"),
+		"-o", "Dir::Cache=" + filepath.Join(root, "cache"),
+		"-o", "APT::Sandbox::User=root",
+		"-o", "Debug::NoLocking=1",
+	}
+	apt = env.prog(env.AptGet, "apt-get")
+	env.logf("apt-get update (%s)", typ)
+	if _, err := run(ctx, root, nil, apt, append(opts, "update")...); err != nil {
+		return "", nil, "", err
+	}
+	return apt, opts, dl, nil
+}
+
+// aptDownload downloads f into dl with apt-helper, which checks the
+// index's hash, checks its size and SHA-256 again and returns its path.
+func aptDownload(ctx context.Context, dl string, f sourceFile, env *Env) (string, error) {
+	dest := filepath.Join(dl, f.Name)
+	env.logf("apt-helper download-file %s", f.Name)
+	if _, err := run(ctx, dl, nil, env.prog(env.AptHelper, "/usr/lib/apt/apt-helper"), "download-file", f.URI, dest, f.Hash); err != nil {
+		return "", err
+	}
+	if err := checkDownload(dest, f); err != nil {
+		return "", err
+	}
+	return dest, nil
 }
 
 // sourceFile is one file of a Debian source package as apt-get source
@@ -270,10 +422,30 @@ func checkDownload(path string, f sourceFile) error {
 	return nil
 }
 
-// writeDebSrc turns every deb entry of the apt configuration under etc
-// (sources.list, sources.list.d/*.list and *.sources) into a deb-src
-// entry in out, and returns how many it wrote.
-func writeDebSrc(etc, out string) (int, error) {
+// codename reads VERSION_CODENAME from the os-release file at p.
+func codename(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("this system's release: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok && k == "VERSION_CODENAME" {
+			if v = strings.Trim(v, "\"'"); v != "" {
+				return v, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("this system's release: %s names no VERSION_CODENAME", p)
+}
+
+// writeAptSources writes every deb entry of the apt configuration under
+// etc (sources.list, sources.list.d/*.list and *.sources) into out as an
+// entry of type typ ("deb-src" for source packages, "deb" for binary
+// ones), and returns how many it wrote. With a suite to ("" for none),
+// only the entries listing the suite from are written, with to as their
+// only suite.
+func writeAptSources(etc, out, typ, from, to string) (int, error) {
 	var files []string
 	if _, err := os.Stat(filepath.Join(etc, "sources.list")); err == nil {
 		files = append(files, filepath.Join(etc, "sources.list"))
@@ -292,24 +464,32 @@ func writeDebSrc(etc, out string) (int, error) {
 		case strings.HasSuffix(f, ".sources"):
 			for _, stanza := range strings.Split(string(b), "\n\n") {
 				var lines []string
-				isDeb := false
+				isDeb, serves := false, to == ""
 				sc := bufio.NewScanner(strings.NewReader(stanza))
 				for sc.Scan() {
 					line := sc.Text()
+					if k, v, ok := strings.Cut(line, ":"); ok && to != "" && strings.EqualFold(strings.TrimSpace(k), "Suites") {
+						for _, s := range strings.Fields(v) {
+							if s == from {
+								serves = true
+							}
+						}
+						line = "Suites: " + to
+					}
 					if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Types") {
 						for _, t := range strings.Fields(v) {
 							if t == "deb" {
 								isDeb = true
 							}
 						}
-						line = "Types: deb-src"
+						line = "Types: " + typ
 					}
 					if k, _, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Enabled") {
 						continue
 					}
 					lines = append(lines, line)
 				}
-				if isDeb {
+				if isDeb && serves {
 					sb.WriteString(strings.Join(lines, "\n") + "\n\n")
 					n++
 				}
@@ -323,10 +503,28 @@ func writeDebSrc(etc, out string) (int, error) {
 			sc := bufio.NewScanner(bytes.NewReader(b))
 			for sc.Scan() {
 				line := strings.TrimSpace(sc.Text())
-				if strings.HasPrefix(line, "deb ") {
-					sb.WriteString("deb-src " + strings.TrimPrefix(line, "deb ") + "\n")
-					n++
+				if !strings.HasPrefix(line, "deb ") {
+					continue
 				}
+				rest := strings.TrimPrefix(line, "deb ")
+				if to != "" {
+					// deb [options] URI suite component…
+					f := strings.Fields(rest)
+					i := 0
+					if i < len(f) && strings.HasPrefix(f[i], "[") {
+						for i < len(f) && !strings.HasSuffix(f[i], "]") {
+							i++
+						}
+						i++
+					}
+					if i+1 >= len(f) || f[i+1] != from {
+						continue
+					}
+					f[i+1] = to
+					rest = strings.Join(f, " ")
+				}
+				sb.WriteString(typ + " " + rest + "\n")
+				n++
 			}
 			if sb.Len() > 0 {
 				if err := os.WriteFile(filepath.Join(out, fmt.Sprintf("%02d-%s.list", i, strings.TrimSuffix(filepath.Base(f), ".list"))), []byte(sb.String()), 0o644); err != nil {

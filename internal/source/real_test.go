@@ -60,7 +60,8 @@ func TestRealSources(t *testing.T) {
 				if e.Digest != s.digest || e.FromCache {
 					t.Fatalf("fetch %d: digest %s from cache %v, want %s fetched", i, e.Digest, e.FromCache, s.digest)
 				}
-				files, err := Files(e.Archive)
+				listing, err := Files(e.Archive)
+				files := listing.Entries
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -38,29 +38,44 @@ const (
 	RuleReadable = "state-a-readable"
 )
 
-// Files lists the regular files, symbolic links and empty folders of the
-// canonical archive at path, relative to its top-level folder, sorted;
-// an empty folder ends in "/". These are what collection could strip, so
-// the exclusion rules match all three.
-func Files(path string) ([]string, error) {
+// Listing is what State A's canonical archive holds, as the exclusion
+// and corpus rules read it: Entries are its regular files, symbolic links
+// and empty folders, relative to its top-level folder, sorted, an empty
+// folder ending in "/" (what collection could strip, so the exclusion
+// rules match all three); Links are the entries that are symbolic links,
+// sorted (a corpus walk takes regular files only and follows no link).
+type Listing struct {
+	Entries []string `json:"entries"`
+	Links   []string `json:"links,omitempty"`
+}
+
+// IsLink reports whether entry is a symbolic link of l.
+func (l Listing) IsLink(entry string) bool {
+	_, ok := slices.BinarySearch(l.Links, entry)
+	return ok
+}
+
+// Files lists the canonical archive at path ([Listing]). Errors are the
+// archive's: it cannot be opened, is not gzip, or its tar is damaged.
+func Files(path string) (Listing, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return Listing{}, err
 	}
 	defer f.Close()
 	zr, err := gzip.NewReader(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return Listing{}, fmt.Errorf("%s: %w", path, err)
 	}
 	tr := tar.NewReader(zr)
-	var files, dirs []string
+	var files, dirs, links []string
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return Listing{}, fmt.Errorf("%s: %w", path, err)
 		}
 		name := strings.TrimPrefix(h.Name, "./")
 		_, rest, ok := strings.Cut(strings.TrimSuffix(name, "/"), "/")
@@ -68,7 +83,10 @@ func Files(path string) ([]string, error) {
 			continue
 		}
 		switch h.Typeflag {
-		case tar.TypeReg, tar.TypeSymlink:
+		case tar.TypeSymlink:
+			links = append(links, rest)
+			files = append(files, rest)
+		case tar.TypeReg:
 			files = append(files, rest)
 		case tar.TypeDir:
 			dirs = append(dirs, rest)
@@ -84,14 +102,15 @@ func Files(path string) ([]string, error) {
 		}
 	}
 	sort.Strings(files)
-	return files, nil
+	sort.Strings(links)
+	return Listing{Entries: files, Links: links}, nil
 }
 
 // CachedFiles is [Files] of the archive at path, kept beside it by
-// [archive.Derived] ("original.tar.gz.files.json"): a warm validate reads
-// the list instead of decoding the archive.
-func CachedFiles(path string) ([]string, error) {
-	return archive.Derived(path, "files", func() ([]string, error) { return Files(path) })
+// [archive.Derived] ("original.tar.gz.listing.json"): a warm validate
+// reads the listing instead of decoding the archive.
+func CachedFiles(path string) (Listing, error) {
+	return archive.Derived(path, "listing", func() (Listing, error) { return Files(path) })
 }
 
 // Check runs the rules that need State A: its pin, and the exclusion
@@ -162,13 +181,14 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		}
 		return ps, ns
 	}
-	files, err := CachedFiles(archivePath)
+	listing, err := CachedFiles(archivePath)
+	files := listing.Entries
 	if err != nil {
 		ns = append(ns, task.Note{Rule: RuleAvailable, Msg: fmt.Sprintf("State A's archive could not be read (%v), so %s not checked against its files", err, unchecked(corpora))})
 		return ps, ns
 	}
 	for _, c := range corpora {
-		for _, f := range c.check(files) {
+		for _, f := range c.check(listing) {
 			problem(task.RuleFileExists, f.path, "%s", f.msg)
 		}
 	}
@@ -188,7 +208,8 @@ func Check(ctx context.Context, t *task.Task, c *Cache) ([]task.Problem, []task.
 		problem(RuleExcludeStateA, fmt.Sprintf("artifacts.exclude[%d]", index[p.Raw]), "pattern %q deletes %s State A ships: %s; collection would strip %s from every submission: narrow the pattern to where build outputs appear (a path such as build/%s matches only under build/)",
 			p.Raw, countEntries(h), listFew(quoteNames(h), 4), map[bool]string{true: "it", false: "them"}[len(h) == 1], p.Raw)
 	}
-	ns = append(ns, task.Note{Rule: RuleExcludeStateA, Msg: fmt.Sprintf("%d exclusion pattern(s) checked against the %d file(s) State A ships", len(set.Patterns), len(files))})
+	ns = append(ns, task.Note{Rule: RuleExcludeStateA, Msg: fmt.Sprintf("%s checked against the %s State A ships",
+		plural(len(set.Patterns), "exclusion pattern", "exclusion patterns"), countListing(listing))})
 	return ps, ns
 }
 
@@ -229,12 +250,14 @@ func unchecked(corpora []stateACorpus) string {
 	return fmt.Sprintf("exclusions and the State A corpus of module(s) %s were", strings.Join(ids, ", "))
 }
 
-// check is what the helper would fail on, against files (State A's
-// regular files, links and empty folders, as [Files] lists them): the
-// corpus folder is not a folder of State A, no file under it has a name
-// matching the glob (the module would have no case), or its stage folder
-// is not a folder of State A.
-func (c stateACorpus) check(files []string) []finding {
+// check is what the helper would fail on, against State A's listing: the
+// corpus folder is not a folder of State A (a file, a symbolic link, or
+// nothing), no regular file under it has a name matching the glob (the
+// module would have no case: the helper's walk takes regular files only,
+// so a symbolic link named like a corpus file is no case), or its stage
+// folder is not a folder of State A.
+func (c stateACorpus) check(l Listing) []finding {
+	files := l.Entries
 	isDir := func(d string) bool {
 		d = path.Clean(d)
 		if d == "." {
@@ -249,7 +272,10 @@ func (c stateACorpus) check(files []string) []finding {
 	}
 	if !isDir(c.dir) {
 		why := "does not exist"
-		if slices.Contains(files, path.Clean(c.dir)) {
+		switch d := path.Clean(c.dir); {
+		case l.IsLink(d):
+			why = "is a symbolic link, which the helper does not follow,"
+		case slices.Contains(files, d):
 			why = "is a file, not a folder,"
 		}
 		return append(out, finding{c.field + ".dir", fmt.Sprintf("module %s: its corpus folder %s %s in State A's tree (from: \"original\"): the helper would fail at freeze", c.module, c.dir, why)})
@@ -262,14 +288,14 @@ func (c stateACorpus) check(files []string) []finding {
 		prefix = ""
 	}
 	for _, f := range files {
-		if !strings.HasPrefix(f, prefix) || strings.HasSuffix(f, "/") {
+		if !strings.HasPrefix(f, prefix) || strings.HasSuffix(f, "/") || l.IsLink(f) {
 			continue
 		}
 		if ok, _ := path.Match(c.glob, path.Base(f)); ok {
 			return out
 		}
 	}
-	return append(out, finding{c.field + ".glob", fmt.Sprintf("module %s: no file of its corpus folder %s in State A's tree matches %q: the module would have no case", c.module, c.dir, c.glob)})
+	return append(out, finding{c.field + ".glob", fmt.Sprintf("module %s: no regular file of its corpus folder %s in State A's tree matches %q (symbolic links are not followed): the module would have no case", c.module, c.dir, c.glob)})
 }
 
 type finding struct{ path, msg string }
@@ -392,6 +418,24 @@ func countEntries(names []string) string {
 		parts = append(parts, plural(folders, "empty folder", "empty folders"))
 	}
 	return strings.Join(parts, " and ")
+}
+
+// countListing says what l holds, in words: "4 files", "3 files (1 a
+// symbolic link) and 1 empty folder".
+func countListing(l Listing) string {
+	s := countEntries(l.Entries)
+	if len(l.Links) == 0 {
+		return s
+	}
+	what := "1 a symbolic link"
+	if len(l.Links) > 1 {
+		what = fmt.Sprintf("%d symbolic links", len(l.Links))
+	}
+	files, rest, _ := strings.Cut(s, " and ")
+	if rest != "" {
+		rest = " and " + rest
+	}
+	return fmt.Sprintf("%s (%s)%s", files, what, rest)
 }
 
 func plural(n int, one, many string) string {

@@ -6,7 +6,8 @@
 // uses the go command (go env GOPROXY, the checksum database), npm uses
 // the npm client (its configured registry and integrity check), debian
 // uses apt-get with deb-src entries derived from the system's apt sources
-// (apt verifies the signed indexes), url uses HTTPS with a pinned sha256,
+// (apt verifies the signed indexes), debian-binary the same apt-get with
+// the system's deb entries for a binary package, url uses HTTPS with a pinned sha256,
 // git uses the git client, local reads a folder or an archive.
 //
 // The pin of State A is the sha256 of the canonical uncompressed tar
@@ -68,7 +69,17 @@ func Describe(s task.Source) string {
 	case "npm":
 		return fmt.Sprintf("npm %s@%s", s.Package, s.Version)
 	case "debian":
-		return fmt.Sprintf("debian source package %s %s", s.Package, s.Version)
+		d := fmt.Sprintf("debian source package %s %s", s.Package, s.Version)
+		if s.Suite != "" {
+			d += " (" + s.Suite + ")"
+		}
+		return d
+	case "debian-binary":
+		d := fmt.Sprintf("debian binary package %s %s", s.Package, s.Version)
+		if s.Subdir != "" {
+			d += " (" + s.Subdir + ")"
+		}
+		return d
 	case "url":
 		return "url " + s.URL
 	case "git":
@@ -123,12 +134,13 @@ func LimitsOf(s task.Source) archive.Limits {
 type fetcher func(ctx context.Context, s task.Source, taskDir, dir string, env *Env) error
 
 var fetchers = map[string]fetcher{
-	"gomod":  fetchGoMod,
-	"npm":    fetchNPM,
-	"debian": fetchDebian,
-	"url":    fetchURL,
-	"git":    fetchGit,
-	"local":  fetchLocal,
+	"gomod":         fetchGoMod,
+	"npm":           fetchNPM,
+	"debian":        fetchDebian,
+	"debian-binary": fetchDebianBinary,
+	"url":           fetchURL,
+	"git":           fetchGit,
+	"local":         fetchLocal,
 }
 
 // Env is how the kinds reach their registries: the programs they run and
@@ -137,12 +149,17 @@ type Env struct {
 	// Go, NPM, AptGet and Git are the clients' executables.
 	Go, NPM, AptGet, Git string
 	// AptHelper is apt's download helper (default
-	// /usr/lib/apt/apt-helper), which fetches a Debian source tarball and
-	// checks its hash.
+	// /usr/lib/apt/apt-helper), which fetches a Debian source tarball or
+	// binary package and checks its hash.
 	AptHelper string
 	// AptSources is the folder of apt .sources/.list files whose deb
-	// entries are turned into deb-src ones (default /etc/apt).
+	// entries the private apt state mirrors, as deb-src entries for a
+	// source package (default /etc/apt).
 	AptSources string
+	// OSRelease is the os-release file whose VERSION_CODENAME names this
+	// system's release, which a debian source's suite replaces (default
+	// /etc/os-release).
+	OSRelease string
 	// Work is scratch space for downloads (default: inside the cache).
 	Work string
 	// HTTPClient fetches url sources (default http.DefaultClient, which

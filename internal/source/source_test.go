@@ -42,9 +42,9 @@ func TestLocalFolderDigest(t *testing.T) {
 	if e.Digest != tallyDigest || e.Top != "tally-1.0" {
 		t.Fatalf("got %s %s", e.Top, e.Digest)
 	}
-	files, _ := Files(e.Archive)
-	if strings.Join(files, " ") != "LICENSE Makefile README tally.c" {
-		t.Errorf("files %v", files)
+	l, _ := Files(e.Archive)
+	if files := l.Entries; strings.Join(files, " ") != "LICENSE Makefile README tally.c" {
+		t.Errorf("files %v", l.Entries)
 	}
 }
 
@@ -212,9 +212,9 @@ func TestGitSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := Files(e.Archive)
-	if strings.Join(files, " ") != "x.txt" {
-		t.Errorf("files %v", files)
+	l, _ := Files(e.Archive)
+	if files := l.Entries; strings.Join(files, " ") != "x.txt" {
+		t.Errorf("files %v", l.Entries)
 	}
 }
 
@@ -370,5 +370,53 @@ func TestRepackMustUnpack(t *testing.T) {
 	a.Source.Limits = &task.SourceLimits{MaxBytes: 6 << 20}
 	if _, err := (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", nil); !errors.Is(err, archive.ErrTooLarge) || !strings.Contains(err.Error(), "state_a.source.limits.max_bytes") {
 		t.Errorf("hard-linked folder: %v, want max_bytes", err)
+	}
+}
+
+// TestStaleCacheEntryFetchedAgain: a cached archive whose digest is not
+// the task's pin (made by an srb whose fetcher for the kind gave other
+// bytes for the same declaration) is fetched again rather than reported
+// as the pin's mismatch; a pin that what the source serves now does not
+// match either is still a mismatch, naming what was fetched now.
+func TestStaleCacheEntryFetchedAgain(t *testing.T) {
+	body := tarGz(t, "rel-1.0", map[string]string{"a.txt": "a\n"}, gzip.DefaultCompression)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(body) }))
+	defer srv.Close()
+	env := &Env{HTTPClient: srv.Client()}
+	c := &Cache{Dir: t.TempDir()}
+	a := task.StateA{Project: "rel", Version: "1.0", Source: task.Source{Kind: "url", URL: srv.URL + "/rel-1.0.tar.gz", SHA256: sum(body)}}
+
+	// An older fetcher of the kind: it left one more file in the tree.
+	current := fetchers["url"]
+	fetchers["url"] = func(ctx context.Context, s task.Source, taskDir, dir string, env *Env) error {
+		if err := current(ctx, s, taskDir, dir, env); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, "rel-1.0", "extra.txt"), []byte("older fetcher\n"), 0o644)
+	}
+	stale, err := c.Materialise(context.Background(), a, ".", env)
+	fetchers["url"] = current
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	fresh, err := (&Cache{Dir: t.TempDir()}).Materialise(context.Background(), a, ".", env)
+	if err != nil || fresh.Digest == stale.Digest {
+		t.Fatalf("fresh fetch: %v, digest %s (the stale one is %s)", err, fresh.Digest, stale.Digest)
+	}
+	a.SHA256 = fresh.Digest
+	got, err := c.Materialise(context.Background(), a, ".", env)
+	if err != nil || got.FromCache || got.Digest != fresh.Digest {
+		t.Fatalf("pinned to what is served now: %v, %+v", err, got)
+	}
+	if again, err := c.Materialise(context.Background(), a, ".", env); err != nil || !again.FromCache || again.Digest != fresh.Digest {
+		t.Fatalf("second run: %v, %+v: want the refetched entry from the cache", err, again)
+	}
+
+	a.SHA256 = strings.Repeat("0", 64)
+	_, err = c.Materialise(context.Background(), a, ".", env)
+	var mm *MismatchError
+	if !errors.As(err, &mm) || mm.Got != fresh.Digest {
+		t.Fatalf("a pin nothing matches: %v", err)
 	}
 }

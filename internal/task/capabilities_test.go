@@ -78,11 +78,13 @@ func TestCapabilityDefaultsPerClass(t *testing.T) {
 			Lack: map[string][]string{"agent": none, "audit": {"go", "cc", "gcc"}, "behavioural": none, "verification": none},
 			Obs:  map[string][]string{"agent": none, "audit": none, "behavioural": none, "verification": none},
 		}},
+		// The platform scaffold's behavioural image keeps python3, watched:
+		// State A runs on it when stage 2 checks it (srb build's identity run).
 		{"platform", effective{
 			Shared: none,
 			Have:   map[string][]string{"agent": {"python3", "node"}, "audit": none, "behavioural": {"node"}, "verification": {"python3", "node"}},
-			Lack:   map[string][]string{"agent": none, "audit": {"python3", "node"}, "behavioural": {"python3"}, "verification": none},
-			Obs:    map[string][]string{"agent": none, "audit": none, "behavioural": none, "verification": none},
+			Lack:   map[string][]string{"agent": none, "audit": {"python3", "node"}, "behavioural": none, "verification": none},
+			Obs:    map[string][]string{"agent": none, "audit": none, "behavioural": {"python3"}, "verification": none},
 		}},
 	}
 	for _, c := range cases {

@@ -7,6 +7,14 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/buildcmd"
 )
 
+// AgentAlwaysHas lists the commands the agent image must have whatever
+// the task declares: git, since State A is a git repository there (the
+// agent works in it; its history is the submission's base). srb build's
+// probe asserts each on the built image (image.Checks) and srb validate
+// checks that the declaration provides each (rule image-must-have): one
+// list, so the two cannot disagree.
+var AgentAlwaysHas = []string{"git"}
+
 // CommandNeed is a program a stage image must have because a command the
 // task declares runs it there. srb validate checks it against what the
 // image's declaration installs (rule image-must-have) and srb build's
@@ -28,7 +36,9 @@ type CommandNeed struct {
 // state_b.build runs in the behavioural image (stage 2 builds the
 // submission there), each configuration's original commands in the
 // verification image (srb freeze builds State A there, with the old
-// toolchain). A program is listed once per stage, at the first command
+// toolchain) and, when state_b.detect is set, in the behavioural image
+// too (stage 2 builds a tree that lacks the marker, State A submitted
+// unchanged, with them: docs/SCHEMA.md "state_b.detect"). A program is listed once per stage, at the first command
 // that runs it; configurations are read in name order. A script that does
 // not parse is skipped here (rule exclude-build-input reports it).
 func (t *Task) CommandNeeds() []CommandNeed {
@@ -53,6 +63,11 @@ func (t *Task) CommandNeeds() []CommandNeed {
 	sort.Strings(names)
 	for _, n := range names {
 		add("verification", "behavioural.configurations."+n+".original", t.Behavioural.Configurations[n].Original)
+	}
+	if t.StateB.Detect != "" {
+		for _, n := range names {
+			add("behavioural", "behavioural.configurations."+n+".original", t.Behavioural.Configurations[n].Original)
+		}
 	}
 	return out
 }

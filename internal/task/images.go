@@ -35,14 +35,20 @@ var toolchainCommands = map[string]bool{
 
 // commandPackage names the Debian package to suggest for a command not
 // named after its package.
-var commandPackage = map[string]string{"node": "nodejs", "cc": "gcc", "c++": "g++", "ninja": "ninja-build", "java": "openjdk-17-jdk", "javac": "openjdk-17-jdk", "mvn": "maven", "npx": "npm", "gofmt": "golang-go", "clang++": "clang"}
+var commandPackage = map[string]string{"node": "nodejs", "cc": "gcc", "c++": "g++", "ninja": "ninja-build", "java": "openjdk-17-jdk", "javac": "openjdk-17-jdk", "mvn": "maven", "npx": "npm", "gofmt": "golang-go", "clang++": "clang", "libtool": "libtool-bin", "libtoolize": "libtool"}
 
 // packageProvides reports whether the Debian package name provides
 // command c: packageCommands says so, the package is named after it, or
 // it is a versioned or meta package of a toolchain (gcc-12, golang-1.22-go,
 // nodejs, build-essential, openjdk-21-jdk).
 func packageProvides(name, c string) bool {
-	if slices.Contains(packageCommands[name], c) || name == c {
+	if cs, ok := packageCommands[name]; ok {
+		// A package srb knows provides what it lists, whatever its name
+		// says (libtool ships libtoolize, not libtool).
+		if slices.Contains(cs, c) {
+			return true
+		}
+	} else if name == c {
 		return true
 	}
 	switch {
@@ -140,6 +146,14 @@ func (v *validator) imagesMustHave() {
 				stage, c, origin, c, installHint(c), c)
 		}
 	}
+	for _, c := range AgentAlwaysHas {
+		if !knownCommand(c) || stageProvides(im, &im.Agent, c) {
+			continue
+		}
+		v.problem(RuleImageMustHave, "images.agent",
+			"the agent image must have %s (always: State A is a git repository there), but its declaration installs nothing that provides it: srb build would refuse the image when its probe finds %s absent; install %s in images.agent or the base",
+			c, c, installHint(c))
+	}
 	for _, n := range v.t.CommandNeeds() {
 		s := im.Stage(n.Stage)
 		c := n.Program
@@ -167,10 +181,12 @@ func (v *validator) imagesMustHave() {
 var packageCommands = map[string][]string{
 	"gcc": {"gcc", "cc"}, "g++": {"g++", "c++"}, "clang": {"clang", "cc"}, "tcc": {"tcc", "cc"},
 	"make": {"make"}, "cmake": {"cmake"}, "ninja-build": {"ninja"}, "meson": {"meson"},
-	"autoconf": {"autoconf"}, "automake": {"automake"}, "libtool": {"libtool"}, "libtool-bin": {"libtool"},
+	"autoconf": {"autoconf"}, "automake": {"automake"},
+	// Debian's libtool ships libtoolize; the libtool script is libtool-bin's.
+	"libtool": {"libtoolize"}, "libtool-bin": {"libtool"},
 	"rustc": {"rustc"}, "cargo": {"cargo"}, "golang-go": {"go"}, "nodejs": {"node"}, "npm": {"npm", "npx"},
 	"openjdk-17-jdk": {"javac", "java"}, "openjdk-17-jdk-headless": {"javac", "java"}, "maven": {"mvn"},
-	"python3": {"python3"}, "gradle": {"gradle"},
+	"python3": {"python3"}, "gradle": {"gradle"}, "git": {"git"},
 }
 
 var (

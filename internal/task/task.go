@@ -75,6 +75,22 @@ type StateA struct {
 	// normalised archive; "" until srb fetch --pin writes it.
 	SHA256 string `json:"sha256,omitempty"`
 	Stack  string `json:"stack"`
+	// LicenceReviews are nested licence files the author reviewed by hand
+	// because srb does not know their text (rule license-found): each
+	// names the file, the sha256 of its bytes and the SPDX id it was read
+	// as, and srb publishes that id for the file's folder.
+	LicenceReviews []LicenceReview `json:"licence_reviews,omitempty"`
+}
+
+// LicenceReview is one licence file of State A reviewed by hand: Path
+// (relative to State A's top folder), SHA256 (of the file's bytes, so a
+// changed file is reviewed again), License (the SPDX expression its terms
+// are) and Why (what the file is and how it was read).
+type LicenceReview struct {
+	Path    string `json:"path"`
+	SHA256  string `json:"sha256"`
+	License string `json:"license"`
+	Why     string `json:"why"`
 }
 
 // Source says where State A comes from. Kind is one of gomod, npm, debian,
@@ -82,12 +98,20 @@ type StateA struct {
 type Source struct {
 	Kind    string `json:"kind"`
 	Module  string `json:"module,omitempty"`  // gomod
-	Package string `json:"package,omitempty"` // npm, debian
-	Version string `json:"version,omitempty"` // gomod, npm, debian
-	URL     string `json:"url,omitempty"`     // url, git
-	SHA256  string `json:"sha256,omitempty"`  // url: the downloaded bytes
-	Commit  string `json:"commit,omitempty"`  // git
-	Path    string `json:"path,omitempty"`    // local: relative to the task folder
+	Package string `json:"package,omitempty"` // npm, debian, debian-binary
+	Version string `json:"version,omitempty"` // gomod, npm, debian, debian-binary
+	// Suite is, for debian, the Debian suite whose signed Sources index
+	// lists Version when this system's release does not (e.g. trixie): the
+	// system's mirrors for its own release are asked for that suite
+	// instead. "" keeps the system's suites.
+	Suite string `json:"suite,omitempty"`
+	// Subdir is, for debian-binary, the folder of the installed files kept
+	// as State A (slash-separated, relative); "" keeps them all.
+	Subdir string `json:"subdir,omitempty"`
+	URL    string `json:"url,omitempty"`    // url, git
+	SHA256 string `json:"sha256,omitempty"` // url: the downloaded bytes
+	Commit string `json:"commit,omitempty"` // git
+	Path   string `json:"path,omitempty"`   // local: relative to the task folder
 	// Limits overrides the bounds on unpacking this source's archive
 	// (schema #Limits); nil, or a zero field, keeps the default.
 	Limits *SourceLimits `json:"limits,omitempty"`

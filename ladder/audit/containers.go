@@ -63,6 +63,18 @@ func (a *Containers) Fresh(ctx context.Context, _ int) error {
 	return a.start(ctx)
 }
 
+// Path is where the current container's processes find containerPath
+// ([engine.Session.Path]): the path itself in a container, under the
+// session's root folder on this machine.
+func (a *Containers) Path(containerPath string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur == nil {
+		return containerPath
+	}
+	return a.cur.Path(containerPath)
+}
+
 // Exec implements [agent.Execer] on the current review's container.
 func (a *Containers) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Result, error) {
 	a.mu.Lock()

@@ -1,12 +1,18 @@
-// Package engine runs stage containers on a Docker engine through
-// github.com/docker/docker/client, addressed by DOCKER_HOST (default
-// unix:///var/run/docker.sock) with the API version negotiated (Debian's
-// dockerd speaks API 1.41). [Runner] is the small interface the ladder
-// uses; limits are a decorator ([Limit]). A stage that needs more than one
-// command in its container starts a [Session] (Runner.Start): Exec with a
-// timeout that kills the command's process group, CopyIn and CopyOut as
-// tar streams through the API (so a remote DOCKER_HOST works), Kill and
-// Close. [Fake] is a Runner for unit tests without an engine.
+// Package engine is srb's one execution interface: "run these processes
+// with these files in and these results out, under these limits".
+// [Runner] starts sandboxes; a [Session] is one of them (Exec with a
+// timeout that ends the command's whole process group and a bound on its
+// output, CopyIn and CopyOut as tar streams that keep modes and links,
+// Path, Kill, Close), driving a [Container], the interface a backend
+// implements. Three do here: [Docker] (a Docker engine through
+// github.com/docker/docker/client, addressed by DOCKER_HOST, default
+// unix:///var/run/docker.sock, the API version negotiated: Debian's
+// dockerd speaks API 1.41), [Local] (this machine: a private root folder
+// and an unused uid per session, contained by ladder/proc; srb's --host)
+// and [Fake] (unit tests without an engine). A cluster backend
+// (Kubernetes pods) implements Runner and Container the same way, here or
+// outside the package ([NewSession]); the stages see only the Session.
+// Limits on how many run at once are a decorator ([Limit]).
 package engine
 
 import (
@@ -105,6 +111,12 @@ type Result struct {
 	TimedOut bool
 	// Duration is the wall time of an exec.
 	Duration time.Duration
+	// Leftovers counts the processes an exec on this machine ([Local],
+	// [Fake]) left running when its command ended, all of which were
+	// ended before Exec returned (1 stands for "some" where the count is
+	// unknown). In a container they outlive the exec until
+	// [Session.Reap] or Kill, and it is 0.
+	Leftovers int
 }
 
 // Runner runs containers and loads images on one engine.

@@ -29,6 +29,11 @@ type Fake struct {
 	RunFunc func(ctx context.Context, spec Spec) (*Result, error)
 	// ExecFunc answers Session.Exec; nil runs the command on the host.
 	ExecFunc func(ctx context.Context, c *FakeContainer, es ExecSpec) (*Result, error)
+	// HostPaths makes Session.Path give a container path under Root,
+	// where the commands run on the host find it (as [Local] does);
+	// false plays a container, whose processes see container paths as
+	// they are (the stage's view of an image).
+	HostPaths bool
 	// StartErr, when set, is what Start returns.
 	StartErr error
 	// VersionString is what Version returns ("fake" when empty).
@@ -55,10 +60,11 @@ type FakeContainer struct {
 	// container that reached its limits.
 	Hits LimitHits
 
-	mu     sync.Mutex
-	execs  []ExecSpec
-	killed bool
-	closed bool
+	mu      sync.Mutex
+	execs   []ExecSpec
+	killed  bool
+	closed  bool
+	running map[*proc.Process]bool
 }
 
 // Runs returns the specs Run was given, in order.
@@ -169,6 +175,17 @@ func (c *FakeContainer) Path(containerPath string) string {
 	return filepath.Join(c.Root, filepath.FromSlash(containerPath))
 }
 
+// Path implements [Pather]: with HostPaths (and ExecFunc nil) a
+// container path is c.Path's, where the commands the Fake runs on the
+// host find it; otherwise the Fake plays a container, whose processes see
+// container paths as they are.
+func (b *fakeBackend) Path(containerPath string) string {
+	if !b.f.HostPaths || b.f.ExecFunc != nil {
+		return containerPath
+	}
+	return b.c.Path(containerPath)
+}
+
 // fakeBackend is a Fake's container.
 type fakeBackend struct {
 	f *Fake
@@ -192,6 +209,9 @@ func (b *fakeBackend) Exec(ctx context.Context, es ExecSpec) (*Result, error) {
 	cmd.Dir = b.c.Root
 	if es.WorkDir != "" {
 		cmd.Dir = b.c.Path(es.WorkDir)
+		if rel, ok := strings.CutPrefix(filepath.Clean(es.WorkDir), b.c.Root); ok && (rel == "" || strings.HasPrefix(rel, "/")) {
+			cmd.Dir = es.WorkDir // what Session.Path gave
+		}
 	}
 	cmd.Env = append(append(append(os.Environ(), b.c.Spec.Env...), es.Env...), "SRB_FAKE_ROOT="+b.c.Root)
 	cmd.Stdin = es.Stdin
@@ -199,46 +219,45 @@ func (b *fakeBackend) Exec(ctx context.Context, es ExecSpec) (*Result, error) {
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
-	stdout, stderr := &capped{max: max}, &capped{max: max}
+	stdout, stderr := &capped{max: max, tail: es.Tail}, &capped{max: max, tail: es.Tail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	p, err := proc.StartCmd(cmd)
 	if err != nil {
 		return &Result{ExitCode: 127, Stderr: []byte(err.Error() + "\n")}, nil
 	}
-	var timeout <-chan time.Time
-	if es.Timeout > 0 {
-		t := time.NewTimer(es.Timeout)
-		defer t.Stop()
-		timeout = t.C
+	b.c.mu.Lock()
+	if b.c.running == nil {
+		b.c.running = map[*proc.Process]bool{}
 	}
-	grace := es.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
+	b.c.running[p] = true
+	killed := b.c.killed || b.c.closed
+	b.c.mu.Unlock()
+	if killed {
+		p.Kill() // Kill came while it started
 	}
+	defer func() {
+		b.c.mu.Lock()
+		delete(b.c.running, p)
+		b.c.mu.Unlock()
+	}()
 	res := &Result{}
-	var ctxErr error
-	select {
-	case <-p.Done():
-	case <-timeout:
-		res.TimedOut = true
-		p.Terminate(grace)
-	case <-ctx.Done():
-		ctxErr = ctx.Err()
-		p.Terminate(grace)
-	}
-	// Wait returns once every process of the exec is gone: a fake
-	// container leaves nothing running on this machine.
-	e := p.Wait()
+	// awaitExec returns once every process of the exec is gone.
+	e, timedOut, ctxErr := awaitExec(ctx, p, es)
+	res.TimedOut = timedOut
 	res.ExitCode = e.Code
 	if e.Signal != 0 {
 		res.ExitCode = 128 + int(e.Signal)
+	}
+	if e.Leftovers > 0 {
+		res.Leftovers = e.Leftovers
 	}
 	err = e.Err
 	if err != nil {
 		return nil, err
 	}
-	res.Stdout, res.StdoutDropped = bytes.Clone(stdout.buf.Bytes()), stdout.dropped
-	res.Stderr, res.StderrDropped = bytes.Clone(stderr.buf.Bytes()), stderr.dropped
+	res.Stdout, res.StdoutDropped = stdout.kept()
+	res.Stderr, res.StderrDropped = stderr.kept()
+	res.Stdout, res.Stderr = bytes.Clone(res.Stdout), bytes.Clone(res.Stderr)
 	res.Duration = time.Since(start)
 	if ctxErr != nil {
 		return res, fmt.Errorf("exec %q in %s: %w", es.Argv[0], b.c.Spec.Image, ctxErr)
@@ -296,6 +315,26 @@ func (b *fakeBackend) CopyOutBounded(_ context.Context, containerPath, hostPath 
 	return sum, err
 }
 
+// Delete implements [Deleter]: the path under Root, made writable first
+// as root's removal would not need.
+func (b *fakeBackend) Delete(_ context.Context, containerPath string) error {
+	p := b.c.Path(containerPath)
+	filepath.WalkDir(p, func(q string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(q, 0o700)
+		}
+		return nil
+	})
+	return os.RemoveAll(p)
+}
+
+// Reap implements [Reaper]: the Fake's commands run on the host under
+// ladder/proc, so nothing outlives its Exec; there is nothing to reap and
+// no shared folder of the sandbox's own to clear.
+func (b *fakeBackend) Reap(context.Context, string) (bool, error) {
+	return false, nil
+}
+
 // LimitHits implements [Container].
 func (b *fakeBackend) LimitHits(context.Context) (LimitHits, error) {
 	b.c.mu.Lock()
@@ -303,19 +342,31 @@ func (b *fakeBackend) LimitHits(context.Context) (LimitHits, error) {
 	return b.c.Hits, nil
 }
 
-// Kill implements [Container].
+// Kill implements [Container]: the commands running on the host are
+// killed, as a container's processes are.
 func (b *fakeBackend) Kill(context.Context) error {
-	b.c.mu.Lock()
-	defer b.c.mu.Unlock()
-	b.c.killed = true
+	b.stop(func() { b.c.killed = true })
 	return nil
+}
+
+// stop marks the container (mark runs under its lock) and kills the
+// commands it runs.
+func (b *fakeBackend) stop(mark func()) {
+	b.c.mu.Lock()
+	mark()
+	running := make([]*proc.Process, 0, len(b.c.running))
+	for p := range b.c.running {
+		running = append(running, p)
+	}
+	b.c.mu.Unlock()
+	for _, p := range running {
+		p.Kill()
+	}
 }
 
 // Remove implements [Container].
 func (b *fakeBackend) Remove(context.Context) error {
-	b.c.mu.Lock()
-	b.c.closed = true
-	b.c.mu.Unlock()
+	b.stop(func() { b.c.closed = true })
 	// Read-only folders copied in must be writable to be removed.
 	filepath.WalkDir(b.c.Root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
@@ -324,4 +375,33 @@ func (b *fakeBackend) Remove(context.Context) error {
 		return nil
 	})
 	return os.RemoveAll(b.c.Root)
+}
+
+// awaitExec waits for the contained command p of es: when es.Timeout
+// passes (0: none) or ctx ends first, it terminates p's whole process
+// group (SIGTERM, then SIGKILL after es.Grace, [DefaultGrace] when 0). It
+// returns once every process of the exec is gone, with p's exit, whether
+// the timeout fired, and ctx's error when ctx ended the wait. The Fake's
+// and [Local]'s Exec share it.
+func awaitExec(ctx context.Context, p *proc.Process, es ExecSpec) (e proc.Exit, timedOut bool, ctxErr error) {
+	var timeout <-chan time.Time
+	if es.Timeout > 0 {
+		t := time.NewTimer(es.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	grace := es.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	select {
+	case <-p.Done():
+	case <-timeout:
+		timedOut = true
+		p.Terminate(grace)
+	case <-ctx.Done():
+		ctxErr = ctx.Err()
+		p.Terminate(grace)
+	}
+	return p.Wait(), timedOut, ctxErr
 }

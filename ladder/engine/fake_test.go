@@ -78,3 +78,22 @@ func TestLimitStart(t *testing.T) {
 	}
 	s2.Close(t.Context())
 }
+
+// A tail-capped stream keeps the last bytes whatever the writes' sizes
+// (one past the bound, many small ones), and counts those before them.
+func TestCappedTail(t *testing.T) {
+	c := &capped{max: 8, tail: true}
+	c.Write([]byte("0123456789abcdef"))
+	for _, b := range []byte("ghijklmnopqrstuvwxyz") {
+		c.Write([]byte{b})
+	}
+	got, dropped := c.kept()
+	if string(got) != "stuvwxyz" || dropped != 28 {
+		t.Errorf("kept %q, dropped %d; want stuvwxyz, 28", got, dropped)
+	}
+	h := &capped{max: 8}
+	h.Write([]byte("0123456789"))
+	if got, dropped := h.kept(); string(got) != "01234567" || dropped != 2 {
+		t.Errorf("head: kept %q, dropped %d", got, dropped)
+	}
+}

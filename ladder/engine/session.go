@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/docker/docker/api/types/container"
 	"github.com/docker/docker/pkg/stdcopy"
+
+	"github.com/swe-refactor-bench/srb/ladder/hostuser"
 )
 
 // DefaultMaxOutput is how many bytes of each stream an exec keeps when
@@ -46,7 +49,8 @@ type ExecSpec struct {
 	Argv []string
 	// Env is added to the container's environment ("NAME=value").
 	Env []string
-	// WorkDir is the absolute working directory; "" is the container's.
+	// WorkDir is the absolute working directory, a container path or
+	// what Session.Path gave for one; "" is the container's.
 	WorkDir string
 	// User is "name", "uid" or "uid:gid"; "" is the container's user.
 	User string
@@ -62,6 +66,11 @@ type ExecSpec struct {
 	// MaxOutput bounds each of stdout and stderr in bytes; 0 is
 	// DefaultMaxOutput.
 	MaxOutput int
+	// Tail keeps the last MaxOutput bytes of each stream instead of the
+	// first (a run whose end says how it ended: a test runner's summary
+	// after pages of output); the *Dropped counts are then of the bytes
+	// before them.
+	Tail bool
 }
 
 // Session is one long-lived container started by Runner.Start: commands
@@ -170,6 +179,79 @@ func (s *Session) CopyOutBounded(ctx context.Context, containerPath, hostPath st
 	return bc.CopyOutBounded(ctx, containerPath, hostPath, b)
 }
 
+// Pather is a [Container] whose processes find a container path
+// somewhere else: a sandbox on this machine ([Local], a [Fake] that runs
+// commands on the host) under its root folder.
+type Pather interface {
+	Path(containerPath string) string
+}
+
+// Path returns where the session's processes find the absolute container
+// path containerPath: containerPath itself in a container (Docker, a
+// cluster's pod), the same path under the session's root folder on this
+// machine. The session's own verbs (CopyIn, CopyOut, ExecSpec.WorkDir,
+// Spec.ReadOnly) take container paths and map them themselves; what a
+// stage writes into a command's arguments or environment (HOME=…, a
+// script's path) it maps with Path, so it is written once for every
+// backend.
+func (s *Session) Path(containerPath string) string {
+	if p, ok := s.c.(Pather); ok {
+		return p.Path(containerPath)
+	}
+	return containerPath
+}
+
+// Deleter is a [Container] that can remove a path of its sandbox as the
+// sandbox's root would (every backend here can).
+type Deleter interface {
+	Delete(ctx context.Context, containerPath string) error
+}
+
+// Delete removes the container file or folder containerPath, whoever
+// owns what is in it and whatever its modes say (a folder a command made
+// unwritable included); a symbolic link is removed, never followed. A
+// path that does not exist is no error; "/" is refused. It is the root
+// step a stage needs to give a command's folder a fresh start on every
+// backend: a container's root removes it; on this machine ([Local]) the
+// grader removes it, with no process of the session running and a path
+// through a link the session's user planted refused.
+func (s *Session) Delete(ctx context.Context, containerPath string) error {
+	if !strings.HasPrefix(containerPath, "/") || path.Clean(containerPath) == "/" {
+		return fmt.Errorf("delete %q in %s: not an absolute path below /", containerPath, s.Image)
+	}
+	d, ok := s.c.(Deleter)
+	if !ok {
+		return fmt.Errorf("delete %s in %s: this engine cannot delete", containerPath, s.Image)
+	}
+	return d.Delete(ctx, path.Clean(containerPath))
+}
+
+// Reaper is a [Container] that can end what its commands left running
+// and clear what a user left in its shared folders.
+type Reaper interface {
+	Reap(ctx context.Context, user string) (bool, error)
+}
+
+// Reap ends every process of the sandbox but its own (the container's
+// init and keep-alive command), a command still running included, and
+// removes everything user ("uid" or "uid:gid"; "" none) owns in
+// [hostuser.SharedTmp] (at any depth, never following a link). It reports
+// whether it ended any process. In a container that is everything the
+// image's users started; on this machine ([Local]) it is every process of
+// the session's user, and what that user owns in this machine's shared
+// temporary folders, whatever user says (the one user a session has plays
+// every user of a container; nothing of a session outlives its Exec
+// there, so Reap finds a process only while one runs). Reap between two
+// commands is what makes the second start where the first one's leftovers
+// cannot watch or change it.
+func (s *Session) Reap(ctx context.Context, user string) (bool, error) {
+	r, ok := s.c.(Reaper)
+	if !ok {
+		return false, fmt.Errorf("reap in %s: this engine cannot reap", s.Image)
+	}
+	return r.Reap(ctx, user)
+}
+
 // HostPIDer is a [Container] whose first process has a process id on the
 // machine srb runs on (a Docker engine on this machine).
 type HostPIDer interface {
@@ -236,6 +318,9 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (*Session, error) {
 		s.Close(ctx)
 		return nil, fmt.Errorf("docker start %s: %w", spec.Image, err)
 	}
+	// What runs before any command is the container's own: Reap spares it
+	// (killing the keep-alive command would stop the container).
+	c.own, c.ownErr = c.listOwn(ctx)
 	return s, nil
 }
 
@@ -292,6 +377,69 @@ type dockerContainer struct {
 	d     *Docker
 	id    string
 	image string
+	// own are the pids of the container's own processes (its init and
+	// keep-alive command), listed when it started; ownErr says why they
+	// could not be.
+	own    []string
+	ownErr error
+}
+
+// listScript prints the pids of the container's processes but its own.
+const listScript = `for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] || echo "$p"; done`
+
+// reapScript kills every process in the container except those its
+// arguments after the first name (the container's own) and the shell
+// itself, removes what the user its first argument names ("" none) owns
+// in the shared folders (never following a link or leaving the folder's
+// file system), and prints how many processes it killed.
+var reapScript = `user=$1; shift; keep=" $* "; n=0
+for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] && continue; case "$keep" in *" $p "*) continue;; esac; kill -9 "$p" 2>/dev/null && n=$((n+1)); done
+if [ -n "$user" ]; then for d in ` + strings.Join(hostuser.SharedTmp, " ") + `; do [ -d "$d" ] && [ ! -L "$d" ] && find "$d" -xdev -mindepth 1 -user "$user" -prune -exec rm -rf {} + || :; done; fi
+echo $n`
+
+// rootExec runs argv in the container as root and returns its stdout; a
+// non-zero exit is an error with its stderr.
+func (c *dockerContainer) rootExec(ctx context.Context, argv ...string) (string, error) {
+	r, err := c.Exec(ctx, ExecSpec{Argv: argv, User: "0", Timeout: 10 * time.Minute})
+	if err != nil {
+		return "", err
+	}
+	if r.ExitCode != 0 {
+		return "", fmt.Errorf("exit %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
+	}
+	return string(r.Stdout), nil
+}
+
+// listOwn lists the pids of the container's processes (right after it
+// started: its own).
+func (c *dockerContainer) listOwn(ctx context.Context) ([]string, error) {
+	out, err := c.rootExec(ctx, "/bin/sh", "-c", listScript)
+	if err != nil {
+		return nil, fmt.Errorf("list the processes of %s: %w", c.image, err)
+	}
+	return strings.Fields(out), nil
+}
+
+// Reap implements [Reaper], as root in the container.
+func (c *dockerContainer) Reap(ctx context.Context, user string) (bool, error) {
+	if c.ownErr != nil {
+		return false, fmt.Errorf("reap in %s: %w", c.image, c.ownErr)
+	}
+	u, _, _ := strings.Cut(user, ":")
+	out, err := c.rootExec(ctx, append([]string{"/bin/sh", "-c", reapScript, "sh", u}, c.own...)...)
+	if err != nil {
+		return false, fmt.Errorf("reap in %s: %w", c.image, err)
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(out))
+	return n > 0, nil
+}
+
+// Delete implements [Deleter], as root in the container.
+func (c *dockerContainer) Delete(ctx context.Context, containerPath string) error {
+	if _, err := c.rootExec(ctx, "rm", "-rf", "--", containerPath); err != nil {
+		return fmt.Errorf("delete %s in %s: %w", containerPath, c.image, err)
+	}
+	return nil
 }
 
 // pidPrefix starts the line the exec wrapper writes to stderr before it
@@ -319,8 +467,8 @@ func (c *dockerContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error
 	if max <= 0 {
 		max = DefaultMaxOutput
 	}
-	stdout := &capped{max: max}
-	stderr := &pidWriter{w: &capped{max: max}, pid: make(chan int, 1)}
+	stdout := &capped{max: max, tail: es.Tail}
+	stderr := &pidWriter{w: &capped{max: max, tail: es.Tail}, pid: make(chan int, 1)}
 	if es.Stdin != nil {
 		go func() {
 			io.Copy(att.Conn, es.Stdin)
@@ -360,9 +508,8 @@ func (c *dockerContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error
 		<-done
 	}
 	stderr.flush()
-	res.Stdout, res.StdoutDropped = stdout.buf.Bytes(), stdout.dropped
-	inner := stderr.w.(*capped)
-	res.Stderr, res.StderrDropped = inner.buf.Bytes(), inner.dropped
+	res.Stdout, res.StdoutDropped = stdout.kept()
+	res.Stderr, res.StderrDropped = stderr.w.(*capped).kept()
 	// The exit code settles a moment after the stream closes.
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
@@ -464,7 +611,13 @@ func (c *dockerContainer) CopyIn(ctx context.Context, cp Copy) error {
 	}
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(writeTar(pw, cp)) }()
-	err := c.d.Client.CopyToContainer(ctx, c.id, "/", pr, container.CopyToContainerOptions{CopyUIDGID: true})
+	// CopyUIDGID makes Docker chown every file to the container's user (the
+	// image's USER, root when it has none), which is what a plain copy
+	// wants; an owned copy keeps the owners its tar names (cp.UID:cp.GID),
+	// so it must not ask for it: with it, a warm command's HOME copied in
+	// as uid 65532 arrived root's, mode 0700, and the command could not
+	// write in it.
+	err := c.d.Client.CopyToContainer(ctx, c.id, "/", pr, container.CopyToContainerOptions{CopyUIDGID: !cp.Owned})
 	pr.CloseWithError(errors.New("copy ended"))
 	if err != nil {
 		return fmt.Errorf("copy %s into %s:%s: %w", cp.HostPath, c.image, cp.ContainerPath, err)
@@ -521,15 +674,35 @@ func (c *dockerContainer) HostPID(ctx context.Context) (int, error) {
 	return info.State.Pid, nil
 }
 
-// capped keeps the first max bytes written and counts the rest.
+// capped keeps the first max bytes written and counts the rest, or with
+// tail the last max bytes, counting those before them.
 type capped struct {
 	buf     bytes.Buffer
 	max     int
+	tail    bool
 	dropped int64
 }
 
 // Write implements io.Writer; it never fails.
 func (c *capped) Write(p []byte) (int, error) {
+	if c.tail {
+		if len(p) >= c.max {
+			c.dropped += int64(c.buf.Len() + len(p) - c.max)
+			c.buf.Reset()
+			c.buf.Write(p[len(p)-c.max:])
+			return len(p), nil
+		}
+		c.buf.Write(p)
+		if over := c.buf.Len() - c.max; over > c.max {
+			// Trimmed now and then, not on every write: the buffer stays
+			// under twice the bound.
+			b := bytes.Clone(c.buf.Bytes()[over:])
+			c.buf.Reset()
+			c.buf.Write(b)
+			c.dropped += int64(over)
+		}
+		return len(p), nil
+	}
 	room := c.max - c.buf.Len()
 	if room >= len(p) {
 		c.buf.Write(p)
@@ -540,6 +713,16 @@ func (c *capped) Write(p []byte) (int, error) {
 	}
 	c.dropped += int64(len(p) - max(room, 0))
 	return len(p), nil
+}
+
+// kept returns what c keeps (the last max bytes with tail) and how many
+// it dropped.
+func (c *capped) kept() ([]byte, int64) {
+	b := c.buf.Bytes()
+	if over := len(b) - c.max; c.tail && over > 0 {
+		return b[over:], c.dropped + int64(over)
+	}
+	return b, c.dropped
 }
 
 // pidWriter takes the wrapper's first stderr line (pidPrefix and a pid)

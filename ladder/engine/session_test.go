@@ -22,12 +22,13 @@ import (
 )
 
 // hostToolsImage loads an image whose only content is the host's /bin/sh,
-// sleep and cat with the shared libraries ldd says they need (so the test
+// sleep, cat, rm, find, mkdir, chmod and ln (Session.Delete and Reap use rm
+// and find; the conformance table the rest) with the shared libraries ldd says they need (so the test
 // depends on no base image), tagged name.
 func hostToolsImage(t *testing.T, d *Docker, name string) {
 	t.Helper()
 	files := map[string]string{} // image path -> host path
-	for _, tool := range []string{"/bin/sh", "sleep", "cat"} {
+	for _, tool := range []string{"/bin/sh", "sleep", "cat", "rm", "find", "mkdir", "chmod", "ln"} {
 		p, err := exec.LookPath(tool)
 		if err != nil {
 			t.Skipf("host has no %s to build a test image from", tool)

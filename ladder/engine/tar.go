@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // writeTar writes cp.HostPath (a file or a folder, walked without following
@@ -94,8 +95,8 @@ func writeTar(w io.Writer, cp Copy) error {
 // component is the copied path's base name) into dst: a folder's content
 // lands in dst, a single file becomes dst. Every write goes through an
 // os.Root at dst's folder, so no name or link in the stream reaches outside
-// it. Only permission bits are kept (no owners, no set-id bits); hard links
-// are copied as files; other types are left out.
+// it. Permission bits and modification times are kept (no owners, no
+// set-id bits); hard links are copied as files; other types are left out.
 func readTar(r io.Reader, dst string) error {
 	_, err := readTarBounded(r, dst, nil)
 	return err
@@ -119,8 +120,9 @@ func readTarBounded(r io.Reader, dst string, b *CopyBounds) (*CopySummary, error
 	var first string
 	var rootIsFile bool
 	type dirMode struct {
-		rel  string
-		mode fs.FileMode
+		rel   string
+		mode  fs.FileMode
+		mtime time.Time
 	}
 	var dirs []dirMode           // set last, deepest first, so read-only folders can be filled
 	skipped := map[string]bool{} // the tops Skip left out
@@ -227,7 +229,7 @@ func readTarBounded(r io.Reader, dst string, b *CopyBounds) (*CopySummary, error
 			if err := root.Chmod(rel, mode|0o700); err != nil {
 				return sum, err
 			}
-			dirs = append(dirs, dirMode{rel, mode})
+			dirs = append(dirs, dirMode{rel, mode, hdr.ModTime})
 			sum.Dirs++
 		case tar.TypeSymlink:
 			root.Remove(rel)
@@ -272,6 +274,9 @@ func readTarBounded(r io.Reader, dst string, b *CopyBounds) (*CopySummary, error
 			if err := root.Chmod(rel, mode); err != nil {
 				return sum, err
 			}
+			if err := setTime(root, rel, hdr.ModTime); err != nil {
+				return sum, err
+			}
 			sum.Files++
 			sum.Bytes += n
 			written[rel] = true
@@ -287,8 +292,21 @@ func readTarBounded(r io.Reader, dst string, b *CopyBounds) (*CopySummary, error
 		if err := root.Chmod(dirs[i].rel, dirs[i].mode); err != nil {
 			return sum, err
 		}
+		if err := setTime(root, dirs[i].rel, dirs[i].mtime); err != nil {
+			return sum, err
+		}
 	}
 	return sum, nil
+}
+
+// setTime gives rel of root the modification (and access) time t, when
+// the stream named one: a build cache copied out and back (a tree's
+// snapshot) must not look newer than what it was built from.
+func setTime(root *os.Root, rel string, t time.Time) error {
+	if t.IsZero() {
+		return nil
+	}
+	return root.Chtimes(rel, t, t)
 }
 
 // errOverBytes is writeEntry's refusal of a file past the bytes left.

@@ -15,13 +15,12 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/audit"
-	"github.com/swe-refactor-bench/srb/ladder/copytree"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/hostuser"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/ladder/scoring"
-	"github.com/swe-refactor-bench/srb/ladder/verification"
 )
 
 // AuditOptions are one run of stage 1.
@@ -113,75 +112,32 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 	switch {
 	case len(t.Audit.AllowedCommands) == 0:
 		// No run tool: the file tools read the trees where they are.
-	case opts.Host:
-		// run executes here, on copies: nothing it runs (the submission's
-		// own code, when a review runs its build) may change the
-		// submission the later stages grade, or State A. As root the
-		// commands run as a user of their own (verification.HostUser),
-		// who can write its copies and nothing of the grader's (the task
-		// folder, the results). The file tools read the trees as
-		// submitted, shown under the copies' paths (as in the image), so
-		// what a command writes in a copy never changes what a review
-		// reads; each review gets fresh copies.
-		user, err := verification.NewHostUser()
-		if err != nil {
-			return fail(pipeline.CouldNotRun, err.Error(), nil)
-		}
-		defer user.Close()
-		var scratch string
-		if user != nil {
-			scratch, err = os.MkdirTemp(user.Dir(), "audit-")
-			if err == nil {
-				err = os.Chmod(scratch, 0o711)
-			}
-		} else {
-			scratch, err = os.MkdirTemp("", "srb-audit-")
-		}
-		if err != nil {
-			return fail(pipeline.CouldNotRun, err.Error(), nil)
-		}
-		defer os.RemoveAll(scratch)
-		copies := [2]string{filepath.Join(scratch, "original"), filepath.Join(scratch, "workspace")}
-		fresh := func(context.Context, int) error {
-			for i, src := range [2]string{origDir, workspace} {
-				if err := os.RemoveAll(copies[i]); err != nil {
-					return fmt.Errorf("clear the review's copy of %s: %w", src, err)
-				}
-				if err := CopyReviewTree(src, copies[i]); err != nil {
-					return fmt.Errorf("copy %s for the reviews: %w", src, err)
-				}
-				if user != nil {
-					if err := user.Give(copies[i]); err != nil {
-						return err
-					}
-				}
-			}
-			return nil
-		}
-		if err := fresh(ctx, 0); err != nil {
-			return fail(pipeline.CouldNotRun, err.Error(), nil)
-		}
-		roots[0].Shown, roots[1].Shown = copies[0], copies[1]
-		if user != nil {
-			toolOpts.Runner, toolOpts.Getenv = user.Runner()
-		}
-		beforeReview = fresh
-		runIn = "host"
 	default:
-		// The first container starts now, so a missing image or engine
-		// ends the run before any review; each later review gets a
-		// pristine one of its own.
-		boxes, err := startAuditContainers(ctx, t, opts.Image, origDir, workspace, logw)
+		// The reviews' commands run in sessions of the execution interface
+		// (ladder/engine), a pristine one per review, holding copies of
+		// both trees (State A read-only): in containers of the task's
+		// audit image, or with --host on this machine (engine.Local, a
+		// user of its own per review as root, who owns its workspace copy
+		// and can write nothing of the grader's: the task folder, the
+		// submission as submitted, the results). Nothing a command runs
+		// (the submission's own code, when a review runs its build) may
+		// change the trees the later stages grade. The file tools read the
+		// trees as submitted, shown under the sessions' paths, so what a
+		// command writes in its copy never changes what a review reads.
+		// The first session starts now, so a missing image or engine ends
+		// the run before any review.
+		boxes, getenv, where, done, err := startAuditSessions(ctx, t, opts, origDir, workspace, logw)
 		if err != nil {
 			code, meta := imageFailure(err)
 			return fail(code, err.Error(), meta)
 		}
+		defer done()
 		defer boxes.Close(ctx)
-		roots[0].Shown, roots[1].Shown = t.Audit.OriginalMount, t.Audit.WorkspaceMount
+		roots[0].Shown, roots[1].Shown = boxes.Path(t.Audit.OriginalMount), boxes.Path(t.Audit.WorkspaceMount)
 		toolOpts.Runner = agent.SessionRunner{Session: boxes}
-		toolOpts.Getenv = agent.ContainerEnv
+		toolOpts.Getenv = getenv
 		beforeReview = boxes.Fresh
-		runIn = boxes.Ref()
+		runIn = where
 	}
 	tb, err := agent.NewToolbox(roots, toolOpts)
 	if err != nil {
@@ -338,36 +294,75 @@ func AuditLine(st *result.Stage) string {
 	return line
 }
 
-// CopyReviewTree copies the tree at src to dst for reviews that may run
-// commands: directories, regular files (with their permission bits) and
-// symbolic links (as links, never followed); anything else (a FIFO, a
-// device) is left out (copytree: modes and file times kept, folders open
-// to their owner).
-func CopyReviewTree(src, dst string) error {
-	_, err := copytree.Copy(src, dst, copytree.Options{DirBits: 0o700, Times: true})
-	return err
-}
-
-// startAuditContainers starts the first of the reviews' containers
-// ([audit.Containers]) from ref when set, else from the task's audit
-// image (Task.Images: built and loaded when missing or stale).
-func startAuditContainers(ctx context.Context, t *Task, ref, original, workspace string, log io.Writer) (*audit.Containers, error) {
-	if t.Images == nil {
-		return nil, errors.New("no stage images were given (srb audit --host runs the commands here)")
-	}
-	eng, img, err := t.Images(ctx, result.StageAudit, ref, log)
-	if err != nil {
-		return nil, fmt.Errorf("%w (srb audit --host runs the commands here)", err)
-	}
+// startAuditSessions starts the first of the reviews' sessions
+// ([audit.Containers]): State A copied to the task's original mount
+// (read-only), the submission to its workspace mount (the commands'
+// own). With opts.Host they run on this machine ([engine.Local], its
+// root folder at one path for every review so the paths shown stay put,
+// HOME a folder of the session's user, PATH this process's) and where is
+// "host"; otherwise in the audit image of opts.Image when set, else the
+// task's (Task.Images: built and loaded when missing or stale), and where
+// names it. done removes what the host's sessions were made in.
+func startAuditSessions(ctx context.Context, t *Task, opts AuditOptions, original, workspace string, log io.Writer) (boxes *audit.Containers, getenv func(string) string, where string, done func(), err error) {
 	spec := engine.Spec{
-		Image:  img.Ref,
 		Labels: map[string]string{"srb.task": t.ID, "srb.stage": result.StageAudit},
 		Copies: []engine.Copy{
 			{HostPath: original, ContainerPath: t.Audit.OriginalMount},
-			{HostPath: workspace, ContainerPath: t.Audit.WorkspaceMount},
+			{HostPath: workspace, ContainerPath: t.Audit.WorkspaceMount, Owned: true},
 		},
 		ReadOnly: []string{t.Audit.OriginalMount},
 	}
 	t.Limits.Apply(&spec)
-	return audit.StartContainers(ctx, eng, spec, img.Tag+" ("+img.Ref+")")
+	done = func() {}
+	if !opts.Host {
+		if t.Images == nil {
+			return nil, nil, "", done, errors.New("no stage images were given (srb audit --host runs the commands here)")
+		}
+		eng, img, err := t.Images(ctx, result.StageAudit, opts.Image, log)
+		if err != nil {
+			return nil, nil, "", done, fmt.Errorf("%w (srb audit --host runs the commands here)", err)
+		}
+		spec.Image = img.Ref
+		boxes, err := audit.StartContainers(ctx, eng, spec, img.Tag+" ("+img.Ref+")")
+		if err != nil {
+			return nil, nil, "", done, err
+		}
+		return boxes, agent.ContainerEnv, boxes.Ref(), done, nil
+	}
+	base := os.TempDir()
+	if !hostuser.Reachable(base) {
+		base = "/tmp"
+	}
+	dir, err := os.MkdirTemp(base, "srb-audit-")
+	if err == nil {
+		err = os.Chmod(dir, 0o711)
+	}
+	if err != nil {
+		return nil, nil, "", done, err
+	}
+	done = func() { os.RemoveAll(dir) }
+	home, err := os.MkdirTemp(dir, "home-")
+	if err == nil {
+		err = os.Chmod(home, 0o700)
+	}
+	if err != nil {
+		done()
+		return nil, nil, "", func() {}, err
+	}
+	spec.Copies = append(spec.Copies, engine.Copy{HostPath: home, ContainerPath: auditHome, Owned: true})
+	boxes, err = audit.StartContainers(ctx, &engine.Local{Root: filepath.Join(dir, "root")}, spec, "this machine")
+	if err != nil {
+		done()
+		return nil, nil, "", func() {}, err
+	}
+	getenv = func(name string) string {
+		if name == "HOME" {
+			return boxes.Path(auditHome)
+		}
+		return os.Getenv(name)
+	}
+	return boxes, getenv, "host", done, nil
 }
+
+// auditHome is the HOME of the run tool's commands on this machine.
+const auditHome = "/srb/home"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/hostuser"
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -247,14 +247,6 @@ func WorkDir(keep, prefix string) (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// The users a host stage 2 runs the submission as: one drawn at random
-// from [hostUIDBase, hostUIDBase+hostUIDSpan) per run, with the group of
-// the same number (no account has them).
-const (
-	hostUIDBase = 3_000_000
-	hostUIDSpan = 1_000_000
-)
-
 // hostJail makes the sandbox of a host run when the grader is root: a
 // fresh folder under /tmp (searchable by every user, unlike a private
 // TMPDIR) holding the task's data and a copy of the helper, with the
@@ -286,8 +278,15 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 	})
 	// A user of its own per stage run: a ladder grades several
 	// submissions at once on this machine, and no two may share a user
-	// (one could signal, trace or write into the other's sandbox).
-	id := hostUIDBase + rand.IntN(hostUIDSpan)
+	// (one could signal, trace or write into the other's sandbox), nor
+	// may an account or a running process have it
+	// (hostuser.Draw, the rule of stage 3's trees and engine.Local).
+	ids, err := hostuser.Draw(1)
+	if err != nil {
+		done()
+		return nil, nil, fmt.Errorf("sandbox: %w", err)
+	}
+	id := ids[0]
 	j, err := behavioural.NewJail(root, decl.TaskDir, id, id, true, hide)
 	if err == nil {
 		err = j.InstallHelper(helper)

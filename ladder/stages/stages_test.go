@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -141,5 +142,41 @@ func TestCheckImageCommand(t *testing.T) {
 	err := checkImageCommand([]string{"sh", "/tests/verification/modules/typo.sh"}, problem)
 	if err == nil || err.Error() != "sandbox: /tests/verification/modules/typo.sh is not in the task's assets" {
 		t.Fatalf("a mistyped asset: %v", err)
+	}
+}
+
+// TestHostJailUserIsUnused: stage 2's --host jail runs the submission as
+// a uid no account, group or process of this machine has (issue 14: it
+// drew one at random without looking), from stage 3's range, and two
+// runs at once do not share it.
+func TestHostJailUserIsUnused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a jail needs root")
+	}
+	decl := &behavioural.Declaration{TaskDir: t.TempDir()}
+	helper, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uids []int
+	for range 2 {
+		j, done, err := hostJail(decl, t.TempDir(), t.TempDir(), []string{helper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer done()
+		uids = append(uids, j.UID)
+	}
+	passwd, _ := os.ReadFile("/etc/passwd")
+	for _, id := range uids {
+		if id < 1_000_000_000 || id >= 2_000_000_000 {
+			t.Errorf("uid %d outside [1e9, 2e9)", id)
+		}
+		if strings.Contains(string(passwd), fmt.Sprintf(":%d:", id)) {
+			t.Errorf("uid %d is an account's", id)
+		}
+	}
+	if uids[0] == uids[1] {
+		t.Errorf("two jails share uid %d", uids[0])
 	}
 }

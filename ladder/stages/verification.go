@@ -47,12 +47,13 @@ type VerificationOptions struct {
 	Adversary   pipeline.Driver
 	Adversaries map[string]pipeline.Driver
 	Adjudicator pipeline.Driver
-	// Host runs the rounds on this machine (the host's toolchains)
-	// instead of in containers of the task's verification image.
+	// Host runs the rounds on this machine (the host's toolchains,
+	// [HostVerification]: a session of engine.Local per tree) instead of
+	// in containers of the task's verification image.
 	Host bool
 	// HomeSeed, on a Host run, is a folder whose content is copied into
 	// each tree's HOME for its warm-up run, a copy per tree and round
-	// ([verification.HostConfig.HomeSeed]): a warm build cache of the
+	// ([verification.ContainerConfig.HomeSeed]): a warm build cache of the
 	// host's toolchain, say, so the task's runner does not compile its
 	// standard library cold in every round. It must hold nothing a graded
 	// party made (the operator's trust: srb only reads it). "" seeds
@@ -113,17 +114,11 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	if err != nil {
 		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
-	pathMap := map[string]string{v.Assets: assets}
-	if opts.Host {
-		if _, err := verification.CheckCommand(v.CandidateCommand, pathMap); err != nil {
-			return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
-		}
-	} else {
-		// The rest of the launch check runs in each round's container
-		// (a ladder's rounds too: it names the task's image by its id).
-		if err := checkImageCommand(v.CandidateCommand, v.AssetProblem); err != nil {
-			return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
-		}
+	// The rest of the launch check runs in each round's sandbox (a
+	// ladder's rounds too: it names the task's image by its id), and with
+	// --host once on this machine before any round.
+	if err := checkImageCommand(v.CandidateCommand, v.AssetProblem); err != nil {
+		return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
 	}
 
 	// Every position, with the overrides, checked before a round starts.
@@ -157,6 +152,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	// instead.
 	var eng engine.Runner
 	var img *suite.Image
+	ref := HostVerificationImage
 	if !opts.Host {
 		if t.Images == nil {
 			err = errors.New("no stage images were given")
@@ -166,6 +162,16 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		if err != nil {
 			code, meta := imageFailure(err)
 			return fail(code, err.Error()+" (srb verification --host runs the rounds here)", meta)
+		}
+		ref = img.Ref
+	} else {
+		eng = HostVerification(v.Assets, assets)
+		// The task's files are on this machine: a command that names one
+		// it lacks is the task's fault, found once, before any round.
+		err := verification.CheckLaunch(ctx, eng, ref, map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification},
+			v.CandidateCommand, []string{v.Assets})
+		if err != nil {
+			return fail(pipeline.BadTask, fmt.Sprintf("verification.candidate_command: %v", err), map[string]any{"config_error": true})
 		}
 	}
 
@@ -233,7 +239,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	// warm-up run, a copy per tree and round.
 	homeSeed := opts.HomeSeed
 	if len(v.WarmCommand) > 0 && len(kept) < len(v.Adversaries) {
-		seed, warmed, err := warmHome(ctx, opts, t, v, eng, img, pathMap)
+		seed, warmed, err := warmHome(ctx, opts, t, v, eng, ref)
 		if seed != "" {
 			defer os.RemoveAll(filepath.Dir(seed))
 		}
@@ -260,39 +266,29 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		AllowedCommands:      v.AllowedCommands,
 		RunTimeout:           time.Duration(v.RunTimeoutSec) * time.Second,
 		NewSandbox: func(ctx context.Context, adversary string) (verification.Sandbox, error) {
-			if !opts.Host {
-				return verification.NewContainer(ctx, verification.ContainerConfig{
-					Engine:     eng,
-					Image:      img.Ref,
-					Labels:     map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification, "srb.round": adversary},
-					Original:   origDir,
-					Submission: opts.Submission,
-					Command:    v.CandidateCommand,
-					Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
-					FaultCodes: v.FaultExitCodes,
-					Network:    v.NetworkAllowed,
-					Pids:       t.Limits.Pids,
-					Memory:     t.Limits.Memory,
-					Disk:       t.Limits.Disk,
-					CPUs:       t.Limits.CPUs,
-					Work:       opts.KeepWork,
-					Keep:       opts.KeepWork != "",
-					HomeSeed:   homeSeed,
-				})
-			}
-			return verification.NewHost(verification.HostConfig{
-				Env:        verification.HostCandidateEnv(),
+			cfg := verification.ContainerConfig{
+				Engine:     eng,
+				Image:      ref,
+				Labels:     map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification, "srb.round": adversary},
 				Original:   origDir,
 				Submission: opts.Submission,
 				Command:    v.CandidateCommand,
-				PathMap:    pathMap,
+				Paths:      []string{v.Assets},
 				Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
 				FaultCodes: v.FaultExitCodes,
 				Network:    v.NetworkAllowed,
+				Pids:       t.Limits.Pids,
+				Memory:     t.Limits.Memory,
+				Disk:       t.Limits.Disk,
+				CPUs:       t.Limits.CPUs,
 				Work:       opts.KeepWork,
 				Keep:       opts.KeepWork != "",
 				HomeSeed:   homeSeed,
-			})
+			}
+			if opts.Host {
+				cfg.ToolEnv = hostToolEnv
+			}
+			return verification.NewContainer(ctx, cfg)
 		},
 		NewDriver: func(a verification.Adversary) (models.Driver, error) {
 			return models.New(advCfg[a.ID], models.WithEnv(lookup), models.WithLog(logw, "verification: round "+a.ID))
@@ -315,6 +311,9 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	if opts.Host {
 		if verification.HostIsolation() != verification.IsolationUser {
 			st.Note("srb is not root, so --host ran both trees' candidates as srb's own user: a candidate on one tree could reach the other tree's folders and srb's files (run as root, or in the verification image, to keep the trees apart)")
+			if _, ok := meta["warm_home"]; ok && !v.NetworkAllowed {
+				st.Note("srb is not root, so --host ran the warm command as srb's own user without a network namespace of its own: the network was not denied to it")
+			}
 		}
 	}
 	if err := st.Write(out); err != nil {
@@ -372,26 +371,46 @@ func taskScript(taskDir string, c *models.Config) {
 	}
 }
 
-// warmHome runs the task's warm command once (on this machine with
-// --host, else in a container of the verification image img on eng) and
-// returns the seed folder, inside a temporary folder of the grader's own
-// that the caller removes (filepath.Dir of it). With --host and a HOME
-// seed of srb's own (opts.HomeSeed), the command's HOME starts from it.
-func warmHome(ctx context.Context, opts VerificationOptions, t *Task, v VerificationSpec, eng engine.Runner, img *suite.Image, pathMap map[string]string) (string, *verification.Warmed, error) {
+// hostToolEnv is what the run tool's commands read PATH and HOME from on
+// this machine: this process's PATH (the host's toolchains), and HOME a
+// folder of each view's own (verification.ContainerConfig.ToolEnv).
+func hostToolEnv(name string) string {
+	if name == "HOME" {
+		return ""
+	}
+	return os.Getenv(name)
+}
+
+// HostVerificationImage is the reference [HostVerification]'s runner
+// knows the task's verification image by on this machine.
+const HostVerificationImage = "srb-host/verification"
+
+// HostVerification is the execution backend of stage 3 with --host
+// (engine.Local): sessions on this machine, where [HostVerificationImage]
+// stands for the task's files (the folder assets) at their image path
+// assetsPath, and the commands' environment is
+// [verification.HostCandidateEnv].
+func HostVerification(assetsPath, assets string) *engine.Local {
+	return &engine.Local{Env: verification.HostCandidateEnv(),
+		Images: map[string][]engine.Copy{HostVerificationImage: {{HostPath: assets, ContainerPath: assetsPath}}}}
+}
+
+// warmHome runs the task's warm command once in a session of image ref
+// on eng (a container of the verification image, or with --host a
+// session on this machine, [HostVerification]) and returns the seed
+// folder, inside a temporary folder of the grader's own that the caller
+// removes (filepath.Dir of it). With a HOME seed of srb's own
+// (opts.HomeSeed, --host only), the command's HOME starts from it.
+func warmHome(ctx context.Context, opts VerificationOptions, t *Task, v VerificationSpec, eng engine.Runner, ref string) (string, *verification.Warmed, error) {
 	dir, err := os.MkdirTemp("", "srb-warm-home-")
 	if err != nil {
 		return "", nil, fmt.Errorf("warm: %w", err)
 	}
 	seed := filepath.Join(dir, "seed")
-	cfg := verification.WarmConfig{Command: v.WarmCommand, PathMap: pathMap, Seed: seed,
+	cfg := verification.WarmConfig{Command: v.WarmCommand, Paths: []string{v.Assets}, Seed: seed,
 		Timeout: time.Duration(v.WarmTimeoutSec) * time.Second, Network: v.NetworkAllowed, Start: opts.HomeSeed,
 		Pids: t.Limits.Pids, Memory: t.Limits.Memory, Disk: t.Limits.Disk, CPUs: t.Limits.CPUs}
-	var w *verification.Warmed
-	if opts.Host {
-		w, err = verification.WarmHomeOnHost(ctx, cfg)
-	} else {
-		w, err = verification.WarmHomeInImage(ctx, eng, img.Ref,
-			map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification}, cfg)
-	}
+	w, err := verification.WarmHome(ctx, eng, ref,
+		map[string]string{"srb.task": t.ID, "srb.stage": result.StageVerification}, cfg)
 	return seed, w, err
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // A candidate that leaves setsid'd and double-forked processes behind on
-// --host: they are gone when Execute returns, and the run says reaped.
+// --host (engine.Local): they are gone when Execute returns, and the run
+// says reaped.
 func TestHostCandidateLeavesNothingRunning(t *testing.T) {
 	dir := t.TempDir()
 	for _, d := range []string{"a", "b"} {
@@ -20,13 +21,10 @@ func TestHostCandidateLeavesNothingRunning(t *testing.T) {
 		os.WriteFile(dir+"/"+d+"/f", []byte("x"), 0o644)
 	}
 	mark := "srbcontaintest" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	h, err := NewHost(HostConfig{Original: dir + "/a", Submission: dir + "/b", Timeout: 20 * time.Second,
-		Command: []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"},
-		Env:     []string{"PATH=/usr/bin:/bin", "MARK=" + mark}, Work: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := hostContainer(t, []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, func(cfg *ContainerConfig) {
+		cfg.Original, cfg.Submission, cfg.Timeout = dir+"/a", dir+"/b", 20*time.Second
+		cfg.Env = []string{"PATH=/usr/bin:/bin", "MARK=" + mark}
+	})
 	c := &Candidate{Name: "leaver", Filename: "leaver.sh",
 		Code: "setsid sh -c 'sleep 300 & sleep 300' &\n( sleep 300 & ) &\nsleep 0.2\nexit 0\n"}
 	run := h.Execute(context.Background(), c, RoleSubmission)

@@ -12,7 +12,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -21,54 +20,67 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
-// Starter starts long-lived containers: an [engine.Runner] (Docker, or
-// engine.Fake in tests) is one.
+// Starter starts long-lived sandboxes: an [engine.Runner] (Docker,
+// engine.Local with --host, or engine.Fake in tests) is one.
 type Starter interface {
 	Start(ctx context.Context, spec engine.Spec) (*engine.Session, error)
 }
 
-// Where a [Container] sandbox keeps things inside its container.
+// Where a [Container] sandbox keeps things inside its sandbox (container
+// paths; a command on this machine finds them at [engine.Session.Path]).
 const (
 	ContainerRoot = "/srb"
 	containerHome = ContainerRoot + "/home"
+	containerTmp  = ContainerRoot + "/tmp"
 	containerRun  = ContainerRoot + "/run"
 	containerCand = ContainerRoot + "/candidates"
 	containerView = ContainerRoot + "/view"
 )
 
 // CandidateUser is the user ("uid:gid") a [Container] runs the candidate
-// command as: an unprivileged user of its own, so that a candidate can
-// neither read what root's processes hold (their environment, the
-// toolbox's views /srb/view/original and /srb/view/workspace, which name
-// the trees) nor change what the next run executes (the task's runner
+// command as in a container: an unprivileged user of its own, so that a
+// candidate can neither read what root's processes hold (their
+// environment) nor change what the next run executes (the task's runner
 // under /tests, srb's helper). Neither a name in the image's passwd nor a
-// home is needed: HOME is /srb/home, which it owns.
+// home is needed: HOME is /srb/home, which it owns. On this machine
+// ([engine.Local]) the session's own user plays it.
 const CandidateUser = "65532:65532"
 
-// ContainerConfig configures a [Container] sandbox: a container of the
+// ContainerConfig configures a [Container] sandbox: a sandbox of the
 // task's verification image per tree per round.
 //
 // Engine starts them from Image with Labels, no network unless Network,
 // PID limit Pids (0: 1024), no_new_privs set (no setuid program raises a
-// candidate's privileges). Original and Submission are the host trees,
-// copied in (never changed). Command is the task's candidate_command as
-// the image sees it; every argument that looks like a path must exist in
-// the container. Timeout bounds one run (0: 300 s); FaultCodes as in
-// [HostConfig]. Env is the candidates' base environment on top of the
-// image's (nil: PATH, LANG, HOME=/srb/home). User is who the candidate
-// command runs as ("": [CandidateUser]); it owns the working tree,
-// /srb/run and /srb/home of its container. Work is the host folder for
-// the toolbox's copies of the trees ("" for the system's temporary
-// folder); Keep leaves it on Close (the containers are always removed).
-// Pids, Memory (bytes), Disk (bytes) and CPUs bound each container (the
-// task's limits; 0 Pids is 1024, 0 Memory is engine.DefaultLimits', 0
-// Disk and 0 CPUs none);
-// a run during which one was reached says so (CandidateRun.LimitHit).
-// HomeSeed, when set, is a host folder whose content starts each tree's
-// HOME for its warm-up run ([WarmUp]; what [WarmHomeInImage] left, say):
-// it is copied into the tree's container read-only (/srb/seed) and from
-// there into its HOME, a copy per tree and round; candidates' runs start
-// with HOME empty.
+// candidate's privileges) where the engine has them: Docker, the task's
+// verification image; with --host an [engine.Local] whose image is the
+// task's files at their image path, a private root folder and user per
+// sandbox, no limits but the user's process count. Original and
+// Submission are the host trees, copied (never changed). Command is the
+// task's candidate_command as the image sees it; Paths are the image's
+// folders it names files in (the task's files, at verification.assets):
+// an argument under one is given as the sandbox's processes see it
+// ([engine.Session.Path]). Every argument that looks like a path must
+// exist in the sandbox, and the program must be found there. Timeout
+// bounds one run (0: 300 s). FaultCodes are the exit codes that mean
+// "this tree could not be tested" (nil: 64–78). Env is the candidates'
+// base environment on top of the engine's (nil: LANG=C.UTF-8); the
+// contract names are removed from it ([CandidateEnv]), and HOME and
+// TMPDIR are always the tree's own folders, whatever Env says. User is who the
+// candidate command runs as ("": [CandidateUser]); it owns the working
+// tree, SRB_WORK, HOME and TMPDIR of its sandbox. Work is the host folder
+// for the grader's copies of the trees (the pristine trees, the sides'
+// snapshots, the toolbox's file tools' copies; "" for the system's
+// temporary folder); Keep leaves it on Close (the sandboxes are always
+// removed). Pids, Memory (bytes), Disk (bytes) and CPUs bound each
+// container (the task's limits; 0 Pids is 1024, 0 Memory is
+// engine.DefaultLimits', 0 Disk and 0 CPUs none); a run during which one
+// was reached says so (CandidateRun.LimitHit). HomeSeed, when set, is a
+// host folder whose content starts each tree's HOME for its warm-up run
+// ([WarmUp]; what [WarmHome] left, say): it is copied into the tree's
+// HOME, a copy per tree and round; candidates' runs start with HOME
+// empty. ToolEnv is what the run tool's commands read PATH and HOME from
+// (nil: [agent.ContainerEnv]); a HOME it gives as "" is a folder of each
+// view's own.
 type ContainerConfig struct {
 	Engine     Starter
 	Image      string
@@ -76,6 +88,7 @@ type ContainerConfig struct {
 	Original   string
 	Submission string
 	Command    []string
+	Paths      []string
 	Timeout    time.Duration
 	FaultCodes []int
 	Env        []string
@@ -88,54 +101,60 @@ type ContainerConfig struct {
 	Work       string
 	Keep       bool
 	HomeSeed   string
+	ToolEnv    func(string) string
 }
 
-// Container is a [Sandbox] in containers of the verification image
+// Container is a [Sandbox] in sandboxes of the verification image
 // (HARNESS.md §4.3, "each round in its own container"): each tree of the
-// round has a container of its own, which holds that tree only, so
-// nothing a candidate or the tree's code does on one side (its files,
-// /tmp, its processes, IPC) can reach the other side's runs. Inside a
-// tree's container:
+// round has a sandbox of its own (a container; on this machine a root
+// folder and a user of its own), which holds that tree only, so nothing a
+// candidate or the tree's code does on one side (its files, /tmp, its
+// processes, IPC) can reach the other side's runs. Inside a tree's
+// sandbox:
 //
-//	/srb/pristine/<token>   the tree as given, read-only
 //	/srb/trees/<token>      the working tree a candidate runs in (the candidate user's)
 //	/srb/candidates/<file>  candidate files (root's, readable)
-//	/srb/run                SRB_WORK;  /srb/home: HOME (the candidate user's)
-//	/srb/snap               the side's snapshot (root's only)
+//	/srb/run                SRB_WORK;  /srb/home: HOME;  /srb/tmp: TMPDIR (the candidate user's)
 //
-// The toolbox's file tools read host copies of the trees; its run tool
-// executes as root in a third container, started the first time it is
-// used, holding /srb/view/original and /srb/view/workspace (neither tree's
-// container has them). Tokens are salted per sandbox, as [Host]'s are.
-// The candidate command runs as [ContainerConfig.User], never root, with
-// the role only as its last argument: no process of srb's holds the role
-// anywhere a candidate can read it (/proc/<pid>/cmdline is readable by
-// every user, so the task's runner must exec, not fork, the candidate, or
-// its own argument list shows the role to it; docs/LADDER.md). Before
-// every run, and after it, whatever is left running in the tree's
-// container is killed: every process but those running when the container
-// started. Every run of a side starts from the same state: before the
-// side's first run of a round (after Reset) [WarmUp] runs on a fresh
-// tree, so the task's runner builds and caches it, and the working tree
-// and SRB_WORK are kept in /srb/snap (root's, mode 0700); before every
-// later run they are restored from it by root, HOME is emptied, and what the
-// candidate user owns in /tmp, /var/tmp, /dev/shm, /run/lock and
-// /dev/mqueue is removed, so nothing a run does reaches the side's next
-// run.
+// and on the grader's side, in Work, the pristine trees (.git left out)
+// and each side's snapshot, which no process of a sandbox can reach. The
+// toolbox's file tools read further host copies of the trees; its run tool
+// executes in a sandbox of each view's own (see [viewContainer]). Tokens
+// are salted per sandbox: token is the first 16 hex digits of
+// sha256("<salt>:<role>") with a fresh 16-byte salt, so neither a path
+// nor a variable names the role. The candidate command runs as
+// [ContainerConfig.User], never root, with the role only as its last
+// argument: no process of srb's holds the role anywhere a candidate can
+// read it (/proc/<pid>/cmdline is readable by every user, so the task's
+// runner must exec, not fork, the candidate, or its own argument list
+// shows the role to it; docs/LADDER.md). Before every run, and after it,
+// whatever is left running in the tree's sandbox is ended and what the
+// candidate user left in the shared temporary folders removed
+// ([engine.Session.Reap]). Every run of a side starts from the same
+// state: before the side's first run of a round (after Reset) the side
+// gets a fresh start (the working tree copied in from the pristine one,
+// SRB_WORK and TMPDIR empty, HOME empty or the seed's copy, all the
+// candidate user's) and [WarmUp] runs there, so the task's runner builds
+// and caches the tree; the working tree and SRB_WORK are then copied out
+// to the side's snapshot; before every later run they are deleted and
+// copied in again from it ([engine.Session.Delete], CopyInOwned), HOME
+// and TMPDIR made empty, so nothing a run does reaches the side's next
+// run. No step runs a command as root: the root steps are the session's
+// verbs, so the same sandbox runs in a container and on this machine.
 type Container struct {
 	cfg   ContainerConfig
 	salt  string
 	work  string
+	uid   int
+	gid   int
 	trees map[string]string         // role → host tree
-	sides map[string]*containerSide // role → the tree's container
-	views map[string]*viewContainer // role → the run tool's container of that view
+	sides map[string]*containerSide // role → the tree's sandbox
+	views map[string]*viewContainer // role → the run tool's sandbox of that view
 }
 
-// containerSide is one tree's container and the pids of its own processes
-// (its init and keep-alive command), which reaping spares.
+// containerSide is one tree's sandbox.
 type containerSide struct {
 	sess *engine.Session
-	keep []string
 	hits engine.LimitHits // the limits reached before the latest run
 	// primed says the side has its snapshot since the last Reset.
 	primed bool
@@ -143,7 +162,7 @@ type containerSide struct {
 
 var _ Sandbox = (*Container)(nil)
 
-// NewContainer starts the round's two containers and checks the candidate
+// NewContainer starts the round's two sandboxes and checks the candidate
 // command can launch in them. The caller must Close it.
 func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) {
 	if len(cfg.Command) == 0 {
@@ -175,12 +194,16 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 		cfg.User = CandidateUser
 	}
 	if cfg.Env == nil {
-		// On top of the image's own environment, whose PATH has its
+		// On top of the engine's own environment, whose PATH has its
 		// toolchains.
 		cfg.Env = []string{"LANG=C.UTF-8"}
 	}
-	if !slices.ContainsFunc(cfg.Env, func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }) {
-		cfg.Env = append(slices.Clone(cfg.Env), "HOME="+containerHome)
+	if cfg.ToolEnv == nil {
+		cfg.ToolEnv = agent.ContainerEnv
+	}
+	uid, gid, err := numericUser(cfg.User)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
 	}
 	var salt [16]byte
 	if _, err := rand.Read(salt[:]); err != nil {
@@ -190,30 +213,53 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	c := &Container{cfg: cfg, salt: hex.EncodeToString(salt[:]), work: work,
+	c := &Container{cfg: cfg, salt: hex.EncodeToString(salt[:]), work: work, uid: uid, gid: gid,
 		trees: map[string]string{RoleOriginal: cfg.Original, RoleSubmission: cfg.Submission},
 		sides: map[string]*containerSide{}}
 	c.views = map[string]*viewContainer{RoleOriginal: {c: c, role: RoleOriginal}, RoleSubmission: {c: c, role: RoleSubmission}}
+	fail := func(err error) (*Container, error) {
+		c.cfg.Keep = false
+		c.Close()
+		return nil, err
+	}
+	// The grader's own copies: the pristine trees every fresh start is
+	// copied from, and an empty folder for HOME, TMPDIR and SRB_WORK.
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		if err := copyTree(c.trees[role], c.pristine(role)); err != nil {
+			return fail(fmt.Errorf("sandbox: copy the %s tree: %w", role, err))
+		}
+	}
+	if err := os.Mkdir(c.empty(), 0o700); err != nil {
+		return fail(fmt.Errorf("sandbox: %w", err))
+	}
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
 		side, err := c.startSide(ctx, role)
 		if side != nil {
 			c.sides[role] = side
 		}
 		if err != nil {
-			c.Close()
-			return nil, err
+			return fail(err)
+		}
+	}
+	// Where a sandbox's processes see its paths elsewhere (this machine),
+	// the run tool's views are where their sandboxes put them: they start
+	// now, so the toolbox can show them.
+	if s := c.sides[RoleOriginal].sess; s.Path(containerView) != containerView {
+		for _, role := range []string{RoleOriginal, RoleSubmission} {
+			if _, err := c.views[role].session(ctx); err != nil {
+				return fail(err)
+			}
 		}
 	}
 	if err := c.Reset(ctx); err != nil {
-		c.Close()
-		return nil, err
+		return fail(err)
 	}
 	return c, nil
 }
 
-// start starts one container of the image with copies, labelled with
-// what labels add to the configuration's.
-func (c *Container) start(ctx context.Context, labels map[string]string, copies []engine.Copy, readOnly []string) (*engine.Session, error) {
+// start starts one sandbox of the image, labelled with what labels add to
+// the configuration's.
+func (c *Container) start(ctx context.Context, labels map[string]string) (*engine.Session, error) {
 	network := ""
 	if c.cfg.Network {
 		network = "bridge"
@@ -227,8 +273,6 @@ func (c *Container) start(ctx context.Context, labels map[string]string, copies 
 		Image:    c.cfg.Image,
 		Labels:   all,
 		Network:  network,
-		Copies:   copies,
-		ReadOnly: readOnly,
 		Pids:     c.cfg.Pids,
 		Memory:   c.cfg.Memory,
 		Disk:     c.cfg.Disk,
@@ -243,50 +287,52 @@ func (c *Container) start(ctx context.Context, labels map[string]string, copies 
 	return sess, nil
 }
 
-// startSide starts role's container: the tree copied in, the launch
-// check, the candidate user's folders, and the list of the container's
-// own processes.
+// startSide starts role's sandbox and runs the launch check there.
 func (c *Container) startSide(ctx context.Context, role string) (*containerSide, error) {
-	copies := []engine.Copy{{HostPath: c.trees[role], ContainerPath: c.pristine(role)}}
-	readOnly := []string{ContainerRoot + "/pristine"}
-	if c.cfg.HomeSeed != "" {
-		copies = append(copies, engine.Copy{HostPath: c.cfg.HomeSeed, ContainerPath: containerSeed})
-		readOnly = append(readOnly, containerSeed)
-	}
-	sess, err := c.start(ctx, map[string]string{"srb.tree": c.Token(role)}, copies, readOnly)
+	sess, err := c.start(ctx, map[string]string{"srb.tree": c.Token(role)})
 	if err != nil {
 		return nil, err
 	}
 	side := &containerSide{sess: sess}
-	var paths []string
-	for _, a := range c.cfg.Command[1:] {
-		if strings.HasPrefix(a, "/") && !strings.ContainsAny(a, " \t\n'\"$;|&<>()") {
-			paths = append(paths, a)
-		}
+	return side, launchCheck(ctx, sess, c.cfg.Image, c.cfg.User, c.cfg.Command, c.cfg.Paths)
+}
+
+// launchCheck is the launch check (HARNESS.md §4.3) of the candidate
+// command cmd in sess, as user: the program is found, and every later
+// argument that looks like an absolute path exists. The error names the
+// command's argument as the task wrote it.
+func launchCheck(ctx context.Context, sess *engine.Session, image, user string, cmd, paths []string) error {
+	miss, err := missingArg(ctx, sess, user, sessionArgv(sess, cmd, paths))
+	switch {
+	case err != nil:
+		return fmt.Errorf("sandbox: the verification image %s: %w", image, err)
+	case miss == 0:
+		return fmt.Errorf("sandbox: the candidate program %s cannot be found in the verification image %s", cmd[0], image)
+	case miss > 0:
+		return fmt.Errorf("sandbox: candidate command argument %s does not exist in the verification image %s", cmd[miss], image)
 	}
-	check := append([]string{"/bin/sh", "-c", `for f; do [ -e "$f" ] || { echo "$f"; exit 1; }; done; mkdir -p ` +
-		strings.Join([]string{containerHome, containerRun, containerCand, ContainerRoot + "/trees"}, " "), "sh"}, paths...)
-	if r, err := sess.Exec(ctx, engine.ExecSpec{Argv: check, User: "0", Timeout: time.Minute}); err != nil || r.ExitCode != 0 {
-		if err != nil {
-			return side, fmt.Errorf("sandbox: the verification image %s: %w", c.cfg.Image, err)
-		}
-		if miss := strings.TrimSpace(string(r.Stdout)); miss != "" {
-			return side, fmt.Errorf("sandbox: candidate command argument %s does not exist in the verification image %s", miss, c.cfg.Image)
-		}
-		return side, fmt.Errorf("sandbox: the verification image %s: cannot create %s: %s", c.cfg.Image, ContainerRoot, strings.TrimSpace(string(r.Stderr)))
+	return nil
+}
+
+// CheckLaunch runs the launch check (HARNESS.md §4.3) of the candidate
+// command cmd once, in a sandbox of image of its own started by starter
+// (paths as in [ContainerConfig.Paths]), and removes it: a command that
+// fails it is the task's fault, found before any round starts.
+func CheckLaunch(ctx context.Context, starter Starter, image string, labels map[string]string, cmd, paths []string) error {
+	if len(cmd) == 0 {
+		return errors.New("sandbox: no candidate command")
 	}
-	// The candidate user's own: its HOME and SRB_WORK.
-	if err := c.chown(ctx, sess, containerHome, containerRun); err != nil {
-		return side, err
+	all := maps.Clone(labels)
+	if all == nil {
+		all = map[string]string{}
 	}
-	// What runs in the container before any candidate is its own; reaping
-	// spares it (killing the keep-alive command would stop the container).
-	r, err := sess.Exec(ctx, engine.ExecSpec{Argv: []string{"/bin/sh", "-c", listScript}, User: "0", Timeout: time.Minute})
-	if err != nil || r.ExitCode != 0 {
-		return side, fmt.Errorf("sandbox: cannot list the processes of the verification image %s: %v", c.cfg.Image, err)
+	all["srb.tree"] = "launch-check"
+	sess, err := starter.Start(ctx, engine.Spec{Image: image, Labels: all, NoNewPrivileges: true})
+	if err != nil {
+		return fmt.Errorf("sandbox: the verification image %s: %w", image, err)
 	}
-	side.keep = strings.Fields(string(r.Stdout))
-	return side, nil
+	defer sess.Close(context.WithoutCancel(ctx))
+	return launchCheck(ctx, sess, image, CandidateUser, cmd, paths)
 }
 
 // Token returns the salted name of role's tree.
@@ -295,9 +341,20 @@ func (c *Container) Token(role string) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
+// pristine is the grader's copy of role's tree (.git left out), every
+// fresh start's source.
 func (c *Container) pristine(role string) string {
-	return path.Join(ContainerRoot, "pristine", c.Token(role))
+	return filepath.Join(c.work, "pristine", c.Token(role))
 }
+
+// empty is the grader's empty folder, copied in as an empty HOME, TMPDIR
+// or SRB_WORK.
+func (c *Container) empty() string { return filepath.Join(c.work, "empty") }
+
+// snap is where role's snapshot is kept: the grader's, which no sandbox
+// can reach.
+func (c *Container) snap(role string) string { return filepath.Join(c.work, "snap", c.Token(role)) }
+
 func (c *Container) tree(role string) string { return path.Join(ContainerRoot, "trees", c.Token(role)) }
 func viewName(role string) string {
 	if role == RoleSubmission {
@@ -306,49 +363,23 @@ func viewName(role string) string {
 	return "original"
 }
 
-// chown gives paths (recursively) to the candidate user, as root; -h -P
-// change a symbolic link itself and never follow one (a submission tree is
-// the agent's: a link in it must not hand the candidate a file outside).
-func (c *Container) chown(ctx context.Context, sess *engine.Session, paths ...string) error {
-	r, err := sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"chown", "-R", "-h", "-P", c.cfg.User}, paths...), User: "0", Timeout: 10 * time.Minute})
-	if err == nil && r.ExitCode != 0 {
-		err = fmt.Errorf("chown exited %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
+// replace deletes dst in sess and copies src (a host folder) there, owned
+// by uid:gid.
+func replace(ctx context.Context, sess *engine.Session, src, dst string, uid, gid int) error {
+	if err := sess.Delete(ctx, dst); err != nil {
+		return err
 	}
-	if err != nil {
-		return fmt.Errorf("sandbox: cannot give %s to the candidate user %s: %w", strings.Join(paths, " "), c.cfg.User, err)
-	}
-	return nil
+	return sess.CopyInOwned(ctx, src, dst, uid, gid)
 }
 
-// resetIn replaces dst with a copy of src inside sess's container, as
-// root.
-func resetIn(ctx context.Context, sess *engine.Session, src, dst string) error {
-	for _, argv := range [][]string{{"rm", "-rf", dst}, {"cp", "-a", src, dst}} {
-		r, err := sess.Exec(ctx, engine.ExecSpec{Argv: argv, User: "0", Timeout: 10 * time.Minute})
-		if err != nil {
-			return err
-		}
-		if r.ExitCode != 0 {
-			return fmt.Errorf("%s exited %d: %s", argv[0], r.ExitCode, strings.TrimSpace(string(r.Stderr)))
-		}
-	}
-	return nil
-}
-
-// Reset implements [Sandbox]: each working tree in its container from its
-// pristine copy (the candidate user's), the run tool's views when its
-// container runs, and the file tools' host copies from the trees given.
+// Reset implements [Sandbox]: each side gets a fresh start before its
+// next run, the run tool's views are copied again from the pristine trees
+// when their sandboxes run, and the file tools' host copies from the
+// trees given.
 func (c *Container) Reset(ctx context.Context) error {
 	for _, role := range []string{RoleOriginal, RoleSubmission} {
-		// Warmed up again before its next run.
+		// Given a fresh start and warmed up again before its next run.
 		c.sides[role].primed = false
-		sess := c.sides[role].sess
-		if err := resetIn(ctx, sess, c.pristine(role), c.tree(role)); err != nil {
-			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
-		}
-		if err := c.chown(ctx, sess, c.tree(role)); err != nil {
-			return fmt.Errorf("sandbox: the %s tree could not be restored: %w", role, err)
-		}
 		host := filepath.Join(c.work, "view", viewName(role))
 		if err := forceRemove(host); err != nil {
 			return fmt.Errorf("sandbox: the %s tree could not be cleared: %w", role, err)
@@ -366,19 +397,19 @@ func (c *Container) Reset(ctx context.Context) error {
 // Roots implements [Sandbox]: host copies, shown as the run tool's views.
 func (c *Container) Roots() []agent.RootSpec {
 	return []agent.RootSpec{
-		{Name: "original", Dir: filepath.Join(c.work, "view", "original"), Shown: path.Join(containerView, "original")},
-		{Name: "workspace", Dir: filepath.Join(c.work, "view", "workspace"), Shown: path.Join(containerView, "workspace")},
+		{Name: "original", Dir: filepath.Join(c.work, "view", "original"), Shown: c.views[RoleOriginal].shown()},
+		{Name: "workspace", Dir: filepath.Join(c.work, "view", "workspace"), Shown: c.views[RoleSubmission].shown()},
 	}
 }
 
-// RunTool implements [Sandbox]: the run tool executes as root in the
-// round's third container, which holds the views and neither tree's
-// working copy, with the container's PATH.
+// RunTool implements [Sandbox]: the run tool executes in the sandbox of
+// the view its folder is in, which holds that view alone and neither
+// tree's working copy, with ContainerConfig.ToolEnv's PATH.
 func (c *Container) RunTool() (agent.Runner, func(string) string) {
-	return viewRunner(c.views), agent.ContainerEnv
+	return viewRunner(c.views), c.cfg.ToolEnv
 }
 
-// Close implements [Sandbox]: the containers are removed; the host copies
+// Close implements [Sandbox]: the sandboxes are removed; the host copies
 // too, unless ContainerConfig.Keep.
 func (c *Container) Close() error {
 	var errs []error
@@ -392,13 +423,17 @@ func (c *Container) Close() error {
 	return errors.Join(errs...)
 }
 
-// viewContainer is a container the run tool executes in: one per view,
-// started the first time a command runs in that view, with that tree
-// alone copied to /srb/view/<view> (root's), and removed with the
-// sandbox. A command run in one view cannot reach the other view's
-// container, so nothing the submission's own files make a command do (a
-// Makefile's recipe, a daemon it leaves) can change what the adversary
-// sees of State A, or the other way round.
+// viewContainer is a sandbox the run tool executes in: one per view,
+// started the first time a command runs in that view (or with the
+// sandbox, where the view's path is the sandbox's to say), with that tree
+// alone copied to /srb/view/<view> (owned by the sandbox's user: root in a
+// container, the session's user on this machine) and a HOME of its own,
+// and removed with the sandbox. A command run in one view cannot reach
+// the other view's sandbox, so nothing the submission's own files make a
+// command do (a Makefile's recipe, a daemon it leaves) can change what the
+// adversary sees of State A, or the other way round; after every command
+// what it left running, and on this machine what its user left in the
+// shared temporary folders, is gone ([engine.Session.Reap]).
 type viewContainer struct {
 	c    *Container
 	role string
@@ -406,20 +441,36 @@ type viewContainer struct {
 	sess *engine.Session
 }
 
-// session returns the view's container, starting it when it is not
-// running yet.
+// view is the view's folder in its sandbox (a container path).
+func (v *viewContainer) view() string { return path.Join(containerView, viewName(v.role)) }
+
+// shown is where the run tool's commands find the view: its sandbox's
+// path once it runs, the container path before.
+func (v *viewContainer) shown() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.sess != nil {
+		return v.sess.Path(v.view())
+	}
+	return v.view()
+}
+
+// session returns the view's sandbox, starting it when it is not running
+// yet.
 func (v *viewContainer) session(ctx context.Context) (*engine.Session, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.sess != nil {
 		return v.sess, nil
 	}
-	copies := []engine.Copy{{HostPath: v.c.trees[v.role], ContainerPath: path.Join(ContainerRoot, "view-pristine", viewName(v.role))}}
-	sess, err := v.c.start(ctx, map[string]string{"srb.tree": "view-" + viewName(v.role)}, copies, []string{ContainerRoot + "/view-pristine"})
+	sess, err := v.c.start(ctx, map[string]string{"srb.tree": "view-" + viewName(v.role)})
 	if err != nil {
 		return nil, err
 	}
 	v.sess = sess
+	if err := sess.CopyInOwned(ctx, v.c.empty(), containerHome, 0, 0); err != nil {
+		return nil, fmt.Errorf("sandbox: the run tool's HOME: %w", err)
+	}
 	if err := v.resetLocked(ctx); err != nil {
 		return nil, err
 	}
@@ -436,8 +487,7 @@ func (v *viewContainer) resetLocked(ctx context.Context) error {
 	if v.sess == nil {
 		return nil
 	}
-	name := viewName(v.role)
-	if err := resetIn(ctx, v.sess, path.Join(ContainerRoot, "view-pristine", name), path.Join(containerView, name)); err != nil {
+	if err := replace(ctx, v.sess, v.c.pristine(v.role), v.view(), 0, 0); err != nil {
 		return fmt.Errorf("sandbox: the run tool's view of the %s tree could not be restored: %w", v.role, err)
 	}
 	return nil
@@ -452,24 +502,35 @@ func (v *viewContainer) close() error {
 	return v.sess.Close(context.Background())
 }
 
-// Run implements [agent.Runner] in the view's container, as root.
+// Run implements [agent.Runner] in the view's sandbox, as its user (root
+// in a container), with HOME the view's own when ContainerConfig.ToolEnv
+// gives none; what the command left is reaped after it.
 func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunResult, error) {
 	sess, err := v.session(ctx)
 	if err != nil {
 		return agent.RunResult{ExitCode: -1}, err
 	}
-	return agent.SessionRunner{Session: sess}.Run(ctx, cmd)
+	if v.c.cfg.ToolEnv("HOME") == "" {
+		env := slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
+		cmd.Env = append(env, "HOME="+sess.Path(containerHome))
+	}
+	res, err := agent.SessionRunner{Session: sess}.Run(ctx, cmd)
+	if _, rerr := sess.Reap(context.WithoutCancel(ctx), ""); rerr != nil && err == nil {
+		err = fmt.Errorf("run: %w", rerr)
+	}
+	return res, err
 }
 
 // viewRunner is the run tool of a [Container]: each command runs in the
-// container of the view its folder is in (/srb/view/original/… or
-// /srb/view/workspace/…); a folder in neither is refused.
+// sandbox of the view its folder is in (/srb/view/original/… or
+// /srb/view/workspace/…, where the sandbox shows them); a folder in
+// neither is refused.
 type viewRunner map[string]*viewContainer
 
 // Run implements [agent.Runner].
 func (r viewRunner) Run(ctx context.Context, cmd agent.Command) (agent.RunResult, error) {
-	for role, v := range r {
-		if inside(path.Join(containerView, viewName(role)), path.Clean(cmd.Dir)) {
+	for _, v := range r {
+		if inside(v.shown(), path.Clean(cmd.Dir)) {
 			return v.Run(ctx, cmd)
 		}
 	}
@@ -479,120 +540,108 @@ func (r viewRunner) Run(ctx context.Context, cmd agent.Command) (agent.RunResult
 // inside reports whether p is dir or under it (both clean, slash paths).
 func inside(dir, p string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
-// listScript prints the pids of the container's processes but its own.
-const listScript = `for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] || echo "$p"; done`
-
-// reapScript kills every process in the container except those its
-// arguments name (the container's own: its init and the command that keeps
-// it alive, listed when it started) and the shell itself, and prints how
-// many it killed.
-const reapScript = `keep=" $* "; n=0; for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] && continue; case "$keep" in *" $p "*) continue;; esac; kill -9 "$p" 2>/dev/null && n=$((n+1)); done; echo $n`
-
-// containerSnap is where a tree's container keeps the tree's snapshot
-// (root's, mode 0700: the candidate user cannot enter it).
-const containerSnap = ContainerRoot + "/snap"
-
-// containerShared are the folders of a tree's container every user may
-// write in; what the candidate user owns there is removed before every
-// run.
-var containerShared = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue"}
-
-// clearTail removes, in each folder its arguments name, everything the
-// user $user owns (at any depth, never following a link or leaving the
-// folder's file system).
-const clearTail = `for d; do [ -d "$d" ] && [ ! -L "$d" ] && find "$d" -xdev -mindepth 1 -user "$user" -prune -exec rm -rf {} +; done; exit 0`
-
-// freshScript gives a tree's container a fresh start, as root: the
-// working tree from the pristine copy, SRB_WORK empty, HOME empty or a
-// copy of the seed folder's content (when seed names a folder), and what
-// the candidate user left in the shared folders removed. Arguments:
-// pristine tree run home user seed shared...
-const freshScript = `set -e; pristine=$1 tree=$2 run=$3 home=$4 user=$5 seed=$6; shift 6
-rm -rf "$tree" "$run" "$home"; cp -a "$pristine" "$tree"; mkdir -p "$run" "$home"
-if [ -n "$seed" ] && [ -d "$seed" ]; then cp -a "$seed/." "$home/"; fi
-set +e; ` + clearTail
-
-// containerSeed is where a tree's container holds the HOME seed
-// ([ContainerConfig.HomeSeed]), read-only.
-const containerSeed = ContainerRoot + "/seed"
-
-// snapshotScript keeps the working tree and SRB_WORK in a folder of
-// root's, as they are (owners, modes and times kept), and HOME's folder
-// empty. Arguments: snap tree run home.
-const snapshotScript = `set -e; snap=$1; rm -rf "$snap"; mkdir -m 700 "$snap"
-cp -a "$2" "$snap/tree"; cp -a "$3" "$snap/run"; cp -a "$4" "$snap/home"; find "$snap/home" -mindepth 1 -delete`
-
-// restoreScript puts the working tree and SRB_WORK back as the snapshot
-// keeps them (the candidate user's again), HOME empty, and removes what
-// the candidate user left in the shared folders. Arguments: snap tree run
-// home user shared...
-const restoreScript = `set -e; snap=$1 tree=$2 run=$3 home=$4 user=$5; shift 5
-rm -rf "$tree" "$run" "$home"
-cp -a "$snap/tree" "$tree"; cp -a "$snap/run" "$run"; cp -a "$snap/home" "$home"
-set +e; ` + clearTail
-
-// candidateUID is the user part of ContainerConfig.User ("uid:gid").
-func (c *Container) candidateUID() string {
-	u, _, _ := strings.Cut(c.cfg.User, ":")
-	return u
+// fresh gives role's sandbox a fresh start: the working tree from the
+// pristine copy, SRB_WORK and TMPDIR empty, HOME empty or a copy of the
+// seed folder's content, all the candidate user's.
+func (c *Container) fresh(ctx context.Context, role string) error {
+	sess := c.sides[role].sess
+	home := c.empty()
+	if c.cfg.HomeSeed != "" {
+		home = c.cfg.HomeSeed
+	}
+	for _, p := range []struct{ src, dst string }{
+		{c.pristine(role), c.tree(role)}, {c.empty(), containerRun}, {home, containerHome}, {c.empty(), containerTmp},
+	} {
+		if err := replace(ctx, sess, p.src, p.dst, c.uid, c.gid); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// rootSh runs script with args in sess's container as root; an error
-// carries the script's stderr.
-func rootSh(ctx context.Context, sess *engine.Session, script string, args ...string) error {
-	r, err := sess.Exec(ctx, engine.ExecSpec{Argv: append([]string{"/bin/sh", "-c", script, "sh"}, args...), User: "0", Timeout: 10 * time.Minute})
-	if err == nil && r.ExitCode != 0 {
-		err = fmt.Errorf("exit %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
-	}
-	return err
+// snapParts are what a side's snapshot keeps: the working tree and
+// SRB_WORK (where the task's runner caches its build), by the name the
+// snapshot keeps each under. HOME and TMPDIR start every run empty.
+func (c *Container) snapParts(role string) map[string]string {
+	return map[string]string{"tree": c.tree(role), "work": containerRun}
 }
 
-// reap kills every process in side's container but the container's own
-// and returns how many it killed.
-func (c *Container) reap(ctx context.Context, side *containerSide) (int, error) {
-	argv := append([]string{"/bin/sh", "-c", reapScript, "sh"}, side.keep...)
-	r, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: argv, User: "0", Timeout: time.Minute})
-	if err != nil {
-		return 0, err
+// snapshot copies the side's working tree and SRB_WORK out to its
+// snapshot on the grader's side.
+func (c *Container) snapshot(ctx context.Context, role string) error {
+	snap := c.snap(role)
+	if err := forceRemove(snap); err != nil {
+		return err
 	}
-	if r.ExitCode != 0 {
-		return 0, fmt.Errorf("exit %d", r.ExitCode)
+	if err := os.MkdirAll(snap, 0o700); err != nil {
+		return err
 	}
-	n, _ := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
-	return n, nil
+	for name, p := range c.snapParts(role) {
+		err := c.sides[role].sess.CopyOut(ctx, p, filepath.Join(snap, name))
+		if errors.Is(err, engine.ErrNoPath) {
+			continue // the warm-up removed it: runs start without it
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// prime gives role's container a fresh start, runs [WarmUp] there and
+// restore puts the side back as its snapshot keeps it (the candidate
+// user's again), with HOME and TMPDIR empty.
+func (c *Container) restore(ctx context.Context, role string) error {
+	sess := c.sides[role].sess
+	for name, p := range c.snapParts(role) {
+		src := filepath.Join(c.snap(role), name)
+		if _, err := os.Lstat(src); err != nil {
+			if err := sess.Delete(ctx, p); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := replace(ctx, sess, src, p, c.uid, c.gid); err != nil {
+			return err
+		}
+	}
+	for _, p := range []string{containerHome, containerTmp} {
+		if err := replace(ctx, sess, c.empty(), p, c.uid, c.gid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// reap ends what is left running in role's sandbox and removes what the
+// candidate user left in its shared folders.
+func (c *Container) reap(ctx context.Context, role string) (bool, error) {
+	return c.sides[role].sess.Reap(ctx, c.cfg.User)
+}
+
+// prime gives role's sandbox a fresh start, runs [WarmUp] there and
 // keeps what it left (working tree and SRB_WORK) as the side's snapshot,
-// from which every later run of the side starts, with HOME empty.
+// from which every later run of the side starts, with HOME and TMPDIR
+// empty.
 func (c *Container) prime(ctx context.Context, role string) error {
 	side := c.sides[role]
-	if _, err := c.reap(ctx, side); err != nil {
-		return fmt.Errorf("cannot clear the container: %w", err)
+	if _, err := c.reap(ctx, role); err != nil {
+		return fmt.Errorf("cannot clear the sandbox: %w", err)
 	}
-	seed := ""
-	if c.cfg.HomeSeed != "" {
-		seed = containerSeed
-	}
-	args := append([]string{c.pristine(role), c.tree(role), containerRun, containerHome, c.candidateUID(), seed}, containerShared...)
-	if err := rootSh(ctx, side.sess, freshScript, args...); err != nil {
+	if err := c.fresh(ctx, role); err != nil {
 		return fmt.Errorf("cannot give the tree a fresh start: %w", err)
-	}
-	if err := c.chown(ctx, side.sess, c.tree(role), containerRun, containerHome); err != nil {
-		return err
 	}
 	w := WarmUp
 	if run := c.execute(ctx, &w, role, false); run.Harness != "" {
 		return fmt.Errorf("the warm-up run on the tree could not be carried out: %s", run.Harness)
 	}
-	if err := rootSh(ctx, side.sess, snapshotScript, containerSnap, c.tree(role), containerRun, containerHome); err != nil {
+	if err := c.snapshot(ctx, role); err != nil {
 		return fmt.Errorf("cannot keep the tree's snapshot: %w", err)
 	}
 	side.primed = true
 	return nil
 }
 
-// Execute implements [Sandbox]: the run happens in role's container only,
+// Execute implements [Sandbox]: the run happens in role's sandbox only,
 // and starts from the side's snapshot (see [Container]), so nothing an
 // earlier run of the side did (the adjudicator's reruns included) can
 // change what this one sees.
@@ -607,13 +656,27 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 	return c.execute(ctx, cand, role, true)
 }
 
-// execute runs cand in role's container: the candidate placed, every
-// leftover process killed, the side restored from its snapshot (when
-// restore), the command run as the candidate user, and its processes
-// killed afterwards.
+// candidateEnv is the candidate's environment in sess: the configured
+// base with HOME and TMPDIR the tree's own (whatever it says) and the
+// contract's names, every path as sess's processes see it.
+func (c *Container) candidateEnv(sess *engine.Session, cand *Candidate, role string) []string {
+	base := slices.DeleteFunc(slices.Clone(c.cfg.Env), func(kv string) bool {
+		return strings.HasPrefix(kv, "HOME=") || strings.HasPrefix(kv, "TMPDIR=")
+	})
+	base = append(base, "HOME="+sess.Path(containerHome), "TMPDIR="+sess.Path(containerTmp))
+	return CandidateEnv(base, c.cfg.Network,
+		EnvCandidate+"="+sess.Path(path.Join(containerCand, cand.Filename)), EnvCandidateName+"="+cand.Name,
+		EnvTarget+"="+sess.Path(c.tree(role)), EnvTargetToken+"="+c.Token(role), EnvWork+"="+sess.Path(containerRun))
+}
+
+// execute runs cand in role's sandbox: the candidate placed, every
+// leftover process ended, the side restored from its snapshot (when
+// restore), the command run as the candidate user, and what it left
+// reaped afterwards.
 func (c *Container) execute(ctx context.Context, cand *Candidate, role string, restore bool) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
 	side := c.sides[role]
+	sess := side.sess
 	harness := func(why string) CandidateRun {
 		run.Harness = why
 		run.Stderr = "cannot run candidate command: " + why
@@ -624,34 +687,35 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		defer os.RemoveAll(tmp)
 		hostFile := filepath.Join(tmp, cand.Filename)
 		if err = os.WriteFile(hostFile, []byte(cand.Code), 0o755); err == nil {
-			err = side.sess.CopyIn(ctx, hostFile, path.Join(containerCand, cand.Filename))
+			err = os.Chmod(hostFile, 0o755)
+		}
+		if err == nil {
+			err = sess.CopyIn(ctx, hostFile, path.Join(containerCand, cand.Filename))
 		}
 	}
 	if err != nil {
 		return harness("cannot place the candidate: " + err.Error())
 	}
-	env := CandidateEnv(c.cfg.Env, c.cfg.Network,
-		EnvCandidate+"="+path.Join(containerCand, cand.Filename), EnvCandidateName+"="+cand.Name,
-		EnvTarget+"="+c.tree(role), EnvTargetToken+"="+c.Token(role), EnvWork+"="+containerRun)
-	argv := append(slices.Clone(c.cfg.Command), role)
+	env := c.candidateEnv(sess, cand, role)
+	argv := append(sessionArgv(sess, c.cfg.Command, c.cfg.Paths), role)
 	// Nothing left by an earlier run may watch this run's processes: it
-	// is killed first.
-	if _, err := c.reap(ctx, side); err != nil {
-		return harness("cannot clear the container: " + err.Error())
+	// is ended first.
+	if _, err := c.reap(ctx, role); err != nil {
+		return harness("cannot clear the sandbox: " + err.Error())
 	}
 	if restore {
-		args := append([]string{containerSnap, c.tree(role), containerRun, containerHome, c.candidateUID()}, containerShared...)
-		if err := rootSh(ctx, side.sess, restoreScript, args...); err != nil {
+		if err := c.restore(ctx, role); err != nil {
 			return harness("cannot restore the tree's snapshot: " + err.Error())
 		}
 	}
 	start := time.Now()
-	res, err := side.sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
-		Timeout: c.cfg.Timeout, MaxOutput: 1 << 20})
+	res, err := sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
+		Timeout: c.cfg.Timeout, MaxOutput: MaxRunTail, Tail: true})
 	run.DurationSec = time.Since(start).Seconds()
 	if res != nil {
 		run.ExitCode, run.TimedOut = res.ExitCode, res.TimedOut
 		run.Stdout, run.Stderr = lastBytes(res.Stdout), lastBytes(res.Stderr)
+		run.Reaped = res.Leftovers > 0
 		if res.Duration > 0 {
 			run.DurationSec = res.Duration.Seconds()
 		}
@@ -666,12 +730,12 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		run.Harness = err.Error()
 		run.Stderr += "cannot run candidate command: " + err.Error()
 	}
-	if n, err := c.reap(ctx, side); err == nil {
-		run.Reaped = n > 0
+	if reaped, err := c.reap(context.WithoutCancel(ctx), role); err == nil {
+		run.Reaped = run.Reaped || reaped
 	} else if run.Harness == "" {
-		run.Harness = "cannot clear the container after the run: " + err.Error()
+		run.Harness = "cannot clear the sandbox after the run: " + err.Error()
 	}
-	if h, err := side.sess.LimitHits(ctx); err == nil {
+	if h, err := sess.LimitHits(ctx); err == nil {
 		run.LimitHit = limitHit(side.hits, h)
 		side.hits = h
 	}

@@ -8,7 +8,9 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,21 +22,11 @@ import (
 // hostExec stands in for the verification image: it runs each command on
 // this machine with the container's /srb under the fake container's root
 // and /tests/verification at the fixture task, in its own process group.
-// The process listing and the reaping shell are answered, never run
-// (here they would see, and kill, this machine's processes), and so is
-// chown (the candidate user need not exist here, nor this process be
-// root).
+// The sandbox's root steps are the session's verbs (Delete, CopyIn,
+// Reap), which the fake carries out under its root: no command here runs
+// as root.
 func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeContainer, engine.ExecSpec) (*engine.Result, error) {
 	return func(ctx context.Context, c *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
-		if len(es.Argv) >= 3 && es.Argv[2] == reapScript {
-			return &engine.Result{Stdout: []byte("0\n")}, nil
-		}
-		if len(es.Argv) >= 3 && es.Argv[2] == listScript {
-			return &engine.Result{Stdout: []byte("1\n7\n")}, nil
-		}
-		if es.Argv[0] == "chown" {
-			return &engine.Result{}, nil
-		}
 		m := func(s string) string {
 			s = strings.ReplaceAll(s, ContainerRoot+"/", c.Root+ContainerRoot+"/")
 			return strings.ReplaceAll(s, assetsDir, assets)
@@ -42,17 +34,6 @@ func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeCon
 		argv := make([]string, len(es.Argv))
 		for i, a := range es.Argv {
 			argv[i] = m(a)
-		}
-		// The shared folders a fresh start and a restore clear are the
-		// fake container's, never this machine's.
-		if len(argv) > 9 && (es.Argv[2] == freshScript || es.Argv[2] == restoreScript) {
-			first := 9 // restoreScript: snap tree run home user shared...
-			if es.Argv[2] == freshScript {
-				first = 10 // pristine tree run home user seed shared...
-			}
-			for i := first; i < len(argv); i++ {
-				argv[i] = filepath.Join(c.Root, argv[i])
-			}
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		for _, kv := range es.Env {
@@ -75,10 +56,155 @@ func hostExec(t *testing.T, assets string) func(context.Context, *engine.FakeCon
 	}
 }
 
-// A whole stage with each round in a container of its own: the trees are
-// copied in (pristine, read-only), reset with rm and cp inside, the
-// candidate copied in and run as the task's command with the role last,
-// in a salted tree; the toolbox shows the container's paths.
+// step is one thing a sandbox asked of its session: a verb ("exec",
+// "copyin", "copyout", "delete", "reap"), the container path it named
+// (an exec's working folder), the host path a copy read, the user it ran
+// as or gave the copy to, and an exec's spec.
+type step struct {
+	verb, path, host, user string
+	es                     engine.ExecSpec
+}
+
+// recStarter starts sessions through inner and records every verb the
+// sandbox calls on each ([recSession]), in order.
+type recStarter struct {
+	inner    Starter
+	mu       sync.Mutex
+	sessions []*recSession
+}
+
+// recSession is one session of a recStarter: an engine.Container that
+// records each call and passes it on to the session inner started.
+type recSession struct {
+	spec  engine.Spec
+	s     *engine.Session
+	mu    sync.Mutex
+	steps []step
+}
+
+// Start implements Starter.
+func (r *recStarter) Start(ctx context.Context, spec engine.Spec) (*engine.Session, error) {
+	s, err := r.inner.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	rs := &recSession{spec: spec, s: s}
+	r.mu.Lock()
+	r.sessions = append(r.sessions, rs)
+	r.mu.Unlock()
+	return engine.NewSession(s.ID, s.Image, rs), nil
+}
+
+// Steps returns what the session was asked, in order.
+func (rs *recSession) Steps() []step {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return slices.Clone(rs.steps)
+}
+
+func (rs *recSession) note(st step) {
+	rs.mu.Lock()
+	rs.steps = append(rs.steps, st)
+	rs.mu.Unlock()
+}
+
+func (rs *recSession) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Result, error) {
+	rs.note(step{verb: "exec", path: es.WorkDir, user: es.User, es: es})
+	return rs.s.Exec(ctx, es)
+}
+
+func (rs *recSession) CopyIn(ctx context.Context, cp engine.Copy) error {
+	st := step{verb: "copyin", path: cp.ContainerPath, host: cp.HostPath, user: "0:0"}
+	if cp.Owned {
+		st.user = strconv.Itoa(cp.UID) + ":" + strconv.Itoa(cp.GID)
+		rs.note(st)
+		return rs.s.CopyInOwned(ctx, cp.HostPath, cp.ContainerPath, cp.UID, cp.GID)
+	}
+	rs.note(st)
+	return rs.s.CopyIn(ctx, cp.HostPath, cp.ContainerPath)
+}
+
+func (rs *recSession) CopyOut(ctx context.Context, containerPath, hostPath string) error {
+	rs.note(step{verb: "copyout", path: containerPath, host: hostPath})
+	return rs.s.CopyOut(ctx, containerPath, hostPath)
+}
+
+func (rs *recSession) Delete(ctx context.Context, containerPath string) error {
+	rs.note(step{verb: "delete", path: containerPath})
+	return rs.s.Delete(ctx, containerPath)
+}
+
+func (rs *recSession) Reap(ctx context.Context, user string) (bool, error) {
+	rs.note(step{verb: "reap", user: user})
+	return rs.s.Reap(ctx, user)
+}
+
+func (rs *recSession) Path(containerPath string) string { return rs.s.Path(containerPath) }
+func (rs *recSession) Kill(ctx context.Context) error   { return rs.s.Kill(ctx) }
+func (rs *recSession) Remove(ctx context.Context) error { return rs.s.Close(ctx) }
+func (rs *recSession) LimitHits(ctx context.Context) (engine.LimitHits, error) {
+	return rs.s.LimitHits(ctx)
+}
+
+// hostImage is what the tests' engine.Local calls the fixture's
+// verification image: the task's files at assetsDir.
+const hostImage = "srb-host/verification"
+
+// hostEngine is stage 3's --host backend for a task whose files are
+// assets (stages.HostVerification's kind): sessions on this machine, the
+// task's files at assetsDir.
+func hostEngine(assets string) *engine.Local {
+	return &engine.Local{Env: HostCandidateEnv(), Images: map[string][]engine.Copy{hostImage: {{HostPath: assets, ContainerPath: assetsDir}}}}
+}
+
+// hostContainer starts a Container on this machine (engine.Local) on
+// State A and the Go port, with cmd as its candidate command and the
+// fixture task's files at assetsDir; mod changes its configuration. It is
+// closed when the test ends.
+func hostContainer(t *testing.T, cmd []string, mod ...func(*ContainerConfig)) *Container {
+	t.Helper()
+	assets, err := filepath.Abs(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := ContainerConfig{Engine: hostEngine(assets), Image: hostImage, Paths: []string{assetsDir}, Original: stateA, Submission: goPort,
+		Command: cmd, Timeout: time.Minute, Work: t.TempDir(), ToolEnv: func(name string) string {
+			if name == "HOME" {
+				return ""
+			}
+			return os.Getenv(name)
+		}}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	c, err := NewContainer(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// sessionUID is the user a session on this machine runs its commands as:
+// the group of its root folder (-1 when it runs as this process's user).
+func sessionUID(t *testing.T, s *engine.Session) int {
+	t.Helper()
+	fi, err := os.Stat(s.Path("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 {
+		return -1
+	}
+	return int(fi.Sys().(*syscall.Stat_t).Gid)
+}
+
+// A whole stage with each round in a container of its own: the trees
+// are copied in (from the grader's pristine copies, the candidate user's),
+// the candidate copied in and run as the task's command with the role
+// last, in a salted tree; every run starts from the side's snapshot; the
+// toolbox shows the container's paths. No step runs a command as root:
+// the root steps are the session's verbs.
 func TestContainerRounds(t *testing.T) {
 	t.Parallel()
 	needTools(t)
@@ -87,6 +213,7 @@ func TestContainerRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := &engine.Fake{ExecFunc: hostExec(t, assets)}
+	rec := &recStarter{inner: fake}
 	sub := port(t, func(s string) string { return replaceOnce(t, s, "\t\tos.Exit(2)\n", "\t\tos.Exit(1)\n") })
 	cfg := fixtureConfig(t, sub, map[string][]turn{
 		"a05-usage": {call("list_dir", map[string]any{"path": "workspace:"}), try("usage", candUsage), found("usage", "tally exits 1, not 2, when given arguments")},
@@ -94,7 +221,7 @@ func TestContainerRounds(t *testing.T) {
 	v, _ := task_(t)
 	cfg.NewSandbox = func(ctx context.Context, id string) (Sandbox, error) {
 		return NewContainer(ctx, ContainerConfig{
-			Engine: fake, Image: "srb/lang90-tally-c-to-go:verification", Labels: map[string]string{"srb.round": id},
+			Engine: rec, Image: "srb/lang90-tally-c-to-go:verification", Labels: map[string]string{"srb.round": id},
 			Original: stateA, Submission: sub, Command: v.CandidateCommand, Timeout: 5 * time.Minute, Work: t.TempDir(),
 			Env: []string{"PATH=" + os.Getenv("PATH"), "GOCACHE=" + filepath.Join(homeSeed(t), ".cache", "go-build")},
 		})
@@ -116,7 +243,7 @@ func TestContainerRounds(t *testing.T) {
 		t.Fatalf("%d containers, want two per round", len(cs))
 	}
 	for _, c := range cs {
-		if !c.Closed() || c.Spec.Network != "" || len(c.Spec.Copies) != 1 || c.Spec.ReadOnly[0] != "/srb/pristine" || !c.Spec.NoNewPrivileges ||
+		if !c.Closed() || c.Spec.Network != "" || len(c.Spec.Copies) != 0 || !c.Spec.NoNewPrivileges ||
 			c.Spec.Labels["srb.tree"] == "" || c.Spec.Labels["srb.round"] == "" {
 			t.Errorf("container %+v", c.Spec)
 		}
@@ -124,70 +251,96 @@ func TestContainerRounds(t *testing.T) {
 	// The a05 round's containers ran the candidate with the role last,
 	// in a salted tree, with nothing naming the role in its environment,
 	// as the candidate user, right after everything left running was
-	// killed; the tree is the candidate user's; each container ran one
-	// role only, in the tree it holds.
+	// reaped and the side restored from its snapshot; the tree is the
+	// candidate user's; each container ran one role only, in the tree it
+	// holds; no command ran as root.
 	var runs, warmUps int
-	for _, c := range cs {
-		if c.Spec.Labels["srb.round"] != "a05-usage" {
+	for _, rs := range rec.sessions {
+		if rs.spec.Labels["srb.round"] != "a05-usage" {
 			continue
 		}
-		execs := c.Execs()
-		chowned := map[string]bool{}
+		tree := "/srb/trees/" + rs.spec.Labels["srb.tree"]
+		steps := rs.Steps()
+		owned := map[string]bool{}
 		roles := map[string]bool{}
-		for i, es := range execs {
-			if es.Argv[0] == "chown" {
-				if es.User != "0" || strings.Join(es.Argv[1:5], " ") != "-R -h -P "+CandidateUser {
-					t.Errorf("chown %+v: want -R -h -P %s (never following a link) as root", es, CandidateUser)
+		for i, st := range steps {
+			switch st.verb {
+			case "copyin":
+				if st.user == CandidateUser {
+					owned[st.path] = true
+				} else if st.user != "0:0" || !strings.HasPrefix(st.path, "/srb/candidates/") {
+					t.Errorf("copy %+v: only the candidates are root's", st)
 				}
-				for _, p := range es.Argv[5:] {
-					chowned[p] = true
+				token := rs.spec.Labels["srb.tree"]
+				if st.path == tree && !strings.HasSuffix(st.host, "/pristine/"+token) && !strings.HasSuffix(st.host, "/snap/"+token+"/tree") {
+					t.Errorf("the tree came from %s, neither its pristine copy nor its snapshot", st.host)
+				}
+			case "exec":
+				if st.user == "0" || st.user == "root" {
+					t.Errorf("a command ran as root: %q", st.es.Argv)
 				}
 			}
-			if len(es.Argv) < 3 || es.Argv[1] != v.CandidateCommand[1] {
+			if st.verb != "exec" || len(st.es.Argv) < 3 || st.es.Argv[1] != v.CandidateCommand[1] {
 				continue
 			}
+			es := st.es
 			role := es.Argv[len(es.Argv)-1]
 			if slices.Contains(es.Env, EnvCandidateName+"="+WarmUp.Name) {
 				// The side's warm-up: its first run, before any candidate,
 				// on a fresh tree; its snapshot is kept right after it.
 				warmUps++
 				if roles[role] {
-					t.Errorf("a warm-up ran after a candidate in container %s", c.Spec.Labels["srb.tree"])
+					t.Errorf("a warm-up ran after a candidate in container %s", rs.spec.Labels["srb.tree"])
 				}
-				if next := execs[i+1]; len(next.Argv) < 3 || next.Argv[2] != reapScript || len(execs) < i+3 || execs[i+2].Argv[2] != snapshotScript {
-					t.Errorf("the warm-up was not followed by a reaping and the snapshot, but by %q", next.Argv)
+				var next []string
+				for _, n := range steps[i+1 : min(i+4, len(steps))] {
+					next = append(next, n.verb+" "+n.path)
+				}
+				if !slices.Equal(next[:1], []string{"reap "}) || !slices.Contains(next, "copyout "+tree) || !slices.Contains(next, "copyout /srb/run") {
+					t.Errorf("the warm-up was not followed by a reaping and the snapshot, but by %q", next)
 				}
 				continue
 			}
 			runs++
 			roles[role] = true
-			if role != RoleOriginal && role != RoleSubmission || !strings.HasPrefix(es.WorkDir, "/srb/trees/") ||
+			if role != RoleOriginal && role != RoleSubmission || es.WorkDir != tree ||
 				strings.Contains(es.WorkDir, role) || strings.Contains(strings.Join(es.Env, " "), role) || es.User != CandidateUser {
 				t.Errorf("candidate run %+v", es)
 			}
-			if !chowned[es.WorkDir] {
+			if !owned[es.WorkDir] {
 				t.Errorf("the candidate runs in %s, which was not given to the candidate user", es.WorkDir)
 			}
-			if es.WorkDir != "/srb/trees/"+path.Base(c.Spec.Copies[0].ContainerPath) {
-				t.Errorf("the candidate runs in %s, not in the tree its container holds (%s)", es.WorkDir, c.Spec.Copies[0].ContainerPath)
+			// Each run starts from the snapshot, restored right after
+			// everything left running was reaped: the working tree and
+			// SRB_WORK from the snapshot, HOME and TMPDIR empty.
+			j := i - 1
+			restored := map[string]bool{}
+			for ; j >= 0 && (steps[j].verb == "delete" || steps[j].verb == "copyin"); j-- {
+				if steps[j].verb == "copyin" {
+					restored[steps[j].path] = steps[j].user == CandidateUser
+				}
 			}
-			// Each run starts from the snapshot, restored by root right
-			// after everything left running was killed.
-			if prev := execs[i-1]; len(prev.Argv) < 3 || prev.Argv[2] != restoreScript || prev.User != "0" {
-				t.Errorf("the candidate run %d did not come right after a restore, but after %q", runs, prev.Argv)
-			} else if prev := execs[i-2]; len(prev.Argv) < 3 || prev.Argv[2] != reapScript || prev.User != "0" {
-				t.Errorf("the candidate run %d's restore did not come right after a reaping, but after %q", runs, prev.Argv)
+			if j < 0 || steps[j].verb != "reap" || steps[j].user != CandidateUser {
+				t.Errorf("the candidate run %d's restore did not come right after a reaping", runs)
+			}
+			for _, p := range []string{tree, "/srb/run", "/srb/home", "/srb/tmp"} {
+				if !restored[p] {
+					t.Errorf("the candidate run %d did not come right after %s was restored, the candidate user's", runs, p)
+				}
+			}
+			if next := steps[i+1]; next.verb != "reap" {
+				t.Errorf("the candidate run %d was not followed by a reaping, but by %+v", runs, next)
 			}
 		}
 		if len(roles) != 1 {
-			t.Errorf("container %s ran the roles %v, want one", c.Spec.Labels["srb.tree"], roles)
+			t.Errorf("container %s ran the roles %v, want one", rs.spec.Labels["srb.tree"], roles)
 		}
-		for _, p := range []string{"/srb/home", "/srb/run"} {
-			if !chowned[p] {
+		for _, p := range []string{"/srb/home", "/srb/run", "/srb/tmp"} {
+			if !owned[p] {
 				t.Errorf("%s was not given to the candidate user", p)
 			}
 		}
-		for p := range chowned {
+		for p := range owned {
 			if strings.HasPrefix(p, "/srb/view") || strings.HasPrefix(p, "/srb/pristine") {
 				t.Errorf("%s was given to the candidate user", p)
 			}
@@ -206,10 +359,13 @@ func TestContainerRounds(t *testing.T) {
 }
 
 // A candidate command whose file the image lacks ends the sandbox before
-// any round: the container is removed.
+// any round: the container is removed. The check runs as the candidate
+// user, never root.
 func TestContainerLaunchCheck(t *testing.T) {
+	var users []string
 	fake := &engine.Fake{ExecFunc: func(_ context.Context, _ *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
-		return &engine.Result{ExitCode: 1, Stdout: []byte("/tests/verification/run.sh\n")}, nil
+		users = append(users, es.User)
+		return &engine.Result{ExitCode: 1, Stdout: []byte("1\n")}, nil // missingArg: the first argument after the program
 	}}
 	_, err := NewContainer(context.Background(), ContainerConfig{Engine: fake, Image: "img", Original: stateA, Submission: goPort,
 		Command: []string{"/bin/bash", "/tests/verification/run.sh"}, Work: t.TempDir()})
@@ -219,6 +375,9 @@ func TestContainerLaunchCheck(t *testing.T) {
 	if c := fake.Containers(); len(c) != 1 || !c[0].Closed() {
 		t.Errorf("the container was not removed")
 	}
+	if !slices.Equal(users, []string{CandidateUser}) {
+		t.Errorf("the launch check ran as %q, want the candidate user", users)
+	}
 }
 
 // The run tool runs each command in a container of its view's own,
@@ -226,12 +385,14 @@ func TestContainerLaunchCheck(t *testing.T) {
 // view (the submission's Makefile, say, as root in its container) cannot
 // reach the original view, so it cannot change what the adversary runs of
 // State A. Before, one container held both views. A folder in neither
-// view is refused, and both view containers are removed with the sandbox.
+// view is refused, what a command left running is reaped after it, and
+// both view containers are removed with the sandbox.
 func TestContainerRunToolViewsAreApart(t *testing.T) {
 	fake := &engine.Fake{ExecFunc: func(_ context.Context, _ *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
 		return &engine.Result{ExitCode: 0}, nil
 	}}
-	c, err := NewContainer(context.Background(), ContainerConfig{Engine: fake, Image: "img", Original: stateA, Submission: goPort,
+	rec := &recStarter{inner: fake}
+	c, err := NewContainer(context.Background(), ContainerConfig{Engine: rec, Image: "img", Original: stateA, Submission: goPort,
 		Command: []string{"/bin/sh", "-c", "true"}, Work: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -252,8 +413,20 @@ func TestContainerRunToolViewsAreApart(t *testing.T) {
 	}
 	for i, want := range []string{"workspace", "original"} {
 		spec := views[i].Spec
-		if spec.Labels["srb.tree"] != "view-"+want || len(spec.Copies) != 1 || path.Base(spec.Copies[0].ContainerPath) != want {
-			t.Errorf("run-tool container %d: labels %v, copies %+v: want the %s view alone", i, spec.Labels, spec.Copies, want)
+		var copied []string
+		reaps := 0
+		for _, st := range rec.sessions[started+i].Steps() {
+			switch st.verb {
+			case "copyin":
+				if st.path != "/srb/home" {
+					copied = append(copied, path.Base(st.path))
+				}
+			case "reap":
+				reaps++
+			}
+		}
+		if spec.Labels["srb.tree"] != "view-"+want || !slices.Equal(copied, []string{want}) {
+			t.Errorf("run-tool container %d: labels %v, copies %v: want the %s view alone", i, spec.Labels, copied, want)
 		}
 		var ran []string
 		for _, es := range views[i].Execs() {
@@ -261,9 +434,9 @@ func TestContainerRunToolViewsAreApart(t *testing.T) {
 				ran = append(ran, es.WorkDir)
 			}
 		}
-		if want == "workspace" && !slices.Equal(ran, []string{"/srb/view/workspace", "/srb/view/workspace/sub"}) ||
-			want == "original" && !slices.Equal(ran, []string{"/srb/view/original"}) {
-			t.Errorf("the %s view's container ran make in %v", want, ran)
+		if want == "workspace" && (!slices.Equal(ran, []string{"/srb/view/workspace", "/srb/view/workspace/sub"}) || reaps != 2) ||
+			want == "original" && (!slices.Equal(ran, []string{"/srb/view/original"}) || reaps != 1) {
+			t.Errorf("the %s view's container ran make in %v and reaped %d time(s)", want, ran, reaps)
 		}
 	}
 	if err := c.Close(); err != nil {

@@ -4,9 +4,10 @@
 // "Agentic Verification").
 //
 // [Run] plays one round per adversary, one after another. Each round gets
-// a fresh [Sandbox] (its own container in the ladder, a scratch folder on
-// this machine with [Host]) whose two salted working trees are reset from
-// pristine copies before the round starts. The round is an [agent.Run] of
+// a fresh [Sandbox] ([Container]: a sandbox of the verification image per
+// tree, a container in the ladder, a private folder and user on this
+// machine with --host) whose two salted working trees start from pristine
+// copies. The round is an [agent.Run] of
 // the adversary's model with the read-only toolbox over views of both
 // trees, a try_test tool that runs a candidate on both trees, and a report
 // tool that ends the round.

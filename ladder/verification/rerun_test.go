@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,24 +50,22 @@ func wantFirstRun(uid string) string {
 	return s + "builds=1\nbuild=honest\n"
 }
 
-// Every run of a side on --host, the adjudicator's reruns included,
-// starts from the same state: what a run leaves in its SRB_WORK (its
-// cached build overwritten), HOME, TMPDIR, working tree and the tree's
-// folder, and in /tmp, is not seen by the next run of the same side (the
-// rerun attack: a defect that hides in its reruns, issue 14). The build is
-// made once, by the warm-up, and survives in the snapshot.
+// Every run of a side on --host (engine.Local), the adjudicator's reruns
+// included, starts from the same state: what a run leaves in its SRB_WORK
+// (its cached build overwritten), HOME, TMPDIR, working tree and the
+// folder above SRB_WORK, and in /tmp, is not seen by the next run of the
+// same side (the rerun attack: a defect that hides in its reruns, issue
+// 14). The build is made once, by the warm-up, and survives in the
+// snapshot.
 func TestHostRunsOfASideStartAlike(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a user per tree (and /tmp cleared per uid) needs root")
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "PROBE_HOST=1"}
-	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: []string{"/bin/bash", "-c", cachingRunner, "runner"},
-		Timeout: time.Minute, Work: t.TempDir(), Env: env})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := hostContainer(t, []string{"/bin/bash", "-c", cachingRunner, "runner"}, func(cfg *ContainerConfig) {
+		cfg.Env = []string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", "PROBE_HOST=1"}
+	})
 	c := &Candidate{Name: "probe", Filename: "probe.sh", Code: rerunProbe}
+	uid := func(role string) string { return strconv.Itoa(sessionUID(t, h.sides[role].sess)) }
 	for i := range 3 {
 		for _, role := range []string{RoleOriginal, RoleSubmission} {
 			start := time.Now()
@@ -75,7 +74,7 @@ func TestHostRunsOfASideStartAlike(t *testing.T) {
 			if !r.Passed || r.Harness != "" {
 				t.Fatalf("%s run %d: exit %d %s\n%s%s", role, i+1, r.ExitCode, r.Harness, r.Stdout, r.Stderr)
 			}
-			if want := wantFirstRun(strconv.Itoa(h.UID(role))); r.Stdout != want {
+			if want := wantFirstRun(uid(role)); r.Stdout != want {
 				t.Errorf("%s run %d saw what an earlier run left:\n%s\nwant\n%s", role, i+1, r.Stdout, want)
 			}
 		}
@@ -84,21 +83,24 @@ func TestHostRunsOfASideStartAlike(t *testing.T) {
 	if err := h.Reset(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if r := h.Execute(context.Background(), c, RoleSubmission); r.Stdout != wantFirstRun(strconv.Itoa(h.UID(RoleSubmission))) {
+	if r := h.Execute(context.Background(), c, RoleSubmission); r.Stdout != wantFirstRun(uid(RoleSubmission)) {
 		t.Errorf("after Reset: exit %d %s\n%s%s", r.ExitCode, r.Harness, r.Stdout, r.Stderr)
 	}
 }
 
 // The same in the image (through the engine fake, whose container is a
 // folder): every run of a side starts from the snapshot its warm-up left,
-// restored by root inside the tree's container, so a run cannot change
-// what the next run of the side sees.
+// copied out to the grader's side and restored into the tree's own
+// container by the session's verbs (the working tree and SRB_WORK deleted
+// and copied in again, the candidate user's), so a run cannot change what
+// the next run of the side sees.
 func TestContainerRunsOfASideStartAlike(t *testing.T) {
 	needTools(t)
 	fake := &engine.Fake{ExecFunc: hostExec(t, t.TempDir())}
-	c, err := NewContainer(context.Background(), ContainerConfig{Engine: fake, Image: "img", Original: stateA, Submission: goPort,
+	rec := &recStarter{inner: fake}
+	c, err := NewContainer(context.Background(), ContainerConfig{Engine: rec, Image: "img", Original: stateA, Submission: goPort,
 		Command: []string{"/bin/bash", "-c", cachingRunner, "runner"}, Timeout: time.Minute, Work: t.TempDir(),
-		Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + containerHome, "TMPDIR=" + containerHome}})
+		Env: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,26 +112,28 @@ func TestContainerRunsOfASideStartAlike(t *testing.T) {
 			if !r.Passed || r.Harness != "" {
 				t.Fatalf("%s run %d: exit %d %s\n%s%s", role, i+1, r.ExitCode, r.Harness, r.Stdout, r.Stderr)
 			}
-			// TMPDIR is HOME here: the fake's /tmp is this machine's.
 			if want := wantFirstRun(""); r.Stdout != want {
 				t.Errorf("%s run %d saw what an earlier run left:\n%s\nwant\n%s", role, i+1, r.Stdout, want)
 			}
 		}
 	}
-	// The snapshot and the restores ran in the tree's own container, as
-	// root.
-	for _, fc := range fake.Containers() {
-		n := 0
-		for _, es := range fc.Execs() {
-			if len(es.Argv) > 2 && es.Argv[2] == restoreScript {
-				if es.User != "0" {
-					t.Errorf("restore ran as %q", es.User)
+	// The snapshot was copied out once per side, and each of the side's
+	// three runs restored from it in the tree's own container.
+	for _, rs := range rec.sessions {
+		outs, restores := 0, 0
+		for _, st := range rs.Steps() {
+			switch {
+			case st.verb == "copyout" && st.path == "/srb/run":
+				outs++
+			case st.verb == "copyin" && st.path == "/srb/run" && strings.Contains(st.host, "/snap/"+rs.spec.Labels["srb.tree"]+"/"):
+				if st.user != CandidateUser {
+					t.Errorf("SRB_WORK restored as %q's", st.user)
 				}
-				n++
+				restores++
 			}
 		}
-		if n != 0 && n != 3 {
-			t.Errorf("container %s: %d restores, want 3", fc.Spec.Labels["srb.tree"], n)
+		if outs != 1 || restores != 3 {
+			t.Errorf("container %s: %d snapshot(s) and %d restore(s), want 1 and 3", rs.spec.Labels["srb.tree"], outs, restores)
 		}
 	}
 }

@@ -11,23 +11,26 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/hostuser"
 )
 
 // isolationProbe is a candidate that tries to leave something for the
 // other tree's runs and to find what the other tree's runs left: a file in
 // its SRB_WORK, HOME, TMPDIR and in /tmp and /dev/shm, a process started
-// with setsid, and a look at every folder beside its own. It prints what
-// it found, one key=value a line.
+// with setsid, and a look at every session folder beside its own (on
+// --host each tree's sandbox is a folder /tmp/srb-host-* of its own). It
+// prints what it found, one key=value a line.
 const isolationProbe = `tag=srb-isolation-probe
 echo "uid=$(id -u)"
 found=
-for f in /tmp/$tag /dev/shm/$tag "$SRB_WORK"/../../*/work/$tag "$SRB_WORK"/../../*/home/$tag "$SRB_WORK"/../../*/tree/$tag; do
+sessions="$SRB_WORK/../../../srb-host-*/srb"
+for f in /tmp/$tag /dev/shm/$tag $sessions/run/$tag $sessions/home/$tag $sessions/tmp/$tag $sessions/trees/*/$tag; do
 	[ -e "$f" ] && found="$found $f($(cat "$f" 2>/dev/null || echo unreadable))"
 done
 echo "found=[$found]"
 pgrep -f "sleep 4242" >/dev/null && echo "leftover=running" || echo "leftover=none"
 for d in "$SRB_WORK" "$HOME" "$TMPDIR" /tmp /dev/shm; do echo "$(id -u)" >"$d/$tag"; done
-echo "mine=$(ls -d "$SRB_WORK"/../../*/ 2>/dev/null | wc -l)"
+echo "others=$(for d in $sessions/; do [ -d "$d" ] && ! [ "$d" -ef "$SRB_WORK/.." ] && echo "$d"; done | wc -l)"
 setsid sleep 4242 </dev/null >/dev/null 2>&1 &
 exit 0`
 
@@ -36,7 +39,7 @@ exit 0`
 // TIME_WAIT (it outlives the run's processes) is not in the submission's
 // run's /proc/net/tcp, so it cannot tell one tree's runs from the other's
 // by counting them (the net-role attack, issue 14). Its uid may have at
-// most HostProcessLimit tasks.
+// most HostProcessLimit tasks. So has the run tool's command.
 func TestHostRunsHaveTheirOwnNetwork(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("separate users per tree need root")
@@ -46,15 +49,11 @@ func TestHostRunsHaveTheirOwnNetwork(t *testing.T) {
 		t.Skip("no network namespaces here:", err)
 	}
 	cmd := []string{"/bin/bash", "-c", `cd "$SRB_WORK" && exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
-	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := hostContainer(t, cmd)
 	c := &Candidate{Name: "netns", Filename: "netns.sh", Code: "readlink /proc/self/ns/net; wc -l < /proc/net/tcp; ulimit -u"}
 	run, _ := h.RunTool()
 	res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/readlink", "/proc/self/ns/net"},
-		Dir: h.view(RoleSubmission), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
+		Dir: h.views[RoleSubmission].shown(), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
 	if err != nil || res.ExitCode != 0 || strings.TrimSpace(string(res.Stdout)) == host {
 		t.Errorf("run tool: want a network namespace of its own (host %s): %v, exit %d, %s%s", host, err, res.ExitCode, res.Stdout, res.Stderr)
 	}
@@ -77,24 +76,20 @@ func TestHostRunsHaveTheirOwnNetwork(t *testing.T) {
 }
 
 // With srb as root, each tree's candidates run as a uid of their own
-// (drawn at random, never root), in folders only that uid may enter:
-// what a run on the original leaves (files in its SRB_WORK, HOME and
-// TMPDIR, in /tmp and /dev/shm, a process started with setsid) is gone or
-// out of reach when the submission's run starts, and the run tool runs as
-// a third user.
+// (drawn at random, never root), in a session folder only that uid may
+// enter: what a run on the original leaves (files in its SRB_WORK, HOME
+// and TMPDIR, in /tmp and /dev/shm, a process started with setsid) is gone
+// or out of reach when the submission's run starts, and the run tool runs
+// as a third and a fourth user, one per view.
 func TestHostIsolatesTheTrees(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("separate users per tree need root")
 	}
 	cmd := []string{"/bin/bash", "-c", `cd "$SRB_WORK" && exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
-	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	uo, us := h.UID(RoleOriginal), h.UID(RoleSubmission)
-	to, tw := h.toolUIDs[RoleOriginal], h.toolUIDs[RoleSubmission]
-	if uids := map[int]bool{uo: true, us: true, to: true, tw: true}; len(uids) != 4 || min(uo, us, to, tw) < hostUIDBase {
+	h := hostContainer(t, cmd)
+	uo, us := sessionUID(t, h.sides[RoleOriginal].sess), sessionUID(t, h.sides[RoleSubmission].sess)
+	to, tw := sessionUID(t, h.views[RoleOriginal].sess), sessionUID(t, h.views[RoleSubmission].sess)
+	if uids := map[int]bool{uo: true, us: true, to: true, tw: true}; len(uids) != 4 || min(uo, us, to, tw) < hostuser.Base {
 		t.Fatalf("uids: original %d, submission %d, run tool %d and %d", uo, us, to, tw)
 	}
 	c := &Candidate{Name: "probe", Filename: "probe.sh", Code: isolationProbe}
@@ -111,7 +106,7 @@ func TestHostIsolatesTheTrees(t *testing.T) {
 	if !strings.Contains(orig.Stdout, "uid="+strconv.Itoa(uo)+"\n") || !strings.Contains(sub.Stdout, "uid="+strconv.Itoa(us)+"\n") {
 		t.Errorf("uids:\n%s\n%s", orig.Stdout, sub.Stdout)
 	}
-	for _, want := range []string{"found=[]", "leftover=none", "mine=0"} {
+	for _, want := range []string{"found=[]", "leftover=none", "others=0"} {
 		if !strings.Contains(sub.Stdout, want+"\n") {
 			t.Errorf("the submission's run did not print %s:\n%s", want, sub.Stdout)
 		}
@@ -127,13 +122,14 @@ func TestHostIsolatesTheTrees(t *testing.T) {
 		role string
 		uid  int
 	}{{RoleOriginal, to}, {RoleSubmission, tw}} {
+		v := h.views[c.role]
 		res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", "id -u; touch made; echo $HOME"},
-			Dir: h.view(c.role), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + getenv("HOME")}, Timeout: time.Minute})
-		want := strconv.Itoa(c.uid) + "\n" + h.toolHome(c.role) + "\n"
+			Dir: v.shown(), Env: []string{"PATH=/usr/bin:/bin", "HOME=" + getenv("HOME")}, Timeout: time.Minute})
+		want := strconv.Itoa(c.uid) + "\n" + v.sess.Path(containerHome) + "\n"
 		if err != nil || res.ExitCode != 0 || string(res.Stdout) != want {
 			t.Errorf("run tool in the %s view: %v, exit %d, %q (want %q) %s", c.role, err, res.ExitCode, res.Stdout, want, res.Stderr)
 		}
-		if _, err := os.Stat(filepath.Join(h.view(c.role), "made")); err != nil {
+		if _, err := os.Stat(filepath.Join(v.shown(), "made")); err != nil {
 			t.Errorf("the run tool could not write in the %s view: %v", c.role, err)
 		}
 	}
@@ -148,18 +144,14 @@ func TestHostIsolatesTheTrees(t *testing.T) {
 // submission's code could rewrite what the adversary runs of State A (its
 // tests, its build), so that State A seems to fail where the submission
 // does and no test breaks through. Before, one run-tool user owned both
-// views and one HOME.
+// views and one HOME. Each view is a session of its own (engine.Local).
 func TestHostRunToolViewsAreApart(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the run tool has users of its own only as root")
 	}
 	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
-	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	orig := h.view(RoleOriginal)
+	h := hostContainer(t, cmd)
+	orig := h.views[RoleOriginal].shown()
 	before, err := os.ReadFile(filepath.Join(orig, "tally.c"))
 	if err != nil {
 		t.Fatal(err)
@@ -171,9 +163,9 @@ echo forged > "$o/planted" 2>/dev/null && echo planted-view
 ls "$o" >/dev/null 2>&1 && echo listed-view
 mkdir -p "$oh/.cache" 2>/dev/null && echo wrote-home
 mkdir -p "$HOME/.cache/go-build" && echo poisoned > "$HOME/.cache/go-build/entry"
-exit 0`, orig, h.toolHome(RoleOriginal))
+exit 0`, orig, h.views[RoleOriginal].sess.Path(containerHome))
 	res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", attack},
-		Dir: h.view(RoleSubmission), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
+		Dir: h.views[RoleSubmission].shown(), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
 	if err != nil || res.ExitCode != 0 {
 		t.Fatalf("attack: %v, exit %d, %s%s", err, res.ExitCode, res.Stdout, res.Stderr)
 	}
@@ -199,17 +191,14 @@ exit 0`, orig, h.toolHome(RoleOriginal))
 // show the adversary (list_dir, fetch_source, search, diff), or the
 // submission's code could hide its defect from the adversary's reading. The
 // file tools read root's copies, as in the image, where they read host
-// copies the view container cannot reach.
+// copies the view container cannot reach; with --host the grader's copies
+// in the sandbox's work folder, which no session can reach.
 func TestHostRunToolCannotRewriteWhatTheFileToolsRead(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the run tool has a user of its own only as root")
 	}
 	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
-	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := hostContainer(t, cmd)
 	want, err := os.ReadFile(filepath.Join(goPort, "main.go"))
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +231,7 @@ func TestHostRunToolCannotRewriteWhatTheFileToolsRead(t *testing.T) {
 	if err := h.Reset(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(h.view(RoleSubmission), "main.go")); err != nil || string(b) != string(want) {
+	if b, err := os.ReadFile(filepath.Join(h.views[RoleSubmission].shown(), "main.go")); err != nil || string(b) != string(want) {
 		t.Errorf("after Reset the run tool's view holds %q (%v)", b, err)
 	}
 }
@@ -252,11 +241,7 @@ func TestHostRunToolCannotRewriteWhatTheFileToolsRead(t *testing.T) {
 // the grader's disk while it runs, and the tail is the output's end.
 func TestHostRunOutputIsBounded(t *testing.T) {
 	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
-	h, err := NewHost(HostConfig{Original: stateA, Submission: goPort, Command: cmd, Timeout: time.Minute, Work: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := hostContainer(t, cmd)
 	c := &Candidate{Name: "loud", Filename: "loud.sh", Code: "head -c 33554432 /dev/zero | tr '\\0' x; echo; echo the-end; head -c 33554432 /dev/zero >&2; sleep 2"}
 	done := make(chan CandidateRun)
 	go func() { done <- h.Execute(context.Background(), c, RoleSubmission) }()
@@ -272,7 +257,7 @@ func TestHostRunOutputIsBounded(t *testing.T) {
 			}
 			return
 		case <-time.After(50 * time.Millisecond):
-			_ = filepath.WalkDir(h.Work(), func(p string, d os.DirEntry, err error) error {
+			_ = filepath.WalkDir(h.work, func(p string, d os.DirEntry, err error) error {
 				if err == nil && d.Type().IsRegular() && strings.HasPrefix(d.Name(), ".std") {
 					if info, err := d.Info(); err == nil {
 						largest = max(largest, info.Size())

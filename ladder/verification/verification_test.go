@@ -120,13 +120,20 @@ func fixtureConfig(t *testing.T, submission string, scripts map[string][]turn, a
 		Task: id, Prompt: string(prompt), Scope: scope, Adversaries: advs,
 		Reruns: v.Reruns, RequireDeterministic: v.RequireDeterministic,
 		NewSandbox: func(ctx context.Context, id string) (Sandbox, error) {
-			return NewHost(HostConfig{
+			// Stage 3 with --host: the rounds on this machine (engine.Local).
+			return NewContainer(ctx, ContainerConfig{
+				Engine: hostEngine(assets), Image: hostImage, Paths: []string{assetsDir},
 				Original: stateA, Submission: submission, Command: v.CandidateCommand,
-				PathMap: map[string]string{assetsDir: assets}, Timeout: 300 * time.Second,
-				FaultCodes: v.FaultExitCodes, Work: t.TempDir(), HomeSeed: seed,
+				Timeout: 300 * time.Second, FaultCodes: v.FaultExitCodes, Work: t.TempDir(), HomeSeed: seed,
 				Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
 					// contract names and role names a careless caller might pass on
 					"SRB_ORIGINAL=" + stateA, "SRB_TARGET_ROLE=original", "SRB_RESULT=/tmp/x"},
+				ToolEnv: func(name string) string {
+					if name == "HOME" {
+						return ""
+					}
+					return os.Getenv(name)
+				},
 			})
 		},
 		NewDriver: func(a Adversary) (models.Driver, error) {
@@ -156,7 +163,7 @@ var (
 
 // homeSeed is a HOME whose .cache/go-build holds the Go port's build,
 // made once per test binary: each tree of each round gets a copy of its
-// own (HostConfig.HomeSeed), so a round's go build does not recompile the
+// own (ContainerConfig.HomeSeed), so a round's go build does not recompile the
 // standard library, and no tree shares a cache with another.
 func homeSeed(t *testing.T) string {
 	t.Helper()

@@ -34,8 +34,8 @@ if [ -e "$HOME/started" ]; then cp "$HOME/started" "$HOME/.cache/build/started";
 	return dir
 }
 
-// The warm command runs once on this machine, as a user of its own when
-// srb is root, with an empty HOME (or one started from a seed of srb's),
+// The warm command runs once on this machine (engine.Local), as a user of
+// its own when srb is root, with an empty HOME (or one started from a seed of srb's),
 // the task's files it names reachable; what it leaves in HOME is the
 // seed. A command that fails is the task's (a WarmError with its status
 // and stderr), never a seed.
@@ -46,9 +46,13 @@ func TestWarmHomeOnHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed := filepath.Join(t.TempDir(), "seed")
-	cfg := WarmConfig{Command: []string{"/bin/sh", assetsDir + "/modules/warm.sh"}, PathMap: map[string]string{assetsDir: task},
+	cfg := WarmConfig{Command: []string{"/bin/sh", assetsDir + "/modules/warm.sh"}, Paths: []string{assetsDir},
 		Seed: seed, Start: start, Timeout: time.Minute}
-	w, err := WarmHomeOnHost(context.Background(), cfg)
+	host := &engine.Local{Images: map[string][]engine.Copy{"srb/x:host": {{HostPath: task, ContainerPath: assetsDir}}}}
+	warm := func(cfg WarmConfig) (*Warmed, error) {
+		return WarmHome(context.Background(), host, "srb/x:host", nil, cfg)
+	}
+	w, err := warm(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +79,13 @@ func TestWarmHomeOnHost(t *testing.T) {
 	}
 
 	// A second run into the same seed folder is refused (nothing is mixed).
-	if _, err := WarmHomeOnHost(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "exists already") {
+	if _, err := warm(cfg); err == nil || !strings.Contains(err.Error(), "exists already") {
 		t.Errorf("reuse of the seed folder: %v", err)
 	}
 
 	cfg.Seed = filepath.Join(t.TempDir(), "seed")
 	cfg.Command = append(cfg.Command, "fail")
-	_, err = WarmHomeOnHost(context.Background(), cfg)
+	_, err = warm(cfg)
 	var we *WarmError
 	if !errors.As(err, &we) || we.ExitCode != 3 || !strings.Contains(err.Error(), "exited 3: no toolchain here") {
 		t.Errorf("failing warm command: %v", err)
@@ -91,7 +95,7 @@ func TestWarmHomeOnHost(t *testing.T) {
 	}
 
 	cfg.Command = []string{"/bin/sh", assetsDir + "/modules/missing.sh"}
-	if _, err = WarmHomeOnHost(context.Background(), cfg); !errors.As(err, &we) || !strings.Contains(err.Error(), "missing.sh does not exist") {
+	if _, err = warm(cfg); !errors.As(err, &we) || !strings.Contains(err.Error(), "missing.sh does not exist") {
 		t.Errorf("a warm command naming no file: %v", err)
 	}
 }
@@ -104,7 +108,7 @@ func TestWarmHomeInImage(t *testing.T) {
 	task := warmTask(t)
 	fake := &engine.Fake{ExecFunc: hostExec(t, task)}
 	seed := filepath.Join(t.TempDir(), "seed")
-	w, err := WarmHomeInImage(context.Background(), fake, "srb/x:verification", map[string]string{"srb.round": "none"},
+	w, err := WarmHome(context.Background(), fake, "srb/x:verification", map[string]string{"srb.round": "none"},
 		WarmConfig{Command: []string{"/bin/sh", assetsDir + "/modules/warm.sh"}, Seed: seed, Env: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
 		t.Fatal(err)
@@ -134,8 +138,8 @@ func TestWarmHomeInImage(t *testing.T) {
 	}
 }
 
-// A tree's container gets the seed read-only at /srb/seed, and its fresh
-// start copies it into HOME for the warm-up run.
+// A tree's fresh start copies the seed (the grader's folder) into its
+// HOME for the warm-up run, the candidate user's, a copy per tree.
 func TestContainerHomeSeed(t *testing.T) {
 	needTools(t)
 	assets := t.TempDir()
@@ -155,7 +159,8 @@ func TestContainerHomeSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := &engine.Fake{ExecFunc: hostExec(t, assets)}
-	c, err := NewContainer(context.Background(), ContainerConfig{Engine: fake, Image: "srb/x:verification", Original: stateA, Submission: stateA,
+	rec := &recStarter{inner: fake}
+	c, err := NewContainer(context.Background(), ContainerConfig{Engine: rec, Image: "srb/x:verification", Original: stateA, Submission: stateA,
 		Command: []string{"/bin/sh", assetsDir + "/modules/run.sh"}, Timeout: time.Minute, Work: t.TempDir(), HomeSeed: seed,
 		Env: []string{"PATH=" + os.Getenv("PATH")}})
 	if err != nil {
@@ -166,21 +171,24 @@ func TestContainerHomeSeed(t *testing.T) {
 	if run := c.Execute(context.Background(), cand, RoleSubmission); run.Harness != "" {
 		t.Fatalf("run: %+v", run)
 	}
-	for _, fc := range fake.Containers() {
-		if fc.Closed() {
+	for _, rs := range rec.sessions {
+		if rs.spec.Labels["srb.tree"] != c.Token(RoleSubmission) {
 			continue
 		}
-		if len(fc.Spec.Copies) != 2 || fc.Spec.Copies[1].ContainerPath != containerSeed || fc.Spec.ReadOnly[1] != containerSeed {
-			t.Errorf("container %+v: want the seed copied in read-only", fc.Spec)
+		seeded := 0
+		for _, st := range rs.Steps() {
+			if st.verb == "copyin" && st.path == containerHome && st.host == seed {
+				if st.user != CandidateUser {
+					t.Errorf("HOME seeded as %q's", st.user)
+				}
+				seeded++
+			}
+		}
+		if seeded != 1 {
+			t.Errorf("HOME seeded %d time(s), want once (the fresh start before the warm-up)", seeded)
 		}
 	}
-	var root string
-	for _, fc := range fake.Containers() {
-		if fc.Spec.Labels["srb.tree"] == c.Token(RoleSubmission) {
-			root = fc.Root
-		}
-	}
-	got, err := os.ReadFile(filepath.Join(root, containerSnap, "run", "seen"))
+	got, err := os.ReadFile(filepath.Join(c.snap(RoleSubmission), "work", "seen"))
 	if err != nil || string(got) != "warm\n" {
 		t.Errorf("the warm-up run saw HOME %q (%v), want the seed's content", got, err)
 	}
