@@ -136,7 +136,9 @@ type ContainerConfig struct {
 // SRB_WORK and TMPDIR empty, HOME empty or the seed's copy, all the
 // candidate user's) and [WarmUp] runs there, so the task's runner builds
 // and caches the tree; the working tree and SRB_WORK are then copied out
-// to the side's snapshot; before every later run they are deleted and
+// to the side's snapshot (bounded, [SnapshotMaxBytes]: a submission's
+// side past it fails every run; State A's is a harness error); before
+// every later run they are deleted and
 // copied in again from it ([engine.Session.Delete], CopyInOwned), HOME
 // and TMPDIR made empty, so nothing a run does reaches the side's next
 // run. No step runs a command as root: the root steps are the session's
@@ -158,6 +160,9 @@ type containerSide struct {
 	hits engine.LimitHits // the limits reached before the latest run
 	// primed says the side has its snapshot since the last Reset.
 	primed bool
+	// unfit, when set, says why the side's warm-up left more than its
+	// snapshot may hold: the submission's side then fails every run.
+	unfit string
 }
 
 var _ Sandbox = (*Container)(nil)
@@ -566,8 +571,44 @@ func (c *Container) snapParts(role string) map[string]string {
 	return map[string]string{"tree": c.tree(role), "work": containerRun}
 }
 
+// Snapshot bounds: what a side's snapshot may hold, its working tree and
+// SRB_WORK together. The tree's code wrote both (its build, run by the
+// task's runner), so the copy to the grader's side is bounded like any
+// tree an adversary wrote: SnapshotMaxBytes bytes of files (the task's
+// limits.disk instead when it sets one: the container could hold no
+// more) and SnapshotMaxEntries entries.
+const (
+	SnapshotMaxBytes   int64 = 8 << 30
+	SnapshotMaxEntries       = 2_000_000
+)
+
+// snapshotBounds are the bounds of one side's snapshot (see
+// [SnapshotMaxBytes]).
+func (c *Container) snapshotBounds() engine.CopyBounds {
+	limit := SnapshotMaxBytes
+	if c.cfg.Disk > 0 {
+		limit = c.cfg.Disk
+	}
+	return engine.CopyBounds{Dir: true, MaxBytes: limit, MaxStreamBytes: limit, MaxEntries: SnapshotMaxEntries}
+}
+
+// overBound says which bound of a side's snapshot be reports, in the
+// snapshot's own terms.
+func (c *Container) overBound(be *engine.BoundError) string {
+	b := c.snapshotBounds()
+	switch be.Bound {
+	case "bytes", "stream bytes":
+		return fmt.Sprintf("after its warm-up run its working tree and SRB_WORK hold more than %d bytes of files together (at %q), the most a side's snapshot keeps (the task's limits.disk, else %d)", b.MaxBytes, be.Path, SnapshotMaxBytes)
+	case "entries":
+		return fmt.Sprintf("after its warm-up run its working tree and SRB_WORK hold more than %d entries together (at %q), the most a side's snapshot keeps", b.MaxEntries, be.Path)
+	}
+	return "after its warm-up run " + be.Error()
+}
+
 // snapshot copies the side's working tree and SRB_WORK out to its
-// snapshot on the grader's side.
+// snapshot on the grader's side, under [Container.snapshotBounds] for the
+// two together. A side past a bound (or whose tree is no longer a folder)
+// is a *engine.BoundError and keeps no snapshot.
 func (c *Container) snapshot(ctx context.Context, role string) error {
 	snap := c.snap(role)
 	if err := forceRemove(snap); err != nil {
@@ -576,13 +617,22 @@ func (c *Container) snapshot(ctx context.Context, role string) error {
 	if err := os.MkdirAll(snap, 0o700); err != nil {
 		return err
 	}
-	for name, p := range c.snapParts(role) {
-		err := c.sides[role].sess.CopyOut(ctx, p, filepath.Join(snap, name))
+	b := c.snapshotBounds()
+	parts := c.snapParts(role)
+	for _, name := range slices.Sorted(maps.Keys(parts)) {
+		sum, err := c.sides[role].sess.CopyOutBounded(ctx, parts[name], filepath.Join(snap, name), b)
 		if errors.Is(err, engine.ErrNoPath) {
 			continue // the warm-up removed it: runs start without it
 		}
 		if err != nil {
-			return err
+			return errors.Join(err, forceRemove(snap))
+		}
+		b.MaxBytes -= sum.Bytes
+		b.MaxStreamBytes -= sum.Bytes
+		b.MaxEntries -= sum.Entries
+		if b.MaxBytes <= 0 || b.MaxEntries <= 0 {
+			// What is left is nothing: 0 would mean "no bound".
+			b.MaxBytes, b.MaxStreamBytes, b.MaxEntries = max(b.MaxBytes, 1), max(b.MaxStreamBytes, 1), max(b.MaxEntries, 1)
 		}
 	}
 	return nil
@@ -635,8 +685,21 @@ func (c *Container) prime(ctx context.Context, role string) error {
 		return fmt.Errorf("the warm-up run on the tree could not be carried out: %s", run.Harness)
 	}
 	if err := c.snapshot(ctx, role); err != nil {
+		var be *engine.BoundError
+		if role == RoleSubmission && errors.As(err, &be) {
+			// The submission's own build left it: every run of the side
+			// fails (the tree cannot be tested within the task's bounds),
+			// never a fault a submission could choose to cause.
+			side.unfit = "the submission's tree cannot be tested: " + c.overBound(be)
+			side.primed = true
+			return nil
+		}
+		if errors.As(err, &be) {
+			return fmt.Errorf("cannot keep the tree's snapshot: %s", c.overBound(be))
+		}
 		return fmt.Errorf("cannot keep the tree's snapshot: %w", err)
 	}
+	side.unfit = ""
 	side.primed = true
 	return nil
 }
@@ -652,6 +715,9 @@ func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) C
 			run.Stderr = "cannot run candidate command: " + err.Error()
 			return run
 		}
+	}
+	if why := c.sides[role].unfit; why != "" {
+		return CandidateRun{Target: role, ExitCode: -1, Stderr: why}
 	}
 	return c.execute(ctx, cand, role, true)
 }

@@ -129,6 +129,11 @@ func (rs *recSession) CopyOut(ctx context.Context, containerPath, hostPath strin
 	return rs.s.CopyOut(ctx, containerPath, hostPath)
 }
 
+func (rs *recSession) CopyOutBounded(ctx context.Context, containerPath, hostPath string, b engine.CopyBounds) (*engine.CopySummary, error) {
+	rs.note(step{verb: "copyout", path: containerPath, host: hostPath})
+	return rs.s.CopyOutBounded(ctx, containerPath, hostPath, b)
+}
+
 func (rs *recSession) Delete(ctx context.Context, containerPath string) error {
 	rs.note(step{verb: "delete", path: containerPath})
 	return rs.s.Delete(ctx, containerPath)

@@ -1,0 +1,93 @@
+package verification
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// snapshotContainer starts a Container on this machine over two small
+// trees whose runner (a shell script, the task's candidate command) runs
+// the candidate and, when the tree holds a file named "big", first writes
+// big's size in bytes into SRB_WORK, as a build cache would. Disk is the
+// task's limits.disk: the bound of a side's snapshot.
+func snapshotContainer(t *testing.T, origBig, subBig string, disk int64) *Container {
+	t.Helper()
+	assets := t.TempDir()
+	runner := `#!/bin/sh
+if [ -f "$SRB_TARGET/big" ]; then head -c "$(cat "$SRB_TARGET/big")" /dev/zero > "$SRB_WORK/cache"; fi
+exec /bin/sh "$SRB_CANDIDATE"
+`
+	if err := os.WriteFile(filepath.Join(assets, "run.sh"), []byte(runner), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tree := func(big string) string {
+		d := t.TempDir()
+		if err := os.WriteFile(filepath.Join(d, "main.txt"), []byte("tree\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if big != "" {
+			if err := os.WriteFile(filepath.Join(d, "big"), []byte(big), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	c, err := NewContainer(t.Context(), ContainerConfig{Engine: hostEngine(assets), Image: hostImage, Paths: []string{assetsDir},
+		Original: tree(origBig), Submission: tree(subBig), Command: []string{assetsDir + "/run.sh"},
+		Timeout: time.Minute, Work: t.TempDir(), Disk: disk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// A submission whose warm-up leaves more than a side's snapshot may hold
+// (its build filled SRB_WORK) cannot make the grader copy it all, and
+// cannot turn stage 3 into a fault either: every run on its side fails,
+// with the reason, so a candidate that passes on State A finds it broken.
+// State A's side still runs.
+func TestSnapshotOverBoundFailsTheSubmission(t *testing.T) {
+	t.Parallel()
+	c := snapshotContainer(t, "", "3000000", 1<<20)
+	cand := &Candidate{Name: "ok", Filename: "ok.sh", Code: "exit 0\n"}
+	orig := c.Execute(t.Context(), cand, RoleOriginal)
+	if !orig.Passed || orig.Harness != "" {
+		t.Fatalf("State A's run: %+v", orig)
+	}
+	for range 2 { // the side stays unfit until the next Reset
+		sub := c.Execute(t.Context(), cand, RoleSubmission)
+		if sub.Passed || sub.Harness != "" || sub.Fault || sub.ExitCode != -1 ||
+			!strings.Contains(sub.Stderr, "the submission's tree cannot be tested") || !strings.Contains(sub.Stderr, "more than 1048576 bytes of files together") {
+			t.Fatalf("the submission's run: %+v", sub)
+		}
+	}
+	// Nothing of the side's oversized snapshot stays on the grader's side.
+	if _, err := os.Stat(c.snap(RoleSubmission)); !os.IsNotExist(err) {
+		t.Errorf("the submission's snapshot folder is still there: %v", err)
+	}
+}
+
+// Under the bound, the side's cache is kept and every run starts from it.
+func TestSnapshotUnderBoundIsKept(t *testing.T) {
+	t.Parallel()
+	c := snapshotContainer(t, "", "4096", 1<<20)
+	cand := &Candidate{Name: "size", Filename: "size.sh", Code: `test "$(wc -c < "$SRB_WORK/cache")" -eq 4096` + "\n"}
+	if run := c.Execute(t.Context(), cand, RoleSubmission); !run.Passed {
+		t.Fatalf("the submission's run: %+v", run)
+	}
+}
+
+// State A past the bound is the grader's side, never the submission's
+// doing: the run is srb's fault (an invalid verdict), saying why.
+func TestSnapshotOverBoundOnStateAIsAFault(t *testing.T) {
+	t.Parallel()
+	c := snapshotContainer(t, "3000000", "", 1<<20)
+	run := c.Execute(t.Context(), &Candidate{Name: "ok", Filename: "ok.sh", Code: "exit 0\n"}, RoleOriginal)
+	if run.Passed || !strings.Contains(run.Harness, "cannot keep the tree's snapshot") || !strings.Contains(run.Harness, "more than 1048576 bytes of files together") {
+		t.Fatalf("State A's run: %+v", run)
+	}
+}
