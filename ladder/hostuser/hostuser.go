@@ -283,18 +283,37 @@ func LimitProcesses(n uint64) error {
 }
 
 // RemoveAll removes p even when a sandbox's user left folders without
-// write permission in it.
+// write permission in it (which only stops a grader that is not root).
+// os.RemoveAll never follows a link; when it fails, every folder under p
+// is made 0700 and it is tried again ([openFolders]).
 func RemoveAll(p string) error {
 	if err := os.RemoveAll(p); err == nil {
 		return nil
 	}
-	_ = filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(q, 0o700)
+	openFolders(p)
+	return os.RemoveAll(p)
+}
+
+// openFolders makes p (a folder, not a link) and every folder under it
+// 0700, through an os.Root at p: no name under p, whatever a sandbox's
+// user swapped for a link while the walk ran, can make it change a
+// file's mode outside p (the walk used to chmod by path).
+func openFolders(p string) {
+	if fi, err := os.Lstat(p); err != nil || !fi.IsDir() {
+		return
+	}
+	_ = os.Chmod(p, 0o700)
+	r, err := os.OpenRoot(p)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	_ = fs.WalkDir(r.FS(), ".", func(q string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && q != "." {
+			_ = r.Chmod(q, 0o700)
 		}
 		return nil
 	})
-	return os.RemoveAll(p)
 }
 
 // Reachable reports whether every folder from dir up to / lets other
