@@ -91,28 +91,63 @@ func procs() []hostProc {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
-				p := hostProc{pid: pid}
-				for _, f := range strings.Fields(rest) {
-					if id, err := strconv.Atoi(f); err == nil {
-						p.uids = append(p.uids, id)
-					}
-				}
-				out = append(out, p)
-				break
-			}
+		if uids, ok := uidsOf(pid); ok {
+			out = append(out, hostProc{pid: pid, uids: uids})
 		}
 	}
 	return out
 }
 
+// uidsOf reads process pid's uids (real, effective, saved, filesystem)
+// from /proc; false when it is gone.
+func uidsOf(pid int) ([]int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return nil, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+			var uids []int
+			for _, f := range strings.Fields(rest) {
+				if id, err := strconv.Atoi(f); err == nil {
+					uids = append(uids, id)
+				}
+			}
+			return uids, true
+		}
+	}
+	return nil, false
+}
+
+// killAs kills process pid if it still runs as uid, never another that
+// took its number: the process is pinned by a pidfd first, its uids read
+// again after the pin (a number reused before the pin shows the new
+// process's uids, which are not uid's, or the pinned one is already
+// gone), and the signal goes to the pidfd. A kernel without pidfds
+// (before 5.3) gets kill(2) by number after the second read.
+func killAs(pid, uid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil && !errors.Is(err, unix.ENOSYS) {
+		return // gone
+	}
+	if uids, ok := uidsOf(pid); !ok || !slices.Contains(uids, uid) {
+		if err == nil {
+			unix.Close(fd)
+		}
+		return
+	}
+	if err != nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		return
+	}
+	_ = unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	unix.Close(fd)
+}
+
 // Sweep kills every process any of whose uids is uid, until none is left
-// (at most 5 s), and reports whether there was one. A uid below [Base] is
+// (at most 5 s), and reports whether there was one. Each is killed
+// through a pidfd after its uids are read again ([killAs]): a process
+// number reused in between is never signalled. A uid below [Base] is
 // refused (nothing is killed): never a user of this machine's own.
 func Sweep(uid int) bool {
 	if uid < Base {
@@ -125,7 +160,7 @@ func Sweep(uid int) bool {
 		for _, p := range procs() {
 			if slices.Contains(p.uids, uid) {
 				found, any = true, true
-				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+				killAs(p.pid, uid)
 			}
 		}
 		if !found || time.Now().After(deadline) {
