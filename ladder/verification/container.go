@@ -579,7 +579,7 @@ func (c *Container) snapParts(role string) map[string]string {
 // more) and SnapshotMaxEntries entries.
 const (
 	SnapshotMaxBytes   int64 = 8 << 30
-	SnapshotMaxEntries       = 2_000_000
+	SnapshotMaxEntries       = 500_000
 )
 
 // snapshotBounds are the bounds of one side's snapshot (see
