@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
@@ -576,10 +577,16 @@ func (c *Container) snapParts(role string) map[string]string {
 // task's runner), so the copy to the grader's side is bounded like any
 // tree an adversary wrote: SnapshotMaxBytes bytes of files (the task's
 // limits.disk instead when it sets one: the container could hold no
-// more) and SnapshotMaxEntries entries.
+// more), SnapshotMaxEntries entries, and paths of at most
+// SnapshotMaxPathBytes bytes under the working tree or SRB_WORK (a build
+// can make a chain of folders longer than the system's PATH_MAX, 4096,
+// one relative step at a time, which no copy by path could read or write
+// again: the bound stops the copy well before, whatever the prefixes of
+// the session's and the work folder's paths).
 const (
-	SnapshotMaxBytes   int64 = 8 << 30
-	SnapshotMaxEntries       = 500_000
+	SnapshotMaxBytes     int64 = 8 << 30
+	SnapshotMaxEntries         = 500_000
+	SnapshotMaxPathBytes       = 2048
 )
 
 // snapshotBounds are the bounds of one side's snapshot (see
@@ -589,7 +596,7 @@ func (c *Container) snapshotBounds() engine.CopyBounds {
 	if c.cfg.Disk > 0 {
 		limit = c.cfg.Disk
 	}
-	return engine.CopyBounds{Dir: true, MaxBytes: limit, MaxStreamBytes: limit, MaxEntries: SnapshotMaxEntries}
+	return engine.CopyBounds{Dir: true, MaxBytes: limit, MaxStreamBytes: limit, MaxEntries: SnapshotMaxEntries, MaxPathBytes: SnapshotMaxPathBytes}
 }
 
 // overBound says which bound of a side's snapshot be reports, in the
@@ -601,6 +608,8 @@ func (c *Container) overBound(be *engine.BoundError) string {
 		return fmt.Sprintf("after its warm-up run its working tree and SRB_WORK hold more than %d bytes of files together (at %q), the most a side's snapshot keeps (the task's limits.disk, else %d)", b.MaxBytes, be.Path, SnapshotMaxBytes)
 	case "entries":
 		return fmt.Sprintf("after its warm-up run its working tree and SRB_WORK hold more than %d entries together (at %q), the most a side's snapshot keeps", b.MaxEntries, be.Path)
+	case "path bytes":
+		return fmt.Sprintf("after its warm-up run its working tree or SRB_WORK holds a path longer than %d bytes (at %.200q…), the longest a side's snapshot keeps", b.MaxPathBytes, be.Path)
 	}
 	return "after its warm-up run " + be.Error()
 }
@@ -623,6 +632,11 @@ func (c *Container) snapshot(ctx context.Context, role string) error {
 		sum, err := c.sides[role].sess.CopyOutBounded(ctx, parts[name], filepath.Join(snap, name), b)
 		if errors.Is(err, engine.ErrNoPath) {
 			continue // the warm-up removed it: runs start without it
+		}
+		if errors.Is(err, syscall.ENAMETOOLONG) {
+			// A path the system cannot name even within the bound (the
+			// session's own path was long): the tree's doing all the same.
+			err = &engine.BoundError{Bound: "path bytes", Limit: int64(b.MaxPathBytes), Path: parts[name]}
 		}
 		if err != nil {
 			return errors.Join(err, forceRemove(snap))

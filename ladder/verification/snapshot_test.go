@@ -1,6 +1,7 @@
 package verification
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,87 @@ func TestSnapshotOverBoundOnStateAIsAFault(t *testing.T) {
 	run := c.Execute(t.Context(), &Candidate{Name: "ok", Filename: "ok.sh", Code: "exit 0\n"}, RoleOriginal)
 	if run.Passed || !strings.Contains(run.Harness, "cannot keep the tree's snapshot") || !strings.Contains(run.Harness, "more than 1048576 bytes of files together") {
 		t.Fatalf("State A's run: %+v", run)
+	}
+}
+
+// buildContainer starts a Container on this machine over two small trees
+// whose runner runs the tree's build.sh, when it has one, in the tree as
+// the candidate user (a submission's build, which the warm-up runs) and
+// then the candidate. State A has no build.
+func buildContainer(t *testing.T, subBuild string, disk int64) *Container {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("as root")
+	}
+	assets := t.TempDir()
+	runner := `#!/bin/sh
+if [ -f "$SRB_TARGET/build.sh" ]; then ( cd "$SRB_TARGET" && /bin/sh ./build.sh ) >/dev/null 2>&1; fi
+exec /bin/sh "$SRB_CANDIDATE"
+`
+	if err := os.WriteFile(filepath.Join(assets, "run.sh"), []byte(runner), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tree := func(build string) string {
+		d := t.TempDir()
+		if err := os.WriteFile(filepath.Join(d, "main.txt"), []byte("tree\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if build != "" {
+			if err := os.WriteFile(filepath.Join(d, "build.sh"), []byte(build), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d
+	}
+	c, err := NewContainer(t.Context(), ContainerConfig{Engine: hostEngine(assets), Image: hostImage, Paths: []string{assetsDir},
+		Original: tree(""), Submission: tree(subBuild), Command: []string{assetsDir + "/run.sh"},
+		Timeout: time.Minute, Work: t.TempDir(), Disk: disk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Whatever a submission's build leaves in its tree or SRB_WORK, its side's
+// snapshot is never srb's fault: a run on it passes or fails, and is never
+// a harness error (an invalid verdict the submission could choose).
+func TestSnapshotOfAnyBuildIsNoFault(t *testing.T) {
+	// deep makes a chain of n folders named by width letters under dir,
+	// one relative step at a time, its path past PATH_MAX (4096).
+	deep := func(dir string, width, n int) string {
+		return fmt.Sprintf(`cd "%s" && perl -e 'for (1..%d) { mkdir "n" x %d or die; chdir "n" x %d or die } open F, ">f" or die'`, dir, n, width, width)
+	}
+	for name, build := range map[string]string{
+		// A chain of folders whose path passes PATH_MAX (4096) under the
+		// session's root: each step is relative, so the build makes it.
+		"deep-path": deep("$SRB_WORK", 255, 25),
+		"deep-tree": deep(".", 1, 2500),
+		"non-utf8":  `printf 'x' > "$(printf 'bad\377\376name')"; mkdir "$(printf 'dir\377')"; ln -s "$(printf '\377')" "$(printf 'lnk\377')"`,
+		"long-link": `ln -s "$(printf '%04000d' 0)" longlink`,
+		"fifo":      `mkfifo fifo; mkfifo "$SRB_WORK/fifo"`,
+		"socket":    `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Type=>SOCK_STREAM, Local=>"sock", Listen=>1)'`,
+		"closed":    `mkdir -p a/b && echo x > a/b/f && chmod 000 a/b/f a/b a; chmod 000 "$SRB_WORK"`,
+		"tree-gone": `cd / && rm -rf "$SRB_WORK"/* "$SRB_TARGET"/* 2>/dev/null; true`,
+		"link-out":  `ln -s / root; ln -s /etc/shadow shadow; ln "$SRB_TARGET/main.txt" "$SRB_WORK/hard"`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := buildContainer(t, build, 1<<20)
+			cand := &Candidate{Name: "ok", Filename: "ok.sh", Code: "exit 0\n"}
+			if orig := c.Execute(t.Context(), cand, RoleOriginal); !orig.Passed || orig.Harness != "" {
+				t.Fatalf("State A's run: %+v", orig)
+			}
+			for range 2 {
+				sub := c.Execute(t.Context(), cand, RoleSubmission)
+				if sub.Harness != "" {
+					t.Fatalf("the submission's run is a harness error: %.600s", sub.Harness)
+				}
+				if strings.HasPrefix(name, "deep-") && (sub.Passed || sub.ExitCode != -1 || !strings.Contains(sub.Stderr, "holds a path longer than 2048 bytes")) {
+					t.Fatalf("the submission's run on a tree past the snapshot's path bound: %+v", sub)
+				}
+				t.Logf("the submission's run: passed=%v exit=%d stderr=%.300q", sub.Passed, sub.ExitCode, sub.Stderr)
+			}
+		})
 	}
 }
