@@ -142,7 +142,8 @@ type ContainerConfig struct {
 // every later run they are deleted and
 // copied in again from it ([engine.Session.Delete], CopyInOwned), HOME
 // and TMPDIR made empty, so nothing a run does reaches the side's next
-// run. No step runs a command as root: the root steps are the session's
+// run; what a run leaves beyond the snapshot is deleted as soon as it
+// ends, so a run that filled the disk leaves the other side room. No step runs a command as root: the root steps are the session's
 // verbs, so the same sandbox runs in a container and on this machine.
 type Container struct {
 	cfg   ContainerConfig
@@ -676,6 +677,23 @@ func (c *Container) restore(ctx context.Context, role string) error {
 	return nil
 }
 
+// clear deletes role's HOME and TMPDIR and, with parts, its working tree
+// and SRB_WORK (the snapshot's parts): what a run left that its side's
+// next run does not start from.
+func (c *Container) clear(ctx context.Context, role string, parts bool) error {
+	sess := c.sides[role].sess
+	paths := []string{containerHome, containerTmp}
+	if parts {
+		paths = append(paths, slices.Sorted(maps.Values(c.snapParts(role)))...)
+	}
+	for _, p := range paths {
+		if err := sess.Delete(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // reap ends what is left running in role's sandbox and removes what the
 // candidate user left in its shared folders.
 func (c *Container) reap(ctx context.Context, role string) (bool, error) {
@@ -698,7 +716,13 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	if run := c.execute(ctx, &w, role, false); run.Harness != "" {
 		return fmt.Errorf("the warm-up run on the tree could not be carried out: %s", run.Harness)
 	}
-	if err := c.snapshot(ctx, role); err != nil {
+	err := c.snapshot(ctx, role)
+	// The side's next run copies its snapshot in: what the warm-up left
+	// goes now, kept or not.
+	if cerr := c.clear(ctx, role, true); cerr != nil {
+		return fmt.Errorf("cannot clear the sandbox after the warm-up run: %w", cerr)
+	}
+	if err != nil {
 		var be *engine.BoundError
 		if role == RoleSubmission && errors.As(err, &be) {
 			// The submission's own build left it: every run of the side
@@ -813,6 +837,15 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	if reaped, err := c.reap(context.WithoutCancel(ctx), role); err == nil {
 		run.Reaped = run.Reaped || reaped
 	} else if run.Harness == "" {
+		run.Harness = "cannot clear the sandbox after the run: " + err.Error()
+	}
+	// What the run left beyond the side's snapshot (HOME and TMPDIR, and
+	// after a candidate's run the working tree and SRB_WORK, which the
+	// side's next run copies in again) is removed now, not before the
+	// side's next run: nothing bounds a sandbox's disk on this machine,
+	// and a run that filled it must not leave the other side's next run
+	// (State A's) without room for its candidate and its restore.
+	if err := c.clear(context.WithoutCancel(ctx), role, restore); err != nil && run.Harness == "" {
 		run.Harness = "cannot clear the sandbox after the run: " + err.Error()
 	}
 	if h, err := sess.LimitHits(ctx); err == nil {

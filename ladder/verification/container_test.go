@@ -298,7 +298,7 @@ func TestContainerRounds(t *testing.T) {
 					t.Errorf("a warm-up ran after a candidate in container %s", rs.spec.Labels["srb.tree"])
 				}
 				var next []string
-				for _, n := range steps[i+1 : min(i+4, len(steps))] {
+				for _, n := range steps[i+1 : min(i+6, len(steps))] {
 					next = append(next, n.verb+" "+n.path)
 				}
 				if !slices.Equal(next[:1], []string{"reap "}) || !slices.Contains(next, "copyout "+tree) || !slices.Contains(next, "copyout /srb/run") {

@@ -3,10 +3,13 @@ package verification
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // snapshotContainer starts a Container on this machine over two small
@@ -97,7 +100,7 @@ func TestSnapshotOverBoundOnStateAIsAFault(t *testing.T) {
 // whose runner runs the tree's build.sh, when it has one, in the tree as
 // the candidate user (a submission's build, which the warm-up runs) and
 // then the candidate. State A has no build.
-func buildContainer(t *testing.T, subBuild string, disk int64) *Container {
+func buildContainer(t *testing.T, subBuild string, disk int64, mod ...func(*ContainerConfig)) *Container {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("as root")
@@ -122,9 +125,13 @@ exec /bin/sh "$SRB_CANDIDATE"
 		}
 		return d
 	}
-	c, err := NewContainer(t.Context(), ContainerConfig{Engine: hostEngine(assets), Image: hostImage, Paths: []string{assetsDir},
+	cfg := ContainerConfig{Engine: hostEngine(assets), Image: hostImage, Paths: []string{assetsDir},
 		Original: tree(""), Submission: tree(subBuild), Command: []string{assetsDir + "/run.sh"},
-		Timeout: time.Minute, Work: t.TempDir(), Disk: disk})
+		Timeout: time.Minute, Work: t.TempDir(), Disk: disk}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	c, err := NewContainer(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,6 +177,65 @@ func TestSnapshotOfAnyBuildIsNoFault(t *testing.T) {
 					t.Fatalf("the submission's run on a tree past the snapshot's path bound: %+v", sub)
 				}
 				t.Logf("the submission's run: passed=%v exit=%d stderr=%.300q", sub.Passed, sub.ExitCode, sub.Stderr)
+			}
+		})
+	}
+}
+
+// smallDisk mounts a tmpfs of size bytes for the test (root only) and
+// puts the sessions and the grader's work folder on it: a machine whose
+// disk a sandbox's user can fill (this machine's backend bounds no
+// sandbox's disk).
+func smallDisk(t *testing.T, size int64) func(*ContainerConfig) {
+	t.Helper()
+	mnt, err := os.MkdirTemp("/tmp", "srb-small-disk-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(mnt) })
+	if err := os.Chmod(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%d,mode=0755", size), "tmpfs", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
+	return func(cfg *ContainerConfig) {
+		cfg.Engine.(*engine.Local).Base = mnt
+		cfg.Work = mnt
+	}
+}
+
+// A submission that fills the machine's disk, in its build or in a run
+// (HOME, TMPDIR, SRB_WORK: nothing bounds them on this machine), makes
+// neither its own side's snapshot nor State A's next run srb's fault:
+// what a side's run leaves beyond its snapshot is removed when the run
+// ends, before the other side runs.
+func TestFilledDiskIsNoFault(t *testing.T) {
+	fill := `cat /dev/zero > "$HOME/fill"; cat /dev/zero > "$TMPDIR/fill"; cat /dev/zero > "$SRB_WORK/fill"; cat /dev/zero > "$SRB_TARGET/fill"; `
+	for name, tc := range map[string]struct{ build, code string }{
+		"build": {build: `[ -f "$SRB_WORK/built" ] || { echo > "$SRB_WORK/built"; ` + fill + `}; cat /dev/zero > "$HOME/fill"; true`},
+		"run":   {code: fill + "exit 1"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := buildContainer(t, tc.build, 0, smallDisk(t, 48<<20))
+			// State A's candidate is larger than the page the
+			// submission's candidate file frees when its run ends.
+			ok := &Candidate{Name: "ok", Filename: "ok.sh", Code: "# " + strings.Repeat("x", 64<<10) + "\nexit 0\n"}
+			cand := ok
+			if tc.code != "" {
+				cand = &Candidate{Name: "fill", Filename: "fill.sh", Code: tc.code + "\n"}
+			}
+			for i := range 3 {
+				if orig := c.Execute(t.Context(), ok, RoleOriginal); orig.Harness != "" {
+					t.Fatalf("State A's run %d is a harness error: %.600s", i, orig.Harness)
+				}
+				sub := c.Execute(t.Context(), cand, RoleSubmission)
+				t.Logf("sub %d: exit %d stderr %.300q", i, sub.ExitCode, sub.Stderr)
+				if sub.Harness != "" {
+					t.Fatalf("the submission's run %d is a harness error: %.600s", i, sub.Harness)
+				}
 			}
 		})
 	}
