@@ -159,6 +159,7 @@ func TestSnapshotOfAnyBuildIsNoFault(t *testing.T) {
 		"socket":    `perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Type=>SOCK_STREAM, Local=>"sock", Listen=>1)'`,
 		"closed":    `mkdir -p a/b && echo x > a/b/f && chmod 000 a/b/f a/b a; chmod 000 "$SRB_WORK"`,
 		"tree-gone": `cd / && rm -rf "$SRB_WORK"/* "$SRB_TARGET"/* 2>/dev/null; true`,
+		"writer":    `(setsid sh -c 'while :; do echo x >> "$SRB_WORK/log"; head -c 100000 /dev/zero > "$SRB_WORK/grow"; done' &) ; sleep 0.2`,
 		"link-out":  `ln -s / root; ln -s /etc/shadow shadow; ln "$SRB_TARGET/main.txt" "$SRB_WORK/hard"`,
 	} {
 		t.Run(name, func(t *testing.T) {
