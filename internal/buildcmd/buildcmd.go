@@ -521,6 +521,14 @@ func (a *analyser) call(ws []word, cwd string) {
 		}
 		if k, v, ok := strings.Cut(t, "="); ok && isEnvName(k) {
 			t = v // make's NAME=VALUE: the value is what it names
+		} else if tool == "make" {
+			// make's other words are its goals: targets it makes, so
+			// a later command that reads one reads what the build wrote
+			// (make libfoo.a && cp libfoo.a out/).
+			if pathLike(t) {
+				later = append(later, pending{word{text: t, ok: true, arg: w.arg}, dir, Write})
+			}
+			continue
 		}
 		if pathLike(t) {
 			vw := word{text: t, ok: true, arg: w.arg}

@@ -104,6 +104,14 @@ func TestAnalyse(t *testing.T) {
 			written: nil,
 		},
 		{
+			// pf03: a make goal is a target make writes, not an input; the
+			// copy of it that follows reads what the build made.
+			name:    "make's goals are what it makes",
+			build:   [][]string{{"sh", "-c", "make CONFIG_LTO= qjs libquickjs.a tests/bjson.so && mkdir -p out && cp libquickjs.a tests/bjson.so out/"}},
+			needed:  nil,
+			written: []string{"libquickjs.a", "tests/bjson.so", "out", "out", "libquickjs.a", "tests/bjson.so"},
+		},
+		{
 			name:   "a program the build runs",
 			build:  [][]string{{"./configure", "--prefix=/usr"}, {"make"}},
 			needed: []string{"configure(runs)"},
