@@ -138,13 +138,15 @@ type ContainerConfig struct {
 // candidate user's) and [WarmUp] runs there, so the task's runner builds
 // and caches the tree; the working tree and SRB_WORK are then copied out
 // to the side's snapshot (bounded, [SnapshotMaxBytes]: a submission's
-// side past it fails every run; State A's is a harness error); before
-// every later run they are deleted and
-// copied in again from it ([engine.Session.Delete], CopyInOwned), HOME
-// and TMPDIR made empty, so nothing a run does reaches the side's next
-// run; what a run leaves beyond the snapshot is deleted as soon as it
-// ends, so a run that filled the disk leaves the other side room. No step runs a command as root: the root steps are the session's
-// verbs, so the same sandbox runs in a container and on this machine.
+// side past it fails every run; State A's is a harness error). What a
+// run leaves is deleted as soon as it ends ([engine.Session.Delete]:
+// HOME and TMPDIR, and after a candidate's run or the snapshot the
+// working tree and SRB_WORK), so a run that filled the disk leaves the
+// other side room; before every later run they are copied in again from
+// the snapshot (CopyInOwned), HOME and TMPDIR empty, so nothing a run
+// does reaches the side's next run. No step runs a command as root: the
+// root steps are the session's verbs, so the same sandbox runs in a
+// container and on this machine.
 type Container struct {
 	cfg   ContainerConfig
 	salt  string
@@ -165,6 +167,10 @@ type containerSide struct {
 	// unfit, when set, says why the side's warm-up left more than its
 	// snapshot may hold: the submission's side then fails every run.
 	unfit string
+	// clean says the side's working tree, SRB_WORK, HOME and TMPDIR were
+	// all deleted after its latest run ([Container.clear]), so its next
+	// restore copies them in without deleting them first.
+	clean bool
 }
 
 var _ Sandbox = (*Container)(nil)
@@ -654,40 +660,47 @@ func (c *Container) snapshot(ctx context.Context, role string) error {
 }
 
 // restore puts the side back as its snapshot keeps it (the candidate
-// user's again), with HOME and TMPDIR empty.
+// user's again), with HOME and TMPDIR empty. What its latest run left is
+// deleted first, unless [Container.clear] already deleted all of it.
 func (c *Container) restore(ctx context.Context, role string) error {
-	sess := c.sides[role].sess
+	side := c.sides[role]
+	clean := side.clean
+	side.clean = false
+	if !clean {
+		if err := c.clear(ctx, role, append(scratchPaths(), c.partPaths(role)...)); err != nil {
+			return err
+		}
+	}
 	for name, p := range c.snapParts(role) {
 		src := filepath.Join(c.snap(role), name)
 		if _, err := os.Lstat(src); err != nil {
-			if err := sess.Delete(ctx, p); err != nil {
-				return err
-			}
-			continue
+			continue // the snapshot has no such part: runs start without it
 		}
-		if err := replace(ctx, sess, src, p, c.uid, c.gid); err != nil {
+		if err := side.sess.CopyInOwned(ctx, src, p, c.uid, c.gid); err != nil {
 			return err
 		}
 	}
 	for _, p := range []string{containerHome, containerTmp} {
-		if err := replace(ctx, sess, c.empty(), p, c.uid, c.gid); err != nil {
+		if err := side.sess.CopyInOwned(ctx, c.empty(), p, c.uid, c.gid); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// clear deletes role's HOME and TMPDIR and, with parts, its working tree
-// and SRB_WORK (the snapshot's parts): what a run left that its side's
-// next run does not start from.
-func (c *Container) clear(ctx context.Context, role string, parts bool) error {
-	sess := c.sides[role].sess
-	paths := []string{containerHome, containerTmp}
-	if parts {
-		paths = append(paths, slices.Sorted(maps.Values(c.snapParts(role)))...)
-	}
+// scratchPaths are HOME and TMPDIR, which every run starts empty.
+func scratchPaths() []string { return []string{containerHome, containerTmp} }
+
+// partPaths are the snapshot's parts in role's sandbox (the working tree
+// and SRB_WORK), in a fixed order.
+func (c *Container) partPaths(role string) []string {
+	return slices.Sorted(maps.Values(c.snapParts(role)))
+}
+
+// clear deletes paths in role's sandbox.
+func (c *Container) clear(ctx context.Context, role string, paths []string) error {
 	for _, p := range paths {
-		if err := sess.Delete(ctx, p); err != nil {
+		if err := c.sides[role].sess.Delete(ctx, p); err != nil {
 			return err
 		}
 	}
@@ -719,7 +732,8 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	err := c.snapshot(ctx, role)
 	// The side's next run copies its snapshot in: what the warm-up left
 	// goes now, kept or not.
-	if cerr := c.clear(ctx, role, true); cerr != nil {
+	// (HOME and TMPDIR went when the warm-up ended.)
+	if cerr := c.clear(ctx, role, c.partPaths(role)); cerr != nil {
 		return fmt.Errorf("cannot clear the sandbox after the warm-up run: %w", cerr)
 	}
 	if err != nil {
@@ -738,7 +752,7 @@ func (c *Container) prime(ctx context.Context, role string) error {
 		return fmt.Errorf("cannot keep the tree's snapshot: %w", err)
 	}
 	side.unfit = ""
-	side.primed = true
+	side.primed, side.clean = true, true
 	return nil
 }
 
@@ -845,8 +859,14 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	// side's next run: nothing bounds a sandbox's disk on this machine,
 	// and a run that filled it must not leave the other side's next run
 	// (State A's) without room for its candidate and its restore.
-	if err := c.clear(context.WithoutCancel(ctx), role, restore); err != nil && run.Harness == "" {
+	left := scratchPaths()
+	if restore {
+		left = append(left, c.partPaths(role)...)
+	}
+	if err := c.clear(context.WithoutCancel(ctx), role, left); err != nil && run.Harness == "" {
 		run.Harness = "cannot clear the sandbox after the run: " + err.Error()
+	} else if err == nil && restore {
+		side.clean = true
 	}
 	if h, err := sess.LimitHits(ctx); err == nil {
 		run.LimitHit = limitHit(side.hits, h)

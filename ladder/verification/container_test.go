@@ -333,6 +333,24 @@ func TestContainerRounds(t *testing.T) {
 					t.Errorf("the candidate run %d did not come right after %s was restored, the candidate user's", runs, p)
 				}
 			}
+			// What the side's previous run (or its warm-up) left was
+			// deleted before the restore copied into it: a copy into a
+			// folder still holding it would keep it.
+			prev := j
+			for prev >= 0 && steps[prev].verb != "exec" {
+				prev--
+			}
+			deleted := map[string]bool{}
+			for _, st := range steps[prev+1 : i] {
+				if st.verb == "delete" {
+					deleted[st.path] = true
+				}
+			}
+			for _, p := range []string{tree, "/srb/run", "/srb/home", "/srb/tmp"} {
+				if prev < 0 || !deleted[p] {
+					t.Errorf("the candidate run %d's %s was not deleted between the side's previous run and its restore", runs, p)
+				}
+			}
 			if next := steps[i+1]; next.verb != "reap" {
 				t.Errorf("the candidate run %d was not followed by a reaping, but by %+v", runs, next)
 			}
