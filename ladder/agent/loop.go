@@ -55,6 +55,12 @@ func Resumes(n int) *int { return &n }
 // receives one line per resume as it happens ("<Label>: turn N failed
 // (<error>); resuming in S s (resume R of M)") and one when the loop ends
 // on a fault; Label names the run in them (e.g. "audit: review 2").
+// Uncounted, when set, says how much of the run's wall-clock time so far
+// the budget does not count: the grader's own work inside tool calls
+// (verification's placing, clearing and restoring of a tree around each
+// candidate run), which the party whose budget it is neither chose nor
+// controls, and which a graded tree could otherwise make slow to use the
+// budget up. nil counts all of it.
 type Config struct {
 	Driver        models.Driver
 	System        string
@@ -70,6 +76,7 @@ type Config struct {
 	Transcript    string
 	Log           io.Writer
 	Label         string
+	Uncounted     func() time.Duration
 
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
@@ -83,17 +90,18 @@ type Config struct {
 // after retryable failures. Error is the fault, in one sentence, when
 // Outcome is "error". LastText is the model's last prose.
 type Result struct {
-	Outcome    string
-	Payload    map[string]any
-	Turns      int
-	ToolCalls  int
-	ToolErrors int
-	ElapsedSec float64
-	Resumes    int
-	Usage      models.Usage
-	Transcript string
-	Error      string
-	LastText   string
+	Outcome      string
+	Payload      map[string]any
+	Turns        int
+	ToolCalls    int
+	ToolErrors   int
+	ElapsedSec   float64
+	UncountedSec float64
+	Resumes      int
+	Usage        models.Usage
+	Transcript   string
+	Error        string
+	LastText     string
 	// Unreachable says the run ended because the endpoint could not be
 	// connected to at all, after the driver's bounded retries
 	// (models.UnreachableSec): a stage may skip its other calls to it.
@@ -145,7 +153,15 @@ func Run(ctx context.Context, cfg Config) *Result {
 	}
 
 	started := now()
-	elapsed := func() float64 { return now().Sub(started).Seconds() }
+	uncounted := func() float64 {
+		if cfg.Uncounted == nil {
+			return 0
+		}
+		return cfg.Uncounted().Seconds()
+	}
+	// elapsed is what the budget counts: the wall clock less what
+	// Uncounted says is the grader's own.
+	elapsed := func() float64 { return now().Sub(started).Seconds() - uncounted() }
 	res := &Result{Outcome: OutcomeAbandoned, Transcript: cfg.Transcript}
 	var log *Transcript
 	if cfg.Transcript != "" {
@@ -169,7 +185,7 @@ func Run(ctx context.Context, cfg Config) *Result {
 	messages := []models.Message{{Role: "user", Content: []models.Block{models.TextBlock(cfg.Opening)}}}
 	nudged := false
 	defer func() {
-		res.ElapsedSec = elapsed()
+		res.ElapsedSec, res.UncountedSec = now().Sub(started).Seconds(), uncounted()
 		res.Usage = cfg.Driver.Usage()
 		log.Write("end", Field{"outcome", res.Outcome}, Field{"resumes", res.Resumes},
 			Field{"elapsed_sec", round(res.ElapsedSec, 1)}, Field{"usage", res.Usage.Map()})
@@ -363,7 +379,7 @@ func round(x float64, n int) float64 {
 
 // Map returns the run as stage metadata records it: outcome, turns,
 // tool_calls, tool_errors, elapsed_sec (2 dp), resumes (even at 0), usage,
-// and transcript and error when set.
+// and transcript, error and uncounted_sec (2 dp) when set.
 func (r *Result) Map() map[string]any {
 	m := map[string]any{
 		"outcome":     r.Outcome,
@@ -379,6 +395,9 @@ func (r *Result) Map() map[string]any {
 	}
 	if r.Error != "" {
 		m["error"] = r.Error
+	}
+	if r.UncountedSec > 0 {
+		m["uncounted_sec"] = round(r.UncountedSec, 2)
 	}
 	return m
 }

@@ -382,3 +382,33 @@ func TestAnnounce(t *testing.T) {
 	}
 	Announce(nil, "x", nil)("y") // a nil writer writes nothing
 }
+
+// What Uncounted says is the grader's own time does not use the budget:
+// three tool calls that each cost the clock 1,000 s of it fit in a 600 s
+// budget, and the result says how much was not counted.
+func TestLoopUncountedTime(t *testing.T) {
+	c := newClock()
+	var uncounted time.Duration
+	extra := models.ToolSpec{Name: "try_test", Schema: map[string]any{"type": "object"}}
+	d := scripted(t, `[
+		{"tool_calls": [{"name": "try_test", "arguments": {}}]},
+		{"tool_calls": [{"name": "try_test", "arguments": {}}]},
+		{"tool_calls": [{"name": "try_test", "arguments": {}}]},
+		{"tool_calls": [{"name": "submit_review", "arguments": {"answer": "x"}}]}
+	]`)
+	res, _ := run(t, c, d, func(cfg *Config) {
+		cfg.Extra = []models.ToolSpec{extra}
+		cfg.ExtraDispatch = func(context.Context, string, map[string]any) string {
+			c.now = c.now.Add(1000 * time.Second)
+			uncounted += 1000 * time.Second
+			return "ran"
+		}
+		cfg.Uncounted = func() time.Duration { return uncounted }
+	})
+	if res.Outcome != OutcomeSubmitted || res.ToolCalls != 3 || res.ElapsedSec != 3000 || res.UncountedSec != 3000 {
+		t.Fatalf("result %+v", res)
+	}
+	if m := res.Map(); m["uncounted_sec"] != 3000.0 {
+		t.Errorf("map %v", m)
+	}
+}

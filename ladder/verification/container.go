@@ -81,7 +81,9 @@ const CandidateUser = "65532:65532"
 // HOME, a copy per tree and round; candidates' runs start with HOME
 // empty. ToolEnv is what the run tool's commands read PATH and HOME from
 // (nil: [agent.ContainerEnv]); a HOME it gives as "" is a folder of each
-// view's own.
+// view's own. RestoreTimeout bounds putting the submission's side back
+// from its snapshot before each run (0: Timeout, at least
+// [MinRestoreTimeout]; see [Container]).
 type ContainerConfig struct {
 	Engine     Starter
 	Image      string
@@ -103,7 +105,15 @@ type ContainerConfig struct {
 	Keep       bool
 	HomeSeed   string
 	ToolEnv    func(string) string
+
+	RestoreTimeout time.Duration
 }
+
+// MinRestoreTimeout is the least time a restore of the submission's side
+// is given when the run's timeout is shorter (a test's seconds, say): a
+// restore copies the side's whole snapshot in, which a machine under load
+// can take seconds for even for a small tree.
+const MinRestoreTimeout = 60 * time.Second
 
 // Container is a [Sandbox] in sandboxes of the verification image
 // (HARNESS.md §4.3, "each round in its own container"): each tree of the
@@ -191,6 +201,9 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 300 * time.Second
+	}
+	if cfg.RestoreTimeout <= 0 {
+		cfg.RestoreTimeout = max(cfg.Timeout, MinRestoreTimeout)
 	}
 	if cfg.FaultCodes == nil {
 		for c := 64; c <= 78; c++ {
@@ -688,6 +701,33 @@ func (c *Container) restore(ctx context.Context, role string) error {
 	return nil
 }
 
+// restoreBounded restores role's side ([Container.restore]); the
+// submission's side within the RestoreTimeout. A restore of the
+// submission's side that takes longer (its build left a snapshot so large
+// that copying it in takes longer than a run may) is the submission's
+// doing: why then says so and the run fails on it. Copies a session
+// carries out without watching the context (engine.Local's) finish
+// first. What such a restore put back is deleted before it returns.
+func (c *Container) restoreBounded(ctx context.Context, role string) (why string, err error) {
+	if role != RoleSubmission {
+		return "", c.restore(ctx, role)
+	}
+	rctx, cancel := context.WithTimeout(ctx, c.cfg.RestoreTimeout)
+	defer cancel()
+	start := time.Now()
+	err = c.restore(rctx, role)
+	took := time.Since(start)
+	if ctx.Err() == nil && (took > c.cfg.RestoreTimeout || rctx.Err() != nil) {
+		// What the restore put back goes now, as after any run.
+		if cerr := c.clear(context.WithoutCancel(ctx), role, append(scratchPaths(), c.partPaths(role)...)); cerr != nil {
+			return "", fmt.Errorf("cannot clear the sandbox after a restore that took too long: %w", cerr)
+		}
+		c.sides[role].clean = true
+		return fmt.Sprintf("the submission's tree cannot be tested: putting it back from its snapshot (its working tree and SRB_WORK after its warm-up run) before the run took longer than the %s a restore may take (%.1f s), so the run did not start", c.cfg.RestoreTimeout, took.Seconds()), nil
+	}
+	return "", err
+}
+
 // scratchPaths are HOME and TMPDIR, which every run starts empty.
 func scratchPaths() []string { return []string{containerHome, containerTmp} }
 
@@ -761,17 +801,21 @@ func (c *Container) prime(ctx context.Context, role string) error {
 // earlier run of the side did (the adjudicator's reruns included) can
 // change what this one sees.
 func (c *Container) Execute(ctx context.Context, cand *Candidate, role string) CandidateRun {
+	start := time.Now()
 	if !c.sides[role].primed {
 		if err := c.prime(ctx, role); err != nil {
-			run := CandidateRun{Target: role, ExitCode: -1, Harness: err.Error()}
+			run := CandidateRun{Target: role, ExitCode: -1, Harness: err.Error(), UpkeepSec: time.Since(start).Seconds()}
 			run.Stderr = "cannot run candidate command: " + err.Error()
 			return run
 		}
 	}
+	primed := time.Since(start).Seconds()
 	if why := c.sides[role].unfit; why != "" {
-		return CandidateRun{Target: role, ExitCode: -1, Stderr: why}
+		return CandidateRun{Target: role, ExitCode: -1, Stderr: why, UpkeepSec: primed}
 	}
-	return c.execute(ctx, cand, role, true)
+	run := c.execute(ctx, cand, role, true)
+	run.UpkeepSec += primed
+	return run
 }
 
 // candidateEnv is the candidate's environment in sess: the configured
@@ -795,9 +839,13 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	run := CandidateRun{Target: role, ExitCode: -1}
 	side := c.sides[role]
 	sess := side.sess
+	// Everything here but the candidate's own command is the grader's
+	// upkeep ([CandidateRun.UpkeepSec]).
+	began := time.Now()
 	harness := func(why string) CandidateRun {
 		run.Harness = why
 		run.Stderr = "cannot run candidate command: " + why
+		run.UpkeepSec = time.Since(began).Seconds()
 		return run
 	}
 	tmp, err := os.MkdirTemp(c.work, "candidate-")
@@ -822,14 +870,21 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		return harness("cannot clear the sandbox: " + err.Error())
 	}
 	if restore {
-		if err := c.restore(ctx, role); err != nil {
+		if why, err := c.restoreBounded(ctx, role); why != "" {
+			// The submission's own tree is too slow to put back: the run
+			// fails, like a side past its snapshot's bounds, never a fault.
+			run.Stderr = why
+			run.UpkeepSec = time.Since(began).Seconds()
+			return run
+		} else if err != nil {
 			return harness("cannot restore the tree's snapshot: " + err.Error())
 		}
 	}
 	start := time.Now()
 	res, err := sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
 		Timeout: c.cfg.Timeout, MaxOutput: MaxRunTail, Tail: true})
-	run.DurationSec = time.Since(start).Seconds()
+	ran := time.Since(start)
+	run.DurationSec = ran.Seconds()
 	if res != nil {
 		run.ExitCode, run.TimedOut = res.ExitCode, res.TimedOut
 		run.Stdout, run.Stderr = lastBytes(res.Stdout), lastBytes(res.Stderr)
@@ -874,6 +929,7 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	}
 	run.Passed = run.ExitCode == 0 && run.Harness == ""
 	run.Fault = !run.TimedOut && run.Harness == "" && run.ExitCode > 1 && slices.Contains(c.cfg.FaultCodes, run.ExitCode)
+	run.UpkeepSec = (time.Since(began) - ran).Seconds()
 	return run
 }
 

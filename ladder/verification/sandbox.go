@@ -96,13 +96,20 @@ type CandidateRun struct {
 	// LimitHit names the container limits reached during the run
 	// ("memory", "pids", "memory,pids"); "" for none and on --host.
 	LimitHit string
+	// UpkeepSec is the wall-clock seconds of the grader's own steps
+	// around the run: placing the candidate, ending leftover processes,
+	// restoring the side from its snapshot, clearing it afterwards, and
+	// the side's warm-up and snapshot when this run was its first. A
+	// round's budget does not count them (agent.Config.Uncounted).
+	UpkeepSec float64
 }
 
 // Map returns the run as verification.json records it:
 // target, exit_code, passed, timed_out, duration_sec (3 dp), reaped,
 // stdout, stderr, infrastructure_fault: true only for a fault, and
-// harness_error only when srb could not carry the run out, and
-// limit_hit only when a container limit was reached.
+// harness_error only when srb could not carry the run out, limit_hit
+// only when a container limit was reached, and upkeep_sec (3 dp) when
+// measured.
 func (r CandidateRun) Map() map[string]any {
 	m := map[string]any{
 		"target":       r.Target,
@@ -122,6 +129,9 @@ func (r CandidateRun) Map() map[string]any {
 	}
 	if r.LimitHit != "" {
 		m["limit_hit"] = r.LimitHit
+	}
+	if r.UpkeepSec > 0 {
+		m["upkeep_sec"] = round(r.UpkeepSec, 3)
 	}
 	return m
 }

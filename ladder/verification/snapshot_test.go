@@ -1,6 +1,7 @@
 package verification
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -239,5 +240,77 @@ func TestFilledDiskIsNoFault(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// slowStarter starts sessions through inner whose copies into a
+// working tree ([ContainerRoot]/trees/) take delay longer: a tree so large
+// that putting it back takes long.
+type slowStarter struct {
+	inner Starter
+	delay time.Duration
+}
+
+func (s slowStarter) Start(ctx context.Context, spec engine.Spec) (*engine.Session, error) {
+	in, err := s.inner.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewSession(in.ID, in.Image, &slowCopies{recSession: &recSession{spec: spec, s: in}, delay: s.delay}), nil
+}
+
+type slowCopies struct {
+	*recSession
+	delay time.Duration
+}
+
+func (s *slowCopies) CopyIn(ctx context.Context, cp engine.Copy) error {
+	if strings.HasPrefix(cp.ContainerPath, ContainerRoot+"/trees/") {
+		time.Sleep(s.delay)
+	}
+	return s.recSession.CopyIn(ctx, cp)
+}
+
+// A submission whose tree takes longer to put back from its snapshot than
+// a restore may take fails each run with the reason (never a harness
+// error, never a timeout, which would decide nothing), and the time is
+// upkeep, not the run's; State A's side, just as slow, is not bounded.
+// Each run of the side after one starts as the side's snapshot says.
+func TestSlowRestoreFailsTheSubmission(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, d := range []string{"a", "b"} {
+		os.MkdirAll(dir+"/"+d, 0o755)
+		os.WriteFile(dir+"/"+d+"/f", []byte("x"), 0o644)
+	}
+	assets, err := filepath.Abs(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := hostContainer(t, []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, func(cfg *ContainerConfig) {
+		cfg.Original, cfg.Submission, cfg.Timeout = dir+"/a", dir+"/b", 20*time.Second
+		cfg.Env = []string{"PATH=/usr/bin:/bin"}
+		cfg.Engine = slowStarter{inner: hostEngine(assets), delay: 400 * time.Millisecond}
+		cfg.RestoreTimeout = 200 * time.Millisecond
+	})
+	cand := &Candidate{Name: "ok", Filename: "ok.sh", Code: "test \"$(cat f)\" = x && echo y > f\n"}
+	for i := range 2 {
+		orig := c.Execute(t.Context(), cand, RoleOriginal)
+		if !orig.Passed || orig.Harness != "" || orig.UpkeepSec < 0.4 {
+			t.Fatalf("State A's run %d: %+v", i, orig)
+		}
+		sub := c.Execute(t.Context(), cand, RoleSubmission)
+		if sub.Passed || sub.Harness != "" || sub.TimedOut || sub.Fault || sub.ExitCode != -1 || !sub.decided() ||
+			!strings.Contains(sub.Stderr, "the submission's tree cannot be tested: putting it back from its snapshot") ||
+			sub.UpkeepSec < 0.4 || sub.DurationSec != 0 {
+			t.Fatalf("the submission's run %d: %+v", i, sub)
+		}
+	}
+	// Within the bound the same side runs, from its snapshot.
+	c.cfg.RestoreTimeout = time.Minute
+	for i := range 2 {
+		if sub := c.Execute(t.Context(), cand, RoleSubmission); !sub.Passed || sub.Harness != "" || sub.UpkeepSec < 0.4 {
+			t.Fatalf("the submission's run %d within the bound: %+v", i, sub)
+		}
 	}
 }

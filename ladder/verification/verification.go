@@ -193,6 +193,10 @@ type Round struct {
 	Adjudication *Adjudication
 	Error        string
 	ElapsedSec   float64
+	// UpkeepSec is the grader's own time in the round's candidate runs
+	// (the sum of their [CandidateRun.UpkeepSec]), which the round's
+	// budget does not count.
+	UpkeepSec float64
 }
 
 // CandidateRuns counts the runs of every candidate of the round.
@@ -227,8 +231,8 @@ func (r *Round) activity() string {
 // direction, model, outcome, reason ≤ 2000, candidates_written,
 // tool_calls, tool_errors, resumes, elapsed_sec, usage, transcript,
 // loop_outcome, error, candidate_names, candidates (every candidate with
-// every run), and for a claim: claimed, adjudication and candidate (the
-// claimed one in full, with its code).
+// every run), upkeep_sec (1 dp) when measured, and for a claim: claimed,
+// adjudication and candidate (the claimed one in full, with its code).
 func (r *Round) Map() map[string]any {
 	m := map[string]any{
 		"adversary":          r.Adversary.ID,
@@ -244,6 +248,9 @@ func (r *Round) Map() map[string]any {
 		"usage":              map[string]any{},
 		"files_read":         r.FilesRead,
 		"candidate_runs":     r.CandidateRuns(),
+	}
+	if r.UpkeepSec > 0 {
+		m["upkeep_sec"] = round(r.UpkeepSec, 1)
 	}
 	if r.Loop != nil {
 		m["tool_calls"], m["tool_errors"], m["resumes"] = r.Loop.ToolCalls, r.Loop.ToolErrors, r.Loop.Resumes
@@ -600,9 +607,12 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 		ExtraDispatch: func(ctx context.Context, name string, args map[string]any) string {
 			return tryTest(ctx, sb, r, args)
 		},
-		Submit:     ReportSpec(),
-		OnSubmit:   func(p map[string]any) string { return checkReport(r, p) },
-		BudgetSec:  a.BudgetSec,
+		Submit:    ReportSpec(),
+		OnSubmit:  func(p map[string]any) string { return checkReport(r, p) },
+		BudgetSec: a.BudgetSec,
+		// The grader's steps around each run (a restore of a tree the
+		// submission made large, say) are not the adversary's time.
+		Uncounted:  func() time.Duration { return time.Duration(r.UpkeepSec * float64(time.Second)) },
 		MaxResumes: cfg.MaxResumes,
 		Transcript: transcript,
 		Now:        now,
@@ -827,6 +837,7 @@ func tryTest(ctx context.Context, sb Sandbox, r *Round, args map[string]any) str
 	c.Runs = append(c.Runs, orig)
 	sub := sb.Execute(ctx, c, RoleSubmission)
 	c.Runs = append(c.Runs, sub)
+	r.UpkeepSec += orig.UpkeepSec + sub.UpkeepSec
 	return pairReport(c, orig, sub)
 }
 

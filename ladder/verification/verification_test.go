@@ -905,3 +905,52 @@ func TestRoundProgressLines(t *testing.T) {
 		t.Errorf("progress lines: %q", lines)
 	}
 }
+
+// slowUpkeep is a sandbox whose every run costs the clock upkeep seconds
+// of the grader's own steps (a restore of a tree the submission made
+// large, say) and one second of the candidate's run.
+type slowUpkeep struct {
+	clock  *time.Time
+	upkeep float64
+}
+
+func (f *slowUpkeep) Reset(context.Context) error { return nil }
+func (f *slowUpkeep) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
+	*f.clock = f.clock.Add(time.Duration((f.upkeep + 1) * float64(time.Second)))
+	r := pass
+	r.Target, r.DurationSec, r.UpkeepSec = role, 1, f.upkeep
+	return r
+}
+func (f *slowUpkeep) Roots() []agent.RootSpec                      { return nil }
+func (f *slowUpkeep) RunTool() (agent.Runner, func(string) string) { return nil, nil }
+func (f *slowUpkeep) Close() error                                 { return nil }
+
+// The grader's steps around a candidate run are not the adversary's
+// time: a submission whose tree takes 1,000 s to put back before each run
+// does not use up a round's 3,600 s budget (a round that runs out counts
+// as survived), and the round records the upkeep it did not count.
+func TestUpkeepIsNotTheAdversarysBudget(t *testing.T) {
+	clock := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	cfg := Config{Task: "t",
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox: func(context.Context, string) (Sandbox, error) {
+			return &slowUpkeep{clock: &clock, upkeep: 1000}, nil
+		},
+		NewDriver: func(Adversary) (models.Driver, error) {
+			return scripted(t, "m", try("c1", "true"), try("c2", "true"), try("c3", "true"), try("c4", "true"), nothing("no difference in four tries")), nil
+		},
+		Now: func() time.Time { return clock },
+	}
+	_, rounds := runStage(t, cfg)
+	r := roundOf(t, rounds, "a01")
+	if r["outcome"] != OutcomeSurvived || r["candidate_runs"] != 8.0 || r["loop_outcome"] != agent.OutcomeSubmitted {
+		t.Fatalf("round: outcome %v, %v candidate runs, loop %v: %v", r["outcome"], r["candidate_runs"], r["loop_outcome"], r["reason"])
+	}
+	if r["upkeep_sec"] != 8000.0 {
+		t.Errorf("upkeep_sec %v, want 8000", r["upkeep_sec"])
+	}
+	run := r["candidates"].([]any)[0].(map[string]any)["runs"].([]any)[0].(map[string]any)
+	if run["upkeep_sec"] != 1000.0 {
+		t.Errorf("run's upkeep_sec %v, want 1000", run["upkeep_sec"])
+	}
+}
