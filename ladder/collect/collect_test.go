@@ -1,9 +1,11 @@
 package collect
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -120,5 +122,48 @@ func TestCollect(t *testing.T) {
 	// The link was copied as a link, not followed.
 	if l, _ := os.Readlink(filepath.Join(dst, "link")); l != filepath.Join(outside, "secret") {
 		t.Errorf("link target %q", l)
+	}
+}
+
+// TestCollectBounded: a tree past each bound stops the collection with
+// a *BoundError naming the bound (excluded paths never count); within
+// them it is collected whole.
+func TestCollectBounded(t *testing.T) {
+	src := t.TempDir()
+	for _, p := range []string{"a/b/c/f", "a/g", "big", "skip/x/y/z/w"} {
+		if err := os.MkdirAll(filepath.Join(src, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, p), []byte(strings.Repeat("x", 100)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, err := CompileAll([]string{"skip/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		b           Bounds
+		bound, path string
+	}{
+		{Bounds{}, "", ""},
+		{Bounds{MaxBytes: 300, MaxEntries: 7, MaxPathBytes: 7, MaxDepth: 4}, "", ""},
+		{Bounds{MaxBytes: 299}, "bytes", ""},
+		{Bounds{MaxEntries: 6}, "entries", ""},
+		{Bounds{MaxPathBytes: 6}, "path bytes", "a/b/c/f"},
+		{Bounds{MaxDepth: 3}, "depth", "a/b/c/f"},
+	} {
+		sum, err := CollectBounded(src, filepath.Join(t.TempDir(), "repo"), set, tc.b)
+		var be *BoundError
+		switch {
+		case tc.bound == "" && err != nil:
+			t.Errorf("%+v: %v", tc.b, err)
+		case tc.bound == "" && sum.Files != 3:
+			t.Errorf("%+v: %d files collected, want 3", tc.b, sum.Files)
+		case tc.bound != "" && !errors.As(err, &be):
+			t.Errorf("%+v: err %v, want a *BoundError", tc.b, err)
+		case tc.bound != "" && (be.Bound != tc.bound || be.Path != tc.path):
+			t.Errorf("%+v: bound %q at %q, want %q at %q (%v)", tc.b, be.Bound, be.Path, tc.bound, tc.path, err)
+		}
 	}
 }

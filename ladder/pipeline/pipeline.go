@@ -375,7 +375,21 @@ func (g *Grader) Grade(ctx context.Context, sub Submission) *Outcome {
 		return fail("artifacts.exclude: " + err.Error())
 	}
 	repo := filepath.Join(work, "repo")
-	sum, err := collect.Collect(src, repo, set)
+	sum, err := collect.CollectBounded(src, repo, set, collect.DefaultBounds)
+	if be := (*collect.BoundError)(nil); errors.As(err, &be) {
+		// The submitted tree is the submission's own: past a bound of its
+		// collection it is refused, a valid 0, never an invalid verdict it
+		// could choose, and never a partial tree graded.
+		why := "the submitted tree cannot be collected: " + be.Error()
+		logf("%s", why)
+		v, perr := PublishRefused(sub.Results, g.Task.ID, g.Task.Policy, why)
+		if v != nil && sub.Annotate != nil {
+			sub.Annotate(v)
+			perr = errors.Join(perr, result.Publish(sub.Results, v, report.Render(v, g.Task.ID)))
+		}
+		out.Verdict, out.Err = v, perr
+		return out
+	}
 	if err != nil {
 		return fail(err.Error())
 	}

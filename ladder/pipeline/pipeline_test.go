@@ -153,3 +153,52 @@ func TestGradeAnnotates(t *testing.T) {
 		}
 	}
 }
+
+// TestGradeRefusesATreePastItsBounds: a submitted tree that cannot be
+// collected within collect.DefaultBounds (a chain of folders whose path
+// passes the system's PATH_MAX, made one relative step at a time, as a
+// build can) is refused: a valid 0 saying why, no stage run, and no
+// error, since it is the submission's doing (it was an invalid verdict:
+// the copy failed on lstat).
+func TestGradeRefusesATreePastItsBounds(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	seg := strings.Repeat("d", 200)
+	p := seg
+	for range 30 { // 30 × 201 bytes: past 4096
+		if err := root.Mkdir(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p += "/" + seg
+	}
+	never := StageFunc(func(context.Context, StageInput) error { t.Error("a stage ran"); return nil })
+	g := &Grader{Task: Task{ID: "t1", Policy: scoring.Published()}, Original: dir, Stages: Stages{Audit: never, Behavioural: never, Verification: never}}
+	results := filepath.Join(dir, "out")
+	o := g.Grade(context.Background(), Submission{Name: "deep", Tree: sub, Results: results,
+		Annotate: func(v *result.Verdict) { v.Metadata["run"] = map[string]any{"model": "fake"} }})
+	if o.Err != nil || o.Verdict == nil || !o.Verdict.Valid() || o.Verdict.Reward() != 0 {
+		t.Fatalf("outcome %+v (err %v): want a valid 0", o, o.Err)
+	}
+	why, _ := o.Verdict.Metadata["submission_refused"].(string)
+	if !strings.Contains(why, "the submitted tree cannot be collected: the tree holds a path longer than 2048 bytes") {
+		t.Errorf("submission_refused %q", why)
+	}
+	b, err := os.ReadFile(filepath.Join(results, "score.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"model": "fake"`) {
+		t.Errorf("score.json is not annotated:\n%s", b)
+	}
+}
