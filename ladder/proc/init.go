@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
@@ -60,10 +61,17 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	}
 	c := containment{ns: inNS, privateProc: rep.privateProc, self: os.Getpid()}
 	env := withoutInitEnv(os.Environ())
-	if sys.Ptrace {
-		// Every ptrace request must come from the tracer's thread: the one
-		// that starts the command (PTRACE_TRACEME names it) and waits.
-		runtime.LockOSThread()
+	// One thread starts the command and never lets go: a session keyring
+	// is a thread's (the command inherits the one of the thread that
+	// forks it), and every ptrace request must come from the tracer's
+	// thread, the one that starts the command (PTRACE_TRACEME names it)
+	// and waits.
+	runtime.LockOSThread()
+	rep.noKeyring, err = freshSessionKeyring()
+	if err != nil {
+		rep.code, rep.left, rep.err = -1, 0, err.Error()
+		status.Write(rep.encode())
+		return 0
 	}
 	child, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys: sys})
@@ -123,6 +131,31 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	}
 	status.Write(rep.encode())
 	return 0
+}
+
+// freshSessionKeyring makes the calling thread (the one that starts the
+// command) join a new anonymous session keyring, so the command cannot
+// read, search or add to the keys of the session keyring srb runs under,
+// nor share keys with another command. A kernel without keyrings (keyctl
+// ENOSYS), or keyctl refused to the init (a seccomp filter, as Docker's
+// default profile has, refuses it to the command too, which inherits the
+// filter) leaves nothing to share: it returns why, for [Exit.NoKeyring].
+// Any other failure is an error: the command does not run rather than
+// share srb's session keyring.
+func freshSessionKeyring() (string, error) {
+	// KEYCTL_JOIN_SESSION_KEYRING with a NULL name (x/sys's
+	// KeyctlJoinSessionKeyring("") would pass a keyring named "").
+	_, err := unix.KeyctlInt(unix.KEYCTL_JOIN_SESSION_KEYRING, 0, 0, 0, 0)
+	if err == nil {
+		return "", nil
+	}
+	if err == unix.ENOSYS {
+		return "keyctl: " + err.Error(), nil
+	}
+	if _, perr := unix.KeyctlGetKeyringID(unix.KEY_SPEC_SESSION_KEYRING, false); perr == unix.EPERM || perr == unix.EACCES || perr == unix.ENOSYS {
+		return "keyctl: " + err.Error(), nil
+	}
+	return "", fmt.Errorf("proc: the command would share the caller's session keyring: joining a fresh one failed: %w", err)
 }
 
 // reapZombies reaps every child that has ended without waiting and

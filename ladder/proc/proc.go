@@ -32,6 +32,18 @@
 //   - SIGTERM sent through [Process.Terminate] goes to every process of
 //     the containment, not to the main process alone; [Process.Kill]
 //     SIGKILLs every process of it.
+//   - If srb dies, even by SIGKILL, the kernel SIGKILLs the init (its
+//     parent-death signal), and in a PID namespace everything in it dies
+//     with it; a subreaper's descendants outlive it (see above).
+//   - The command runs under a fresh anonymous session keyring, joined
+//     by the init before it starts the command, never under srb's: it
+//     can neither read nor add to the keys of srb's session, nor share
+//     keys with another command through it. A kernel without keyrings,
+//     or keyctl refused to the init (and so to the command), is recorded
+//     in [Exit.NoKeyring]; any other failure to join one is an error, and
+//     the command does not run. The user keyrings of the command's uid
+//     (@u, @us) are that uid's as everywhere: a command running as srb's
+//     own user can reach srb's.
 //
 // A binary that imports this package runs the init from this package's
 // init function when started with the init's marker; nothing else is
@@ -49,6 +61,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -147,6 +160,15 @@ type Exit struct {
 	Execs []Exec
 	// ExecsDropped counts execs past [ExecRecordLimit], not in Execs.
 	ExecsDropped int
+	// NoKeyring is empty when the command ran under a fresh anonymous
+	// session keyring of its own, apart from the caller's (the init joins
+	// one before it starts the command, and a command that cannot have one
+	// does not run). Otherwise it says why the kernel gave none (keyctl
+	// ENOSYS: no keyring support; or keyctl refused to the init and so to
+	// the command, e.g. by a seccomp filter such as Docker's default
+	// profile): then the command cannot reach the caller's session
+	// keyring either.
+	NoKeyring string
 }
 
 // Exited reports whether the main process ran and exited with a status
@@ -251,7 +273,9 @@ func start(s Spec, path string, env []string, m int) (*Process, error) {
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: s.Dir, Env: env,
 		Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, WaitDelay: s.WaitDelay,
 		ExtraFiles: []*os.File{w}}
-	attr := &syscall.SysProcAttr{Setpgid: true}
+	// If srb dies (SIGKILL included), the kernel SIGKILLs the init, and
+	// with it (in a PID namespace) everything it holds.
+	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	switch m {
 	case modeRootNS:
 		attr.Cloneflags |= syscall.CLONE_NEWPID | syscall.CLONE_NEWNS
@@ -263,13 +287,29 @@ func start(s Spec, path string, env []string, m int) (*Process, error) {
 		attr.GidMappingsEnableSetgroups = false
 	}
 	cmd.SysProcAttr = attr
-	if err := cmd.Start(); err != nil {
+	// The kernel sends Pdeathsig when the thread that forked the init
+	// ends, not the process (go.dev/issue/27505), and the Go runtime ends
+	// a thread when a goroutine locked to it returns without unlocking.
+	// So the init is forked from a thread locked for this purpose, which
+	// is kept (and so alive) until the init has been reaped.
+	done := make(chan struct{})
+	started := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
+		started <- err
+		if err == nil {
+			<-done
+		}
+	}()
+	if err := <-started; err != nil {
 		r.Close()
 		w.Close()
 		return nil, err
 	}
 	w.Close()
-	p := &Process{cmd: cmd, status: r, rd: bufio.NewReader(r), mode: mode, done: make(chan struct{})}
+	p := &Process{cmd: cmd, status: r, rd: bufio.NewReader(r), mode: mode, done: done}
 	// The init says "ready" once its signal handlers are in place and the
 	// command has started, so no signal of Terminate or Kill can reach it
 	// before it can pass that signal on.
@@ -424,7 +464,7 @@ func (p *Process) wait() {
 		}
 	case ok:
 		e.Code, e.Signal, e.Leftovers, e.PrivateProc = rep.code, rep.signal, rep.left, rep.privateProc
-		e.Execs, e.ExecsDropped = rep.execs, rep.dropped
+		e.Execs, e.ExecsDropped, e.NoKeyring = rep.execs, rep.dropped, rep.noKeyring
 		if rep.err != "" {
 			e.Err = errors.New(rep.err)
 		}
@@ -483,6 +523,7 @@ type report struct {
 	privateProc bool
 	execs       []Exec
 	dropped     int
+	noKeyring   string
 	err         string
 }
 
@@ -495,6 +536,9 @@ func (r report) encode() []byte {
 	}
 	if r.dropped > 0 {
 		fmt.Fprintf(&b, "dropped %d\n", r.dropped)
+	}
+	if r.noKeyring != "" {
+		fmt.Fprintf(&b, "nokeyring %s\n", strings.ReplaceAll(r.noKeyring, "\n", " "))
 	}
 	if r.err != "" {
 		fmt.Fprintf(&b, "error %s\n", strings.ReplaceAll(r.err, "\n", " "))
@@ -545,6 +589,8 @@ func parseReport(data []byte) (report, bool) {
 			r.execs = append(r.execs, e)
 		case "dropped":
 			r.dropped, _ = strconv.Atoi(v)
+		case "nokeyring":
+			r.noKeyring = v
 		}
 	}
 	return r, seen

@@ -27,12 +27,12 @@ type toolLog struct {
 // watchedTool is one watched tool name and the files that are it: every
 // program of that name on the build's PATH (srb's recording wrappers
 // skipped), links resolved, by device and inode. A script's interpreter
-// (its #! line's program) is noted, since the kernel then executes the
-// interpreter with the script as an argument.
+// (its #! line's program) is noted, by file too, since the kernel then
+// executes the interpreter with the script as an argument.
 type watchedTool struct {
 	name   string
 	ids    []fileID
-	interp map[fileID]string // a script's identity → its interpreter's base name
+	interp map[fileID][]fileID // a script's identity → the files its #! line can run
 }
 
 type fileID struct{ dev, ino uint64 }
@@ -56,7 +56,7 @@ func resolveTools(watch []string, env []string) []watchedTool {
 	}
 	var out []watchedTool
 	for _, name := range watch {
-		t := watchedTool{name: name, interp: map[fileID]string{}}
+		t := watchedTool{name: name, interp: map[fileID][]fileID{}}
 		for _, d := range filepath.SplitList(pathVar) {
 			if d == "" || !filepath.IsAbs(d) {
 				continue // a relative PATH entry is the build's own tree
@@ -71,7 +71,7 @@ func resolveTools(watch []string, env []string) []watchedTool {
 				continue
 			}
 			t.ids = append(t.ids, id)
-			if in := interpreter(p); in != "" {
+			if in := interpreters(p, pathVar); len(in) > 0 {
 				t.interp[id] = in
 			}
 		}
@@ -80,38 +80,72 @@ func resolveTools(watch []string, env []string) []watchedTool {
 	return out
 }
 
-// interpreter is the base name of the program a script's #! line names
-// ("/usr/bin/env perl" is perl), or "" for a file that is not a script.
-func interpreter(p string) string {
+// interpreters are the files the #! line of the script at p runs, links
+// resolved, by device and inode: the program it names by absolute path,
+// or for "/usr/bin/env NAME" every executable NAME on pathVar (the
+// build's PATH, which env searches). A file that is not a script, or
+// whose interpreter is not found, has none.
+func interpreters(p, pathVar string) []fileID {
 	f, err := os.Open(p)
 	if err != nil {
-		return ""
+		return nil
 	}
 	defer f.Close()
 	line, _ := bufio.NewReader(f).ReadString('\n')
 	rest, ok := strings.CutPrefix(line, "#!")
 	if !ok {
-		return ""
+		return nil
 	}
 	fields := strings.Fields(rest)
-	if len(fields) == 0 {
-		return ""
+	if len(fields) == 0 || !filepath.IsAbs(fields[0]) {
+		return nil
 	}
-	prog := filepath.Base(fields[0])
-	if prog == "env" {
+	prog := fields[0]
+	if filepath.Base(prog) == "env" {
+		prog = ""
 		for _, f := range fields[1:] {
-			if !strings.HasPrefix(f, "-") {
-				return filepath.Base(f)
+			if !strings.HasPrefix(f, "-") && !strings.Contains(f, "=") {
+				prog = f
+				break
 			}
 		}
+		if prog == "" {
+			return nil
+		}
+		if !strings.Contains(prog, "/") {
+			var ids []fileID
+			for _, d := range filepath.SplitList(pathVar) {
+				if d == "" || !filepath.IsAbs(d) {
+					continue
+				}
+				if id, ok := executableID(filepath.Join(d, prog)); ok && !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
+			}
+			return ids
+		}
 	}
-	return prog
+	if id, ok := executableID(prog); ok {
+		return []fileID{id}
+	}
+	return nil
+}
+
+// executableID is the identity of p (links resolved) when it is an
+// executable regular file.
+func executableID(p string) (fileID, bool) {
+	info, err := os.Stat(p)
+	if err != nil || !info.Mode().IsRegular() || info.Mode().Perm()&0o111 == 0 {
+		return fileID{}, false
+	}
+	return statID(p)
 }
 
 // match returns the watched tools an exec ran. It is a tool when the
 // executed file is one of the tool's files or bears the tool's name, or
-// when the executed program is the interpreter of a tool that is a
-// script and the first argument file is that script. When one file is
+// when the executed file is the interpreter of a tool that is a script
+// (the very file its #! line runs, whatever either is called) and the
+// first argument file is that script. When one file is
 // several watched tools (cc and gcc), the name the process was called by
 // picks among them, else it counts as each.
 func (l *toolLog) match(x proc.Exec) []string {
@@ -120,7 +154,7 @@ func (l *toolLog) match(x proc.Exec) []string {
 	for _, t := range l.tools {
 		hit := slices.Contains(t.ids, exe) || filepath.Base(x.Exe) == t.name
 		if !hit && len(t.interp) > 0 && len(x.Files) > 0 {
-			if id, ok := statID(x.Files[0]); ok && t.interp[id] == filepath.Base(x.Exe) {
+			if id, ok := statID(x.Files[0]); ok && slices.Contains(t.interp[id], exe) {
 				hit = true
 			}
 		}
