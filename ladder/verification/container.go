@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -544,7 +545,69 @@ func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunRe
 	if _, rerr := sess.Reap(context.WithoutCancel(ctx), ""); rerr != nil && err == nil {
 		err = fmt.Errorf("run: %w", rerr)
 	}
+	if why := v.overBound(); why != "" {
+		// What the view keeps between commands is bounded like a side's
+		// snapshot: past the bound it is put back as it started, so a
+		// command (the submission's Makefile or tests, run by the
+		// adversary) that filled the disk leaves the trees' next runs
+		// room for their candidates and their restores.
+		v.mu.Lock()
+		rerr := v.resetLocked(context.WithoutCancel(ctx))
+		if rerr == nil {
+			rerr = replace(context.WithoutCancel(ctx), sess, v.c.empty(), containerHome, 0, 0)
+		}
+		v.mu.Unlock()
+		if rerr != nil && err == nil {
+			err = fmt.Errorf("run: %w", rerr)
+		}
+		res.Stderr = append(res.Stderr, []byte("\nsrb: "+why+"; the view was put back as it started (its files as in the tree, HOME empty), so nothing this command or an earlier one built there is kept\n")...)
+	}
 	return res, err
+}
+
+// overBound says, on this machine (engine.Local, where the view's folders
+// are this machine's), whether the view and its HOME, the only folders of
+// its sandbox a command can write (what its user left in the shared
+// temporary folders is gone with [engine.Session.Reap]), hold more than a
+// side's snapshot may ([Container.snapshotBounds], in blocks, so a sparse
+// file counts as what it takes), or "". A container's writable layer is
+// bounded by the task's limits.disk where the engine's storage driver
+// allows it, and is not measured here.
+func (v *viewContainer) overBound() string {
+	v.mu.Lock()
+	sess := v.sess
+	v.mu.Unlock()
+	if sess == nil || sess.Path(containerView) == containerView {
+		return ""
+	}
+	b := v.c.snapshotBounds()
+	var bytes int64
+	entries := 0
+	over := errors.New("over")
+	for _, p := range []string{sess.Path(v.view()), sess.Path(containerHome)} {
+		err := filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || d == nil {
+				return nil // unreadable: nothing to count
+			}
+			entries++
+			if info, err := d.Info(); err == nil {
+				if st, ok := info.Sys().(*syscall.Stat_t); ok {
+					bytes += st.Blocks * 512
+				}
+			}
+			if bytes > b.MaxBytes || entries > b.MaxEntries {
+				return over
+			}
+			return nil
+		})
+		if err == over {
+			if bytes > b.MaxBytes {
+				return fmt.Sprintf("the command left more than %d bytes in the view and its HOME, the most a view keeps (the task's limits.disk, else %d)", b.MaxBytes, SnapshotMaxBytes)
+			}
+			return fmt.Sprintf("the command left more than %d entries in the view and its HOME, the most a view keeps", b.MaxEntries)
+		}
+	}
+	return ""
 }
 
 // viewRunner is the run tool of a [Container]: each command runs in the
