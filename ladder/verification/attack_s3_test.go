@@ -2,12 +2,14 @@ package verification
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/models"
 )
 
 // A submission whose own code fills the disk when the adversary runs it in
@@ -55,5 +57,83 @@ func TestRunToolFilledDiskIsNoFault(t *testing.T) {
 		if err != nil || strings.TrimSpace(string(res.Stdout)) != "x" {
 			t.Fatalf("after %q in the workspace view, a command in the original view: %v %+v", fill, err, res)
 		}
+	}
+}
+
+// slowSubmission is a sandbox whose every run of the submission's side
+// costs the clock upkeep seconds of the grader's own steps (a restore and
+// a clearing of a tree its build made slow to put back, each within the
+// restore's bound) and one second of the candidate's run; State A's runs
+// cost one second. Every run passes.
+type slowSubmission struct {
+	clock  *time.Time
+	upkeep float64
+	runs   map[string]int
+}
+
+func (f *slowSubmission) Reset(context.Context) error { return nil }
+func (f *slowSubmission) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
+	f.runs[role]++
+	r := pass
+	r.Target, r.DurationSec = role, 1
+	if role == RoleSubmission {
+		r.UpkeepSec = f.upkeep
+	}
+	*f.clock = f.clock.Add(time.Duration((r.UpkeepSec + 1) * float64(time.Second)))
+	return r
+}
+func (f *slowSubmission) Roots() []agent.RootSpec                      { return nil }
+func (f *slowSubmission) RunTool() (agent.Runner, func(string) string) { return nil, nil }
+func (f *slowSubmission) Close() error                                 { return nil }
+
+// The grader's upkeep around the submission's runs is not the adversary's
+// budget, but it is the stage's clock (timeouts.verification), and a
+// stage whose clock runs out is an error, an invalid verdict: a submission
+// whose every restore takes most of its bound made each round last as
+// long as the adversary kept trying (here 1,000 s a run, a round of eight
+// candidates 8,000 s for a 3,600 s budget; six rounds of fifty candidates
+// would pass the default 54,000 s many times over). What the submission's
+// side costs a round in upkeep is bounded by the round's budget: past it,
+// its runs fail with the reason (exit -1, never a timeout or a harness
+// error), so the round lasts at most about twice its budget and the
+// adversary's next candidate that passes on State A is a break.
+func TestSubmissionUpkeepIsBoundedPerRound(t *testing.T) {
+	clock := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	sb := &slowSubmission{clock: &clock, upkeep: 1000, runs: map[string]int{}}
+	var turns []turn
+	for i := 1; i <= 8; i++ {
+		turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
+	}
+	turns = append(turns, found("c8", "the submission cannot be tested"))
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+		NewDriver:   func(Adversary) (models.Driver, error) { return scripted(t, "m", turns...), nil },
+		Now:         func() time.Time { return clock },
+	}
+	_, rounds := runStage(t, cfg)
+	r := roundOf(t, rounds, "a01")
+	if el := r["elapsed_sec"].(float64); el > 2*3600 {
+		t.Errorf("the round took %v s of the clock for a 3,600 s budget", el)
+	}
+	if sb.runs[RoleSubmission] != 4 {
+		t.Errorf("the submission's side ran %d times, want 4 (its upkeep then passed the round's budget)", sb.runs[RoleSubmission])
+	}
+	if r["submission_upkeep_sec"] != 4000.0 {
+		t.Errorf("submission_upkeep_sec %v, want 4000", r["submission_upkeep_sec"])
+	}
+	if r["outcome"] != OutcomeBroken {
+		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+	}
+	var last map[string]any
+	for _, c := range r["candidates"].([]any) {
+		if c := c.(map[string]any); c["name"] == "c8" {
+			runs := c["runs"].([]any)
+			last = runs[len(runs)-1].(map[string]any)
+		}
+	}
+	if last == nil || last["exit_code"] != -1.0 || last["timed_out"] != false || last["harness_error"] != nil ||
+		!strings.Contains(last["stderr"].(string), "the submission's tree cannot be tested") {
+		t.Errorf("c8's last run on the submission: %v", last)
 	}
 }
