@@ -137,3 +137,60 @@ func TestSubmissionUpkeepIsBoundedPerRound(t *testing.T) {
 		t.Errorf("c8's last run on the submission: %v", last)
 	}
 }
+
+// Open (a protocol decision, docs/LADDER.md "Known holes"): a submission
+// can tell stage 3 from stage 2 (SRB_WORK in its build's environment, the
+// candidate user, the image's layout) and choose to be untestable there
+// only: its build hangs or exits with a fault code when the runner builds
+// it, before any candidate runs, where the candidate cannot bound it.
+// Every pair is then undecided or invalid, every round an error, and the
+// verdict invalid, never the low score its defect earns. Both tests run
+// the attack and skip while srb does what it does today (an error);
+// they fail should the round ever read as a survival, and pass once the
+// rule proposed there is adopted (the submission's side alone untestable,
+// State A's run passing, is a failure of the submission).
+func TestStage3OnlyHangIsNoInvalidVerdict(t *testing.T) {
+	t.Parallel()
+	c := buildContainer(t, `if [ -n "$SRB_WORK" ]; then sleep 600; fi`, 0, func(cfg *ContainerConfig) { cfg.Timeout = 2 * time.Second })
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return nopClose{c}, nil },
+		NewDriver: func(Adversary) (models.Driver, error) {
+			return scripted(t, "m", try("c1", "exit 0"), try("c2", "timeout 1 true"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
+		},
+	}
+	openProtocolHole(t, cfg)
+}
+
+func TestStage3OnlyFaultIsNoInvalidVerdict(t *testing.T) {
+	sb := &replay{runs: map[string][]CandidateRun{RoleOriginal: {pass}, RoleSubmission: {fault}}, n: map[string]int{}}
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+		NewDriver: func(Adversary) (models.Driver, error) {
+			return scripted(t, "m", try("c1", "exit 0"), try("c2", "exit 0"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
+		},
+	}
+	openProtocolHole(t, cfg)
+}
+
+// nopClose is a sandbox whose Close the test leaves to its cleanup.
+type nopClose struct{ Sandbox }
+
+func (nopClose) Close() error { return nil }
+
+// openProtocolHole plays cfg's one round against a submission untestable
+// in stage 3 alone and checks it is never a survival; today's error is
+// the open hole.
+func openProtocolHole(t *testing.T, cfg Config) {
+	t.Helper()
+	_, rounds := runStage(t, cfg)
+	r := roundOf(t, rounds, "a01")
+	switch r["outcome"] {
+	case OutcomeBroken:
+	case OutcomeError:
+		t.Skipf("open (a protocol decision): the round is an error, an invalid verdict the submission chose: %v", r["reason"])
+	default:
+		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+	}
+}
