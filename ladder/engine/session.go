@@ -430,7 +430,12 @@ func (c *dockerContainer) Reap(ctx context.Context, user string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reap in %s: %w", c.image, err)
 	}
-	n, _ := strconv.Atoi(strings.TrimSpace(out))
+	n, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		// The script did not run to its end (a command run as root
+		// replaced the image's /bin/sh): nothing says what it killed.
+		return false, fmt.Errorf("reap in %s: the reap printed no count (%q)", c.image, strings.TrimSpace(out))
+	}
 	return n > 0, nil
 }
 
@@ -508,6 +513,7 @@ func (c *dockerContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error
 		<-done
 	}
 	stderr.flush()
+	res.Unstarted = !stderr.started
 	res.Stdout, res.StdoutDropped = stdout.kept()
 	res.Stderr, res.StderrDropped = stderr.w.(*capped).kept()
 	// The exit code settles a moment after the stream closes.
@@ -732,6 +738,8 @@ type pidWriter struct {
 	pid  chan int
 	head []byte
 	seen bool
+	// started says the pid line came: the wrapper ran.
+	started bool
 }
 
 // Write implements io.Writer.
@@ -751,6 +759,7 @@ func (p *pidWriter) Write(b []byte) (int, error) {
 	line, rest := p.head[:i], p.head[i+1:]
 	if n, ok := bytes.CutPrefix(line, []byte(pidPrefix)); ok {
 		if pid, err := strconv.Atoi(string(n)); err == nil {
+			p.started = true
 			p.pid <- pid
 		}
 	} else {

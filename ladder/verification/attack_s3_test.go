@@ -2,6 +2,7 @@ package verification
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 )
 
@@ -192,5 +194,98 @@ func openProtocolHole(t *testing.T, cfg Config) {
 		t.Skipf("open (a protocol decision): the round is an error, an invalid verdict the submission chose: %v", r["reason"])
 	default:
 		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+	}
+}
+
+// poisonStarter starts sessions through a Fake whose containers act as a
+// view container does once a command run in it as root replaced the
+// image's /bin/sh (a command whose argv holds "poison"): every later exec
+// and reap there fails, as Docker's did (`ln -sf /bin/false /bin/sh` in
+// the workspace view: "reap in …: exit 1" after it and every command
+// after it).
+type poisonStarter struct{ inner Starter }
+
+func (p poisonStarter) Start(ctx context.Context, spec engine.Spec) (*engine.Session, error) {
+	s, err := p.inner.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewSession(s.ID, s.Image, &poisonable{recSession: &recSession{spec: spec, s: s}}), nil
+}
+
+type poisonable struct {
+	*recSession
+	// stealth: the command replaced /bin/sh with something that exits 0
+	// (`ln -sf /bin/true /bin/sh`): the reap "succeeds", the next command
+	// cannot start.
+	poisoned, stealth bool
+}
+
+func (p *poisonable) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Result, error) {
+	if p.poisoned {
+		return nil, errors.New("exec: no pid line from the exec wrapper")
+	}
+	if argv := strings.Join(es.Argv, " "); strings.Contains(argv, "poison") {
+		p.poisoned = true
+	} else if strings.Contains(argv, "stealth") {
+		p.poisoned, p.stealth = true, true
+	}
+	return p.recSession.Exec(ctx, es)
+}
+
+func (p *poisonable) Reap(ctx context.Context, user string) (bool, error) {
+	if p.poisoned && !p.stealth {
+		return false, errors.New("reap in img: exit 1: ")
+	}
+	return p.recSession.Reap(ctx, user)
+}
+
+// In the image the run tool runs a command as root in its view's
+// container, so the submission's Makefile or tests, run there by the
+// adversary, can replace what the container's own upkeep runs (/bin/sh):
+// every later command in that view was a tool error, and a round whose
+// tool calls fail more than half the time is an error, an invalid verdict
+// the submission chose. A view container that fails its own upkeep or
+// cannot start a command is replaced by a fresh one from the image (the
+// view as it started), the command is run again there once when it could
+// not start, and neither is a tool error.
+func TestPoisonedViewContainerIsReplaced(t *testing.T) {
+	fake := &engine.Fake{ExecFunc: func(_ context.Context, _ *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
+		return &engine.Result{ExitCode: 0, Stdout: []byte("ran\n")}, nil
+	}}
+	c, err := NewContainer(context.Background(), ContainerConfig{Engine: poisonStarter{inner: fake}, Image: "img", Original: stateA, Submission: goPort,
+		Command: []string{"/bin/sh", "-c", "true"}, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	run, _ := c.RunTool()
+	started := len(fake.Containers())
+	for i, argv := range [][]string{{"make", "poison"}, {"make"}, {"make", "poison"}, {"make", "test"}, {"make", "stealth"}, {"make", "after"}, {"make", "test"}} {
+		res, err := run.Run(context.Background(), agent.Command{Argv: argv, Dir: "/srb/view/workspace", Timeout: time.Minute})
+		if err != nil {
+			t.Fatalf("command %d %v: a tool error: %v", i, argv, err)
+		}
+		if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), "ran") {
+			t.Errorf("command %d %v: %+v", i, argv, res)
+		}
+		poisoned := argv[len(argv)-1] == "poison" || argv[len(argv)-1] == "after"
+		if got := strings.Contains(string(res.Stderr), "started again from the image"); got != poisoned {
+			t.Errorf("command %d %v: stderr %q", i, argv, res.Stderr)
+		}
+	}
+	views := fake.Containers()[started:]
+	closed := 0
+	for _, v := range views {
+		if v.Closed() {
+			closed++
+		}
+	}
+	if len(views) != 4 || closed != 3 {
+		t.Errorf("%d workspace view containers, %d removed: want 4, the three poisoned ones removed", len(views), closed)
+	}
+	// The original view was never touched.
+	if _, err := run.Run(context.Background(), agent.Command{Argv: []string{"make"}, Dir: "/srb/view/original", Timeout: time.Minute}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -532,16 +532,72 @@ func (v *viewContainer) close() error {
 // Run implements [agent.Runner] in the view's sandbox, as its user (root
 // in a container), with HOME the view's own when ContainerConfig.ToolEnv
 // gives none; what the command left is reaped after it.
+//
+// In a container the command runs as root, so it can replace what the
+// container's own upkeep runs (its /bin/sh, say: the submission's
+// Makefile run by the adversary's `make`), after which every later
+// command there failed: tool errors, and a round whose tool calls fail
+// more than half the time is an error. A view container whose upkeep
+// (the reap after the command) fails, or that cannot start a command, is
+// removed and the view starts again in a fresh container of the image
+// (as it started, its files as in the tree); a command that could not
+// start runs once more there. Neither is an error of the command's: its
+// output says what happened. (On this machine the session's verbs are the
+// grader's own, and their failure is srb's fault, an error.)
 func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunResult, error) {
+	res, started, err := v.run(ctx, cmd)
+	if err == nil || !v.inContainer() || ctx.Err() != nil {
+		return res, err
+	}
+	v.drop()
+	note := fmt.Sprintf("srb: the view's container stopped working (%v), perhaps because a command replaced what it runs; it was removed and the view started again from the image, its files as in the tree, so nothing built there before is kept\n", err)
+	if started {
+		res.Stderr = append(res.Stderr, []byte("\n"+note)...)
+		return res, nil
+	}
+	res, started, err = v.run(ctx, cmd)
+	if err != nil && started {
+		// The command broke the fresh container again: that one goes
+		// too. (A fresh container that cannot start a command is the
+		// engine's or the image's fault: an error.)
+		v.drop()
+		err = nil
+	}
+	res.Stderr = append([]byte(note), res.Stderr...)
+	return res, err
+}
+
+// inContainer says the view's sandbox is a container (its paths are the
+// container's own), not a session on this machine.
+func (v *viewContainer) inContainer() bool {
+	return v.c.sides[RoleOriginal].sess.Path(containerView) == containerView
+}
+
+// drop removes the view's sandbox; the next command starts a fresh one.
+func (v *viewContainer) drop() {
+	v.mu.Lock()
+	sess := v.sess
+	v.sess = nil
+	v.mu.Unlock()
+	if sess != nil {
+		sess.Close(context.Background())
+	}
+}
+
+// run runs cmd in the view's sandbox, then reaps what it left and bounds
+// what the view keeps; started says the command ran (the error, if any,
+// came after it).
+func (v *viewContainer) run(ctx context.Context, cmd agent.Command) (agent.RunResult, bool, error) {
 	sess, err := v.session(ctx)
 	if err != nil {
-		return agent.RunResult{ExitCode: -1}, err
+		return agent.RunResult{ExitCode: -1}, false, err
 	}
 	if v.c.cfg.ToolEnv("HOME") == "" {
 		env := slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
 		cmd.Env = append(env, "HOME="+sess.Path(containerHome))
 	}
-	res, err := agent.SessionRunner{Session: sess}.Run(ctx, cmd)
+	res, err := agent.SessionRunner{Session: sess, RequireStart: v.inContainer()}.Run(ctx, cmd)
+	started := err == nil
 	if _, rerr := sess.Reap(context.WithoutCancel(ctx), ""); rerr != nil && err == nil {
 		err = fmt.Errorf("run: %w", rerr)
 	}
@@ -562,7 +618,7 @@ func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunRe
 		}
 		res.Stderr = append(res.Stderr, []byte("\nsrb: "+why+"; the view was put back as it started (its files as in the tree, HOME empty), so nothing this command or an earlier one built there is kept\n")...)
 	}
-	return res, err
+	return res, started, err
 }
 
 // overBound says, on this machine (engine.Local, where the view's folders
