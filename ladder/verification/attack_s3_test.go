@@ -289,3 +289,57 @@ func TestPoisonedViewContainerIsReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// ipcImage is the fixture task's verification image, which
+// TestContainerRunsLeaveNoIPC needs (srb build --load lang90-tally-c-to-go).
+const ipcImage = "srb/lang90-tally-c-to-go:verification"
+
+// dockerFor returns a Docker runner holding image, or skips (fails with
+// SRB_REQUIRE_ENGINES=1 when the engine is unreachable).
+func dockerFor(t *testing.T, image string) *engine.Docker {
+	t.Helper()
+	d, err := engine.NewDocker()
+	if err == nil {
+		_, err = d.Version(t.Context())
+	}
+	if err != nil {
+		if os.Getenv("SRB_REQUIRE_ENGINES") == "1" {
+			t.Fatalf("SRB_REQUIRE_ENGINES=1 but docker is not reachable: %v", err)
+		}
+		t.Skipf("docker is not reachable: %v", err)
+	}
+	if _, err := d.Image(t.Context(), image); err != nil {
+		t.Skipf("no image %s here (srb build --load lang90-tally-c-to-go): %v", image, err)
+	}
+	return d
+}
+
+// In a tree's container every run of the side shares the container's IPC
+// namespace, and a System V shared memory segment, semaphore set or
+// message queue outlives the process that made it: a submission's program
+// that made one on its first run and behaved correctly once one was there
+// counted its runs in the image, so a break held once and its reruns
+// passed ("not stable": the defect survived, as hide-in-reruns did through
+// files). The reap after every run removes them.
+func TestContainerRunsLeaveNoIPC(t *testing.T) {
+	t.Parallel()
+	d := dockerFor(t, ipcImage)
+	c, err := NewContainer(t.Context(), ContainerConfig{Engine: d, Image: ipcImage, Original: stateA, Submission: goPort,
+		Command: []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cand := &Candidate{Name: "ipc", Filename: "ipc.sh", Code: `n=$(cat /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg | grep -vc '^ *key')
+ipcmk -M 1024 >/dev/null && ipcmk -S 1 >/dev/null && ipcmk -Q >/dev/null || exit 3
+echo "left=$n"
+`}
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		for i := range 3 {
+			r := c.Execute(t.Context(), cand, role)
+			if r.Harness != "" || !r.Passed || strings.TrimSpace(r.Stdout) != "left=0" {
+				t.Fatalf("the %s's run %d saw what an earlier run left: %+v", role, i, r)
+			}
+		}
+	}
+}
