@@ -343,3 +343,60 @@ echo "left=$n"
 		}
 	}
 }
+
+// kernelState prints what a run of a side in a container can read of the
+// kernel state of its namespaces: its pid, the id the IPC namespace gives
+// a new segment, the TCP sockets (TIME_WAIT ones included) and the
+// loopback's packet counter; then it leaves more of each (a segment, a
+// TIME_WAIT socket on the loopback), as a program counting its runs
+// would.
+const kernelState = `tw=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -vc local_address)
+lo=$(awk '$1 == "lo:" { print $3 }' /proc/net/dev)
+id=$(ipcmk -M 1024 | awk '{ print $NF }')
+echo "pid=$$ shmid=$id tcp=$tw lo=$lo"
+perl -MIO::Socket::INET -e '$l=IO::Socket::INET->new(LocalAddr=>"127.0.0.1",Listen=>1,ReuseAddr=>1) or die; $c=IO::Socket::INET->new(PeerAddr=>"127.0.0.1",PeerPort=>$l->sockport) or die; $s=$l->accept; close $s; select(undef,undef,undef,0.2); close $c;'
+exit 0
+`
+
+// In the image a side's runs shared one container for the round, and the
+// kernel state of its namespaces outlived each run: the next pid, the IPC
+// namespace's ids, TCP sockets in TIME_WAIT on the loopback and the
+// loopback's counters. A program could count its runs through any of them
+// (a break that held once and hid in its reruns, as hide-in-reruns did
+// through files). With FreshPerRun (the images) every run of a side
+// starts in a fresh container of the image, restored from the side's
+// snapshot: each run reads the same.
+func TestContainerRunsShareNoKernelState(t *testing.T) {
+	t.Parallel()
+	d := dockerFor(t, ipcImage)
+	c, err := NewContainer(t.Context(), ContainerConfig{Engine: d, Image: ipcImage, Original: stateA, Submission: goPort,
+		Command: []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, Work: t.TempDir(), FreshPerRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cand := &Candidate{Name: "kernel", Filename: "kernel.sh", Code: kernelState}
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		first := ""
+		for i := range 3 {
+			r := c.Execute(t.Context(), cand, role)
+			if r.Harness != "" || !r.Passed {
+				t.Fatalf("the %s's run %d: %+v", role, i, r)
+			}
+			t.Logf("the %s's run %d: %s", role, i, strings.TrimSpace(r.Stdout))
+			// The pid varies by a few with the engine's own execs, but
+			// does not grow with the runs (66 a run here before).
+			var pid int
+			rest := ""
+			if _, err := fmt.Sscanf(r.Stdout, "pid=%d %s", &pid, &rest); err != nil || pid > 100 {
+				t.Errorf("the %s's run %d read %q: a pid that grows with the runs", role, i, r.Stdout)
+			}
+			_, rest, _ = strings.Cut(r.Stdout, " ")
+			if i == 0 {
+				first = rest
+			} else if rest != first {
+				t.Errorf("the %s's run %d read %q, its first %q", role, i, rest, first)
+			}
+		}
+	}
+}

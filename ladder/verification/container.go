@@ -84,7 +84,13 @@ const CandidateUser = "65532:65532"
 // (nil: [agent.ContainerEnv]); a HOME it gives as "" is a folder of each
 // view's own. RestoreTimeout bounds putting the submission's side back
 // from its snapshot before each run (0: Timeout, at least
-// [MinRestoreTimeout]; see [Container]).
+// [MinRestoreTimeout]; see [Container]). FreshPerRun starts every
+// candidate run of a side in a fresh sandbox of the image (the side's
+// previous one removed), restored from the side's snapshot: a container
+// keeps the kernel state of its namespaces from one exec to the next (the
+// next pid, IPC ids, TCP sockets in TIME_WAIT, the loopback's counters),
+// which a run could count its runs by. The images set it; engine.Local
+// gives each run PID, network and IPC namespaces of its own instead.
 type ContainerConfig struct {
 	Engine     Starter
 	Image      string
@@ -108,6 +114,7 @@ type ContainerConfig struct {
 	ToolEnv    func(string) string
 
 	RestoreTimeout time.Duration
+	FreshPerRun    bool
 }
 
 // MinRestoreTimeout is the least time a restore of the submission's side
@@ -915,6 +922,24 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	return nil
 }
 
+// renew replaces role's sandbox with a fresh one of the image
+// ([ContainerConfig.FreshPerRun]), its working tree, SRB_WORK, HOME and
+// TMPDIR not there yet (the restore copies them in, with nothing to
+// delete first).
+func (c *Container) renew(ctx context.Context, role string) error {
+	side := c.sides[role]
+	sess, err := c.start(ctx, map[string]string{"srb.tree": c.Token(role)})
+	if err != nil {
+		return fmt.Errorf("cannot start a fresh sandbox for the run: %w", err)
+	}
+	old := side.sess
+	side.sess, side.hits, side.clean = sess, engine.LimitHits{}, true
+	if err := old.Close(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("cannot remove the side's previous sandbox: %w", err)
+	}
+	return nil
+}
+
 // Execute implements [Sandbox]: the run happens in role's sandbox only,
 // and starts from the side's snapshot (see [Container]), so nothing an
 // earlier run of the side did (the adjudicator's reruns included) can
@@ -957,7 +982,6 @@ func (c *Container) candidateEnv(sess *engine.Session, cand *Candidate, role str
 func (c *Container) execute(ctx context.Context, cand *Candidate, role string, restore bool) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
 	side := c.sides[role]
-	sess := side.sess
 	// Everything here but the candidate's own command is the grader's
 	// upkeep ([CandidateRun.UpkeepSec]).
 	began := time.Now()
@@ -967,6 +991,16 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		run.UpkeepSec = time.Since(began).Seconds()
 		return run
 	}
+	if restore && c.cfg.FreshPerRun {
+		// A fresh sandbox of the image: nothing of the kernel state an
+		// earlier run (the warm-up's included) left in the namespaces of
+		// the side's last one reaches this run; the restore below puts
+		// the side's files back.
+		if err := c.renew(ctx, role); err != nil {
+			return harness(err.Error())
+		}
+	}
+	sess := side.sess
 	tmp, err := os.MkdirTemp(c.work, "candidate-")
 	if err == nil {
 		defer os.RemoveAll(tmp)
