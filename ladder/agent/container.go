@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
@@ -24,6 +25,10 @@ type SessionRunner struct {
 	// User runs the commands ("uid", "uid:gid" or a name); "" is the
 	// image's user.
 	User string
+	// RequireStart makes a command whose container never reported that
+	// it started (engine.Result.Unstarted: an earlier command run as root
+	// replaced the image's /bin/sh) an error, not its exit code.
+	RequireStart bool
 }
 
 // ContainerPath is the PATH the run tool gives commands in a stage's
@@ -66,6 +71,9 @@ func (r SessionRunner) Run(ctx context.Context, c Command) (RunResult, error) {
 	}
 	if err != nil && !out.TimedOut {
 		return out, err
+	}
+	if res != nil && res.Unstarted && r.RequireStart && !out.TimedOut {
+		return out, fmt.Errorf("run: %q did not start: the container's exec wrapper never reported (exit %d)", c.Argv[0], res.ExitCode)
 	}
 	return out, nil
 }

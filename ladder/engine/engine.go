@@ -117,6 +117,11 @@ type Result struct {
 	// unknown). In a container they outlive the exec until
 	// [Session.Reap] or Kill, and it is 0.
 	Leftovers int
+	// Unstarted says an exec in a container never reported that its
+	// command started (the engine's wrapper, the image's /bin/sh, printed
+	// no pid line): the command may not have run at all, whatever the exit
+	// code says (a command run as root there can replace /bin/sh).
+	Unstarted bool
 }
 
 // Runner runs containers and loads images on one engine.

@@ -391,11 +391,25 @@ const listScript = `for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] || ec
 // arguments after the first name (the container's own) and the shell
 // itself, removes what the user its first argument names ("" none) owns
 // in the shared folders (never following a link or leaving the folder's
-// file system), and prints how many processes it killed.
+// file system), and prints how many processes it killed and how many
+// System V IPC objects there are ([ipcScript] removes them).
 var reapScript = `user=$1; shift; keep=" $* "; n=0
 for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" = $$ ] && continue; case "$keep" in *" $p "*) continue;; esac; kill -9 "$p" 2>/dev/null && n=$((n+1)); done
 if [ -n "$user" ]; then for d in ` + strings.Join(hostuser.SharedTmp, " ") + `; do [ -d "$d" ] && [ ! -L "$d" ] && find "$d" -xdev -mindepth 1 -user "$user" -prune -exec rm -rf {} + || :; done; fi
-echo $n`
+ipc=0; for f in /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg; do [ -r "$f" ] || continue; while read -r key rest; do [ "$key" = key ] || ipc=$((ipc+1)); done < "$f"; done
+echo $n $ipc`
+
+// ipcScript, run as the user Reap names, removes every System V IPC
+// object of the container's IPC namespace (shared memory, semaphore sets,
+// message queues), which outlive the processes that made them; only that
+// user's commands make them in a container Reap clears for a user, and
+// only their creator (or CAP_SYS_ADMIN, which a container's root lacks)
+// may remove them. It prints how many are left.
+const ipcScript = `left=0
+for k in shm:m sem:s msg:q; do f=/proc/sysvipc/${k%%:*}; [ -r "$f" ] || continue
+while read -r key id rest; do [ "$key" = key ] && continue; ipcrm "-${k#*:}" "$id" 2>/dev/null || :; done < "$f"
+while read -r key id rest; do [ "$key" = key ] || left=$((left+1)); done < "$f"; done
+echo $left`
 
 // rootExec runs argv in the container as root and returns its stdout; a
 // non-zero exit is an error with its stderr.
@@ -430,7 +444,38 @@ func (c *dockerContainer) Reap(ctx context.Context, user string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("reap in %s: %w", c.image, err)
 	}
-	n, _ := strconv.Atoi(strings.TrimSpace(out))
+	var n, ipc int
+	if f := strings.Fields(out); len(f) == 2 {
+		if n, err = strconv.Atoi(f[0]); err == nil {
+			ipc, err = strconv.Atoi(f[1])
+		}
+	} else {
+		err = errors.New("not two counts")
+	}
+	if err != nil {
+		// The script did not run to its end (a command run as root
+		// replaced the image's /bin/sh): nothing says what it killed.
+		return false, fmt.Errorf("reap in %s: the reap printed no count (%q)", c.image, strings.TrimSpace(out))
+	}
+	if u == "" || ipc == 0 {
+		return n > 0, nil
+	}
+	r, err := c.Exec(ctx, ExecSpec{Argv: []string{"/bin/sh", "-c", ipcScript}, User: user, Timeout: 10 * time.Minute})
+	if err == nil && r.ExitCode != 0 {
+		err = fmt.Errorf("exit %d: %s", r.ExitCode, strings.TrimSpace(string(r.Stderr)))
+	}
+	if err != nil {
+		return n > 0, fmt.Errorf("reap in %s: System V IPC: %w", c.image, err)
+	}
+	left, err := strconv.Atoi(strings.TrimSpace(string(r.Stdout)))
+	switch {
+	case err != nil:
+		return n > 0, fmt.Errorf("reap in %s: System V IPC: printed no count (%q)", c.image, strings.TrimSpace(string(r.Stdout)))
+	case left > 0:
+		// What the next command would find (a run counter): the image
+		// needs ipcrm (util-linux, busybox) to remove it.
+		return n > 0, fmt.Errorf("reap in %s: %d System V IPC object(s) left that could not be removed (is ipcrm in the image?)", c.image, left)
+	}
 	return n > 0, nil
 }
 
@@ -508,6 +553,7 @@ func (c *dockerContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error
 		<-done
 	}
 	stderr.flush()
+	res.Unstarted = !stderr.started
 	res.Stdout, res.StdoutDropped = stdout.kept()
 	res.Stderr, res.StderrDropped = stderr.w.(*capped).kept()
 	// The exit code settles a moment after the stream closes.
@@ -732,6 +778,8 @@ type pidWriter struct {
 	pid  chan int
 	head []byte
 	seen bool
+	// started says the pid line came: the wrapper ran.
+	started bool
 }
 
 // Write implements io.Writer.
@@ -751,6 +799,7 @@ func (p *pidWriter) Write(b []byte) (int, error) {
 	line, rest := p.head[:i], p.head[i+1:]
 	if n, ok := bytes.CutPrefix(line, []byte(pidPrefix)); ok {
 		if pid, err := strconv.Atoi(string(n)); err == nil {
+			p.started = true
 			p.pid <- pid
 		}
 	} else {

@@ -287,6 +287,8 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 			}
 			if opts.Host {
 				cfg.ToolEnv = hostToolEnv
+			} else {
+				cfg.FreshPerRun = true
 			}
 			return verification.NewContainer(ctx, cfg)
 		},

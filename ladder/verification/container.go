@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -83,7 +84,13 @@ const CandidateUser = "65532:65532"
 // (nil: [agent.ContainerEnv]); a HOME it gives as "" is a folder of each
 // view's own. RestoreTimeout bounds putting the submission's side back
 // from its snapshot before each run (0: Timeout, at least
-// [MinRestoreTimeout]; see [Container]).
+// [MinRestoreTimeout]; see [Container]). FreshPerRun starts every
+// candidate run of a side in a fresh sandbox of the image (the side's
+// previous one removed), restored from the side's snapshot: a container
+// keeps the kernel state of its namespaces from one exec to the next (the
+// next pid, IPC ids, TCP sockets in TIME_WAIT, the loopback's counters),
+// which a run could count its runs by. The images set it; engine.Local
+// gives each run PID, network and IPC namespaces of its own instead.
 type ContainerConfig struct {
 	Engine     Starter
 	Image      string
@@ -107,6 +114,7 @@ type ContainerConfig struct {
 	ToolEnv    func(string) string
 
 	RestoreTimeout time.Duration
+	FreshPerRun    bool
 }
 
 // MinRestoreTimeout is the least time a restore of the submission's side
@@ -531,20 +539,138 @@ func (v *viewContainer) close() error {
 // Run implements [agent.Runner] in the view's sandbox, as its user (root
 // in a container), with HOME the view's own when ContainerConfig.ToolEnv
 // gives none; what the command left is reaped after it.
+//
+// In a container the command runs as root, so it can replace what the
+// container's own upkeep runs (its /bin/sh, say: the submission's
+// Makefile run by the adversary's `make`), after which every later
+// command there failed: tool errors, and a round whose tool calls fail
+// more than half the time is an error. A view container whose upkeep
+// (the reap after the command) fails, or that cannot start a command, is
+// removed and the view starts again in a fresh container of the image
+// (as it started, its files as in the tree); a command that could not
+// start runs once more there. Neither is an error of the command's: its
+// output says what happened. (On this machine the session's verbs are the
+// grader's own, and their failure is srb's fault, an error.)
 func (v *viewContainer) Run(ctx context.Context, cmd agent.Command) (agent.RunResult, error) {
+	res, started, err := v.run(ctx, cmd)
+	if err == nil || !v.inContainer() || ctx.Err() != nil {
+		return res, err
+	}
+	v.drop()
+	note := fmt.Sprintf("srb: the view's container stopped working (%v), perhaps because a command replaced what it runs; it was removed and the view started again from the image, its files as in the tree, so nothing built there before is kept\n", err)
+	if started {
+		res.Stderr = append(res.Stderr, []byte("\n"+note)...)
+		return res, nil
+	}
+	res, started, err = v.run(ctx, cmd)
+	if err != nil && started {
+		// The command broke the fresh container again: that one goes
+		// too. (A fresh container that cannot start a command is the
+		// engine's or the image's fault: an error.)
+		v.drop()
+		err = nil
+	}
+	res.Stderr = append([]byte(note), res.Stderr...)
+	return res, err
+}
+
+// inContainer says the view's sandbox is a container (its paths are the
+// container's own), not a session on this machine.
+func (v *viewContainer) inContainer() bool {
+	return v.c.sides[RoleOriginal].sess.Path(containerView) == containerView
+}
+
+// drop removes the view's sandbox; the next command starts a fresh one.
+func (v *viewContainer) drop() {
+	v.mu.Lock()
+	sess := v.sess
+	v.sess = nil
+	v.mu.Unlock()
+	if sess != nil {
+		sess.Close(context.Background())
+	}
+}
+
+// run runs cmd in the view's sandbox, then reaps what it left and bounds
+// what the view keeps; started says the command ran (the error, if any,
+// came after it).
+func (v *viewContainer) run(ctx context.Context, cmd agent.Command) (agent.RunResult, bool, error) {
 	sess, err := v.session(ctx)
 	if err != nil {
-		return agent.RunResult{ExitCode: -1}, err
+		return agent.RunResult{ExitCode: -1}, false, err
 	}
 	if v.c.cfg.ToolEnv("HOME") == "" {
 		env := slices.DeleteFunc(slices.Clone(cmd.Env), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") })
 		cmd.Env = append(env, "HOME="+sess.Path(containerHome))
 	}
-	res, err := agent.SessionRunner{Session: sess}.Run(ctx, cmd)
+	res, err := agent.SessionRunner{Session: sess, RequireStart: v.inContainer()}.Run(ctx, cmd)
+	started := err == nil
 	if _, rerr := sess.Reap(context.WithoutCancel(ctx), ""); rerr != nil && err == nil {
 		err = fmt.Errorf("run: %w", rerr)
 	}
-	return res, err
+	if why := v.overBound(); why != "" {
+		// What the view keeps between commands is bounded like a side's
+		// snapshot: past the bound it is put back as it started, so a
+		// command (the submission's Makefile or tests, run by the
+		// adversary) that filled the disk leaves the trees' next runs
+		// room for their candidates and their restores.
+		v.mu.Lock()
+		rerr := v.resetLocked(context.WithoutCancel(ctx))
+		if rerr == nil {
+			rerr = replace(context.WithoutCancel(ctx), sess, v.c.empty(), containerHome, 0, 0)
+		}
+		v.mu.Unlock()
+		if rerr != nil && err == nil {
+			err = fmt.Errorf("run: %w", rerr)
+		}
+		res.Stderr = append(res.Stderr, []byte("\nsrb: "+why+"; the view was put back as it started (its files as in the tree, HOME empty), so nothing this command or an earlier one built there is kept\n")...)
+	}
+	return res, started, err
+}
+
+// overBound says, on this machine (engine.Local, where the view's folders
+// are this machine's), whether the view and its HOME, the only folders of
+// its sandbox a command can write (what its user left in the shared
+// temporary folders is gone with [engine.Session.Reap]), hold more than a
+// side's snapshot may ([Container.snapshotBounds], in blocks, so a sparse
+// file counts as what it takes), or "". A container's writable layer is
+// bounded by the task's limits.disk where the engine's storage driver
+// allows it, and is not measured here.
+func (v *viewContainer) overBound() string {
+	v.mu.Lock()
+	sess := v.sess
+	v.mu.Unlock()
+	if sess == nil || sess.Path(containerView) == containerView {
+		return ""
+	}
+	b := v.c.snapshotBounds()
+	var bytes int64
+	entries := 0
+	over := errors.New("over")
+	for _, p := range []string{sess.Path(v.view()), sess.Path(containerHome)} {
+		err := filepath.WalkDir(p, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || d == nil {
+				return nil // unreadable: nothing to count
+			}
+			entries++
+			if info, err := d.Info(); err == nil {
+				if st, ok := info.Sys().(*syscall.Stat_t); ok {
+					bytes += st.Blocks * 512
+				}
+			}
+			if bytes > b.MaxBytes || entries > b.MaxEntries {
+				return over
+			}
+			return nil
+		})
+		if err == over {
+			if bytes > b.MaxBytes {
+				return fmt.Sprintf("the command left more than %d bytes in the view and its HOME, the most a view keeps (the task's limits.disk, else %d)", b.MaxBytes, SnapshotMaxBytes)
+			}
+			return fmt.Sprintf("the command left more than %d entries in the view and its HOME, the most a view keeps", b.MaxEntries)
+		}
+	}
+	return ""
 }
 
 // viewRunner is the run tool of a [Container]: each command runs in the
@@ -796,6 +922,24 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	return nil
 }
 
+// renew replaces role's sandbox with a fresh one of the image
+// ([ContainerConfig.FreshPerRun]), its working tree, SRB_WORK, HOME and
+// TMPDIR not there yet (the restore copies them in, with nothing to
+// delete first).
+func (c *Container) renew(ctx context.Context, role string) error {
+	side := c.sides[role]
+	sess, err := c.start(ctx, map[string]string{"srb.tree": c.Token(role)})
+	if err != nil {
+		return fmt.Errorf("cannot start a fresh sandbox for the run: %w", err)
+	}
+	old := side.sess
+	side.sess, side.hits, side.clean = sess, engine.LimitHits{}, true
+	if err := old.Close(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("cannot remove the side's previous sandbox: %w", err)
+	}
+	return nil
+}
+
 // Execute implements [Sandbox]: the run happens in role's sandbox only,
 // and starts from the side's snapshot (see [Container]), so nothing an
 // earlier run of the side did (the adjudicator's reruns included) can
@@ -838,7 +982,6 @@ func (c *Container) candidateEnv(sess *engine.Session, cand *Candidate, role str
 func (c *Container) execute(ctx context.Context, cand *Candidate, role string, restore bool) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
 	side := c.sides[role]
-	sess := side.sess
 	// Everything here but the candidate's own command is the grader's
 	// upkeep ([CandidateRun.UpkeepSec]).
 	began := time.Now()
@@ -848,6 +991,16 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		run.UpkeepSec = time.Since(began).Seconds()
 		return run
 	}
+	if restore && c.cfg.FreshPerRun {
+		// A fresh sandbox of the image: nothing of the kernel state an
+		// earlier run (the warm-up's included) left in the namespaces of
+		// the side's last one reaches this run; the restore below puts
+		// the side's files back.
+		if err := c.renew(ctx, role); err != nil {
+			return harness(err.Error())
+		}
+	}
+	sess := side.sess
 	tmp, err := os.MkdirTemp(c.work, "candidate-")
 	if err == nil {
 		defer os.RemoveAll(tmp)

@@ -197,6 +197,10 @@ type Round struct {
 	// (the sum of their [CandidateRun.UpkeepSec]), which the round's
 	// budget does not count.
 	UpkeepSec float64
+	// SubmissionUpkeepSec is the part of UpkeepSec spent on the
+	// submission's side; once it reaches the round's budget the side's
+	// runs fail ([metered]).
+	SubmissionUpkeepSec float64
 }
 
 // CandidateRuns counts the runs of every candidate of the round.
@@ -231,7 +235,8 @@ func (r *Round) activity() string {
 // direction, model, outcome, reason ≤ 2000, candidates_written,
 // tool_calls, tool_errors, resumes, elapsed_sec, usage, transcript,
 // loop_outcome, error, candidate_names, candidates (every candidate with
-// every run), upkeep_sec (1 dp) when measured, and for a claim: claimed,
+// every run), upkeep_sec and submission_upkeep_sec (1 dp) when measured,
+// and for a claim: claimed,
 // adjudication and candidate (the claimed one in full, with its code).
 func (r *Round) Map() map[string]any {
 	m := map[string]any{
@@ -251,6 +256,9 @@ func (r *Round) Map() map[string]any {
 	}
 	if r.UpkeepSec > 0 {
 		m["upkeep_sec"] = round(r.UpkeepSec, 1)
+	}
+	if r.SubmissionUpkeepSec > 0 {
+		m["submission_upkeep_sec"] = round(r.SubmissionUpkeepSec, 1)
 	}
 	if r.Loop != nil {
 		m["tool_calls"], m["tool_errors"], m["resumes"] = r.Loop.ToolCalls, r.Loop.ToolErrors, r.Loop.Resumes
@@ -578,11 +586,16 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 		return fail("the round could not start: " + err.Error())
 	}
 	r.Model = drv.Model()
-	sb, err := cfg.NewSandbox(ctx, a.ID)
+	inner, err := cfg.NewSandbox(ctx, a.ID)
 	if err != nil {
 		return fail("the round could not be given a clean tree: " + err.Error())
 	}
-	defer sb.Close()
+	defer inner.Close()
+	budget := a.BudgetSec
+	if budget <= 0 {
+		budget = agent.DefaultBudgetSec
+	}
+	sb := &metered{Sandbox: inner, r: r, allowance: budget}
 	if err := sb.Reset(ctx); err != nil {
 		return fail("the round could not be given a clean tree: " + err.Error())
 	}
@@ -664,6 +677,42 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 		r.Reason = fmt.Sprintf("survived: claimed %s, not upheld -- %s (%s)", r.Claimed, adj.Reason, r.activity())
 	}
 	return r
+}
+
+// metered is a round's [Sandbox] as the round uses it: every run's upkeep
+// ([CandidateRun.UpkeepSec]) is added to the round's (which the
+// adversary's budget does not count), and what the submission's side
+// costs in upkeep is bounded. The grader's steps around the submission's
+// runs (its warm-up and snapshot, each restore, each clearing) grow with
+// what its build and its runs leave, each within a bound of its own, and
+// they still run on the stage's clock (timeouts.verification), which is
+// an invalid verdict when it runs out: a submission whose every restore
+// takes most of its bound would make a round last as long as the
+// adversary kept trying. Once the submission's side has cost the round
+// allowance seconds (the round's budget), its later runs in the round, the
+// adjudicator's reruns included, fail with the reason, exit -1, never a
+// timeout or a harness error (as a restore past its bound does), so a
+// round lasts at most about twice its budget.
+type metered struct {
+	Sandbox
+	r         *Round
+	allowance float64
+}
+
+// Execute implements [Sandbox].
+func (m *metered) Execute(ctx context.Context, c *Candidate, role string) CandidateRun {
+	if role == RoleSubmission && m.r.SubmissionUpkeepSec >= m.allowance {
+		return CandidateRun{Target: role, ExitCode: -1, Stderr: fmt.Sprintf("the submission's tree cannot be tested: "+
+			"putting its side back before its runs and clearing it after them has taken %.0f s of the grader's time in this round, "+
+			"past the %.0f s (the round's budget) the submission's side may cost a round, so the run did not start",
+			m.r.SubmissionUpkeepSec, m.allowance)}
+	}
+	run := m.Sandbox.Execute(ctx, c, role)
+	m.r.UpkeepSec += run.UpkeepSec
+	if role == RoleSubmission {
+		m.r.SubmissionUpkeepSec += run.UpkeepSec
+	}
+	return run
 }
 
 // notAttacked says why a round established nothing (HARNESS.md §4.3
@@ -837,7 +886,6 @@ func tryTest(ctx context.Context, sb Sandbox, r *Round, args map[string]any) str
 	c.Runs = append(c.Runs, orig)
 	sub := sb.Execute(ctx, c, RoleSubmission)
 	c.Runs = append(c.Runs, sub)
-	r.UpkeepSec += orig.UpkeepSec + sub.UpkeepSec
 	return pairReport(c, orig, sub)
 }
 

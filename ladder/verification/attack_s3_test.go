@@ -1,0 +1,402 @@
+package verification
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/agent"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
+	"github.com/swe-refactor-bench/srb/ladder/models"
+)
+
+// A submission whose own code fills the disk when the adversary runs it in
+// the workspace view (its Makefile, its tests, run by the adversary's
+// `make` or `go test`) must leave State A's next run, and its own, no
+// harness error: the view's sandbox is kept between commands, so what a
+// command left there stayed for the rest of the round, the disk full (a
+// machine with free room for every side's and view's bound, the task's
+// limits.disk here, as docs/LADDER.md asks). A view past the bound is put
+// back as it started, and the command's output says so.
+func TestRunToolFilledDiskIsNoFault(t *testing.T) {
+	t.Parallel()
+	c := buildContainer(t, "", 8<<20, smallDisk(t, 48<<20), func(cfg *ContainerConfig) {
+		// The run tool's HOME is each view's own, as with --host.
+		cfg.ToolEnv = func(name string) string {
+			if name == "HOME" {
+				return ""
+			}
+			return os.Getenv(name)
+		}
+	})
+	run, _ := c.RunTool()
+	for _, fill := range []string{
+		`cat /dev/zero > fill; true`,
+		`cat /dev/zero > "$HOME/fill"; true`,
+		`mkdir -p many; i=0; while [ $i -lt 3000 ]; do : > many/f$i; i=$((i+1)); done; cat /dev/zero > fill; true`,
+	} {
+		res, err := run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", fill},
+			Dir: c.views[RoleSubmission].shown(), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
+		if err != nil {
+			t.Fatalf("the filling command: %v (%+v)", err, res)
+		}
+		if !strings.Contains(string(res.Stderr), "the view was put back as it started") {
+			t.Errorf("the filling command's output says nothing of the view put back: %q", res.Stderr)
+		}
+		ok := &Candidate{Name: "ok", Filename: "ok.sh", Code: "# " + strings.Repeat("x", 64<<10) + "\nexit 0\n"}
+		for _, role := range []string{RoleOriginal, RoleSubmission} {
+			if r := c.Execute(t.Context(), ok, role); r.Harness != "" {
+				t.Fatalf("after %q in the workspace view, the %s's run is a harness error: %.600s", fill, role, r.Harness)
+			}
+		}
+		// The original view's commands still run.
+		res, err = run.Run(context.Background(), agent.Command{Argv: []string{"/bin/sh", "-c", "echo x > mine && cat mine"},
+			Dir: c.views[RoleOriginal].shown(), Env: []string{"PATH=/usr/bin:/bin"}, Timeout: time.Minute})
+		if err != nil || strings.TrimSpace(string(res.Stdout)) != "x" {
+			t.Fatalf("after %q in the workspace view, a command in the original view: %v %+v", fill, err, res)
+		}
+	}
+}
+
+// slowSubmission is a sandbox whose every run of the submission's side
+// costs the clock upkeep seconds of the grader's own steps (a restore and
+// a clearing of a tree its build made slow to put back, each within the
+// restore's bound) and one second of the candidate's run; State A's runs
+// cost one second. Every run passes.
+type slowSubmission struct {
+	clock  *time.Time
+	upkeep float64
+	runs   map[string]int
+}
+
+func (f *slowSubmission) Reset(context.Context) error { return nil }
+func (f *slowSubmission) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
+	f.runs[role]++
+	r := pass
+	r.Target, r.DurationSec = role, 1
+	if role == RoleSubmission {
+		r.UpkeepSec = f.upkeep
+	}
+	*f.clock = f.clock.Add(time.Duration((r.UpkeepSec + 1) * float64(time.Second)))
+	return r
+}
+func (f *slowSubmission) Roots() []agent.RootSpec                      { return nil }
+func (f *slowSubmission) RunTool() (agent.Runner, func(string) string) { return nil, nil }
+func (f *slowSubmission) Close() error                                 { return nil }
+
+// The grader's upkeep around the submission's runs is not the adversary's
+// budget, but it is the stage's clock (timeouts.verification), and a
+// stage whose clock runs out is an error, an invalid verdict: a submission
+// whose every restore takes most of its bound made each round last as
+// long as the adversary kept trying (here 1,000 s a run, a round of eight
+// candidates 8,000 s for a 3,600 s budget; six rounds of fifty candidates
+// would pass the default 54,000 s many times over). What the submission's
+// side costs a round in upkeep is bounded by the round's budget: past it,
+// its runs fail with the reason (exit -1, never a timeout or a harness
+// error), so the round lasts at most about twice its budget and the
+// adversary's next candidate that passes on State A is a break.
+func TestSubmissionUpkeepIsBoundedPerRound(t *testing.T) {
+	clock := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
+	sb := &slowSubmission{clock: &clock, upkeep: 1000, runs: map[string]int{}}
+	var turns []turn
+	for i := 1; i <= 8; i++ {
+		turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
+	}
+	turns = append(turns, found("c8", "the submission cannot be tested"))
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+		NewDriver:   func(Adversary) (models.Driver, error) { return scripted(t, "m", turns...), nil },
+		Now:         func() time.Time { return clock },
+	}
+	_, rounds := runStage(t, cfg)
+	r := roundOf(t, rounds, "a01")
+	if el := r["elapsed_sec"].(float64); el > 2*3600 {
+		t.Errorf("the round took %v s of the clock for a 3,600 s budget", el)
+	}
+	if sb.runs[RoleSubmission] != 4 {
+		t.Errorf("the submission's side ran %d times, want 4 (its upkeep then passed the round's budget)", sb.runs[RoleSubmission])
+	}
+	if r["submission_upkeep_sec"] != 4000.0 {
+		t.Errorf("submission_upkeep_sec %v, want 4000", r["submission_upkeep_sec"])
+	}
+	if r["outcome"] != OutcomeBroken {
+		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+	}
+	var last map[string]any
+	for _, c := range r["candidates"].([]any) {
+		if c := c.(map[string]any); c["name"] == "c8" {
+			runs := c["runs"].([]any)
+			last = runs[len(runs)-1].(map[string]any)
+		}
+	}
+	if last == nil || last["exit_code"] != -1.0 || last["timed_out"] != false || last["harness_error"] != nil ||
+		!strings.Contains(last["stderr"].(string), "the submission's tree cannot be tested") {
+		t.Errorf("c8's last run on the submission: %v", last)
+	}
+}
+
+// Open (a protocol decision, docs/LADDER.md "Known holes"): a submission
+// can tell stage 3 from stage 2 (SRB_WORK in its build's environment, the
+// candidate user, the image's layout) and choose to be untestable there
+// only: its build hangs or exits with a fault code when the runner builds
+// it, before any candidate runs, where the candidate cannot bound it.
+// Every pair is then undecided or invalid, every round an error, and the
+// verdict invalid, never the low score its defect earns. Both tests run
+// the attack and skip while srb does what it does today (an error);
+// they fail should the round ever read as a survival, and pass once the
+// rule proposed there is adopted (the submission's side alone untestable,
+// State A's run passing, is a failure of the submission).
+func TestStage3OnlyHangIsNoInvalidVerdict(t *testing.T) {
+	t.Parallel()
+	c := buildContainer(t, `if [ -n "$SRB_WORK" ]; then sleep 600; fi`, 0, func(cfg *ContainerConfig) { cfg.Timeout = 2 * time.Second })
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return nopClose{c}, nil },
+		NewDriver: func(Adversary) (models.Driver, error) {
+			return scripted(t, "m", try("c1", "exit 0"), try("c2", "timeout 1 true"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
+		},
+	}
+	openProtocolHole(t, cfg)
+}
+
+func TestStage3OnlyFaultIsNoInvalidVerdict(t *testing.T) {
+	sb := &replay{runs: map[string][]CandidateRun{RoleOriginal: {pass}, RoleSubmission: {fault}}, n: map[string]int{}}
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+		NewDriver: func(Adversary) (models.Driver, error) {
+			return scripted(t, "m", try("c1", "exit 0"), try("c2", "exit 0"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
+		},
+	}
+	openProtocolHole(t, cfg)
+}
+
+// nopClose is a sandbox whose Close the test leaves to its cleanup.
+type nopClose struct{ Sandbox }
+
+func (nopClose) Close() error { return nil }
+
+// openProtocolHole plays cfg's one round against a submission untestable
+// in stage 3 alone and checks it is never a survival; today's error is
+// the open hole.
+func openProtocolHole(t *testing.T, cfg Config) {
+	t.Helper()
+	_, rounds := runStage(t, cfg)
+	r := roundOf(t, rounds, "a01")
+	switch r["outcome"] {
+	case OutcomeBroken:
+	case OutcomeError:
+		t.Skipf("open (a protocol decision): the round is an error, an invalid verdict the submission chose: %v", r["reason"])
+	default:
+		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+	}
+}
+
+// poisonStarter starts sessions through a Fake whose containers act as a
+// view container does once a command run in it as root replaced the
+// image's /bin/sh (a command whose argv holds "poison"): every later exec
+// and reap there fails, as Docker's did (`ln -sf /bin/false /bin/sh` in
+// the workspace view: "reap in …: exit 1" after it and every command
+// after it).
+type poisonStarter struct{ inner Starter }
+
+func (p poisonStarter) Start(ctx context.Context, spec engine.Spec) (*engine.Session, error) {
+	s, err := p.inner.Start(ctx, spec)
+	if err != nil {
+		return nil, err
+	}
+	return engine.NewSession(s.ID, s.Image, &poisonable{recSession: &recSession{spec: spec, s: s}}), nil
+}
+
+type poisonable struct {
+	*recSession
+	// stealth: the command replaced /bin/sh with something that exits 0
+	// (`ln -sf /bin/true /bin/sh`): the reap "succeeds", the next command
+	// cannot start.
+	poisoned, stealth bool
+}
+
+func (p *poisonable) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Result, error) {
+	if p.poisoned {
+		return nil, errors.New("exec: no pid line from the exec wrapper")
+	}
+	if argv := strings.Join(es.Argv, " "); strings.Contains(argv, "poison") {
+		p.poisoned = true
+	} else if strings.Contains(argv, "stealth") {
+		p.poisoned, p.stealth = true, true
+	}
+	return p.recSession.Exec(ctx, es)
+}
+
+func (p *poisonable) Reap(ctx context.Context, user string) (bool, error) {
+	if p.poisoned && !p.stealth {
+		return false, errors.New("reap in img: exit 1: ")
+	}
+	return p.recSession.Reap(ctx, user)
+}
+
+// In the image the run tool runs a command as root in its view's
+// container, so the submission's Makefile or tests, run there by the
+// adversary, can replace what the container's own upkeep runs (/bin/sh):
+// every later command in that view was a tool error, and a round whose
+// tool calls fail more than half the time is an error, an invalid verdict
+// the submission chose. A view container that fails its own upkeep or
+// cannot start a command is replaced by a fresh one from the image (the
+// view as it started), the command is run again there once when it could
+// not start, and neither is a tool error.
+func TestPoisonedViewContainerIsReplaced(t *testing.T) {
+	fake := &engine.Fake{ExecFunc: func(_ context.Context, _ *engine.FakeContainer, es engine.ExecSpec) (*engine.Result, error) {
+		return &engine.Result{ExitCode: 0, Stdout: []byte("ran\n")}, nil
+	}}
+	c, err := NewContainer(context.Background(), ContainerConfig{Engine: poisonStarter{inner: fake}, Image: "img", Original: stateA, Submission: goPort,
+		Command: []string{"/bin/sh", "-c", "true"}, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	run, _ := c.RunTool()
+	started := len(fake.Containers())
+	for i, argv := range [][]string{{"make", "poison"}, {"make"}, {"make", "poison"}, {"make", "test"}, {"make", "stealth"}, {"make", "after"}, {"make", "test"}} {
+		res, err := run.Run(context.Background(), agent.Command{Argv: argv, Dir: "/srb/view/workspace", Timeout: time.Minute})
+		if err != nil {
+			t.Fatalf("command %d %v: a tool error: %v", i, argv, err)
+		}
+		if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), "ran") {
+			t.Errorf("command %d %v: %+v", i, argv, res)
+		}
+		poisoned := argv[len(argv)-1] == "poison" || argv[len(argv)-1] == "after"
+		if got := strings.Contains(string(res.Stderr), "started again from the image"); got != poisoned {
+			t.Errorf("command %d %v: stderr %q", i, argv, res.Stderr)
+		}
+	}
+	views := fake.Containers()[started:]
+	closed := 0
+	for _, v := range views {
+		if v.Closed() {
+			closed++
+		}
+	}
+	if len(views) != 4 || closed != 3 {
+		t.Errorf("%d workspace view containers, %d removed: want 4, the three poisoned ones removed", len(views), closed)
+	}
+	// The original view was never touched.
+	if _, err := run.Run(context.Background(), agent.Command{Argv: []string{"make"}, Dir: "/srb/view/original", Timeout: time.Minute}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ipcImage is the fixture task's verification image, which
+// TestContainerRunsLeaveNoIPC needs (srb build --load lang90-tally-c-to-go).
+const ipcImage = "srb/lang90-tally-c-to-go:verification"
+
+// dockerFor returns a Docker runner holding image, or skips (fails with
+// SRB_REQUIRE_ENGINES=1 when the engine is unreachable).
+func dockerFor(t *testing.T, image string) *engine.Docker {
+	t.Helper()
+	d, err := engine.NewDocker()
+	if err == nil {
+		_, err = d.Version(t.Context())
+	}
+	if err != nil {
+		if os.Getenv("SRB_REQUIRE_ENGINES") == "1" {
+			t.Fatalf("SRB_REQUIRE_ENGINES=1 but docker is not reachable: %v", err)
+		}
+		t.Skipf("docker is not reachable: %v", err)
+	}
+	if _, err := d.Image(t.Context(), image); err != nil {
+		t.Skipf("no image %s here (srb build --load lang90-tally-c-to-go): %v", image, err)
+	}
+	return d
+}
+
+// In a tree's container every run of the side shares the container's IPC
+// namespace, and a System V shared memory segment, semaphore set or
+// message queue outlives the process that made it: a submission's program
+// that made one on its first run and behaved correctly once one was there
+// counted its runs in the image, so a break held once and its reruns
+// passed ("not stable": the defect survived, as hide-in-reruns did through
+// files). The reap after every run removes them.
+func TestContainerRunsLeaveNoIPC(t *testing.T) {
+	t.Parallel()
+	d := dockerFor(t, ipcImage)
+	c, err := NewContainer(t.Context(), ContainerConfig{Engine: d, Image: ipcImage, Original: stateA, Submission: goPort,
+		Command: []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, Work: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cand := &Candidate{Name: "ipc", Filename: "ipc.sh", Code: `n=$(cat /proc/sysvipc/shm /proc/sysvipc/sem /proc/sysvipc/msg | grep -vc '^ *key')
+ipcmk -M 1024 >/dev/null && ipcmk -S 1 >/dev/null && ipcmk -Q >/dev/null || exit 3
+echo "left=$n"
+`}
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		for i := range 3 {
+			r := c.Execute(t.Context(), cand, role)
+			if r.Harness != "" || !r.Passed || strings.TrimSpace(r.Stdout) != "left=0" {
+				t.Fatalf("the %s's run %d saw what an earlier run left: %+v", role, i, r)
+			}
+		}
+	}
+}
+
+// kernelState prints what a run of a side in a container can read of the
+// kernel state of its namespaces: its pid, the id the IPC namespace gives
+// a new segment, the TCP sockets (TIME_WAIT ones included) and the
+// loopback's packet counter; then it leaves more of each (a segment, a
+// TIME_WAIT socket on the loopback), as a program counting its runs
+// would.
+const kernelState = `tw=$(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -vc local_address)
+lo=$(awk '$1 == "lo:" { print $3 }' /proc/net/dev)
+id=$(ipcmk -M 1024 | awk '{ print $NF }')
+echo "pid=$$ shmid=$id tcp=$tw lo=$lo"
+perl -MIO::Socket::INET -e '$l=IO::Socket::INET->new(LocalAddr=>"127.0.0.1",Listen=>1,ReuseAddr=>1) or die; $c=IO::Socket::INET->new(PeerAddr=>"127.0.0.1",PeerPort=>$l->sockport) or die; $s=$l->accept; close $s; select(undef,undef,undef,0.2); close $c;'
+exit 0
+`
+
+// In the image a side's runs shared one container for the round, and the
+// kernel state of its namespaces outlived each run: the next pid, the IPC
+// namespace's ids, TCP sockets in TIME_WAIT on the loopback and the
+// loopback's counters. A program could count its runs through any of them
+// (a break that held once and hid in its reruns, as hide-in-reruns did
+// through files). With FreshPerRun (the images) every run of a side
+// starts in a fresh container of the image, restored from the side's
+// snapshot: each run reads the same.
+func TestContainerRunsShareNoKernelState(t *testing.T) {
+	t.Parallel()
+	d := dockerFor(t, ipcImage)
+	c, err := NewContainer(t.Context(), ContainerConfig{Engine: d, Image: ipcImage, Original: stateA, Submission: goPort,
+		Command: []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, Work: t.TempDir(), FreshPerRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cand := &Candidate{Name: "kernel", Filename: "kernel.sh", Code: kernelState}
+	for _, role := range []string{RoleOriginal, RoleSubmission} {
+		first := ""
+		for i := range 3 {
+			r := c.Execute(t.Context(), cand, role)
+			if r.Harness != "" || !r.Passed {
+				t.Fatalf("the %s's run %d: %+v", role, i, r)
+			}
+			t.Logf("the %s's run %d: %s", role, i, strings.TrimSpace(r.Stdout))
+			// The pid varies by a few with the engine's own execs, but
+			// does not grow with the runs (66 a run here before).
+			var pid int
+			rest := ""
+			if _, err := fmt.Sscanf(r.Stdout, "pid=%d %s", &pid, &rest); err != nil || pid > 100 {
+				t.Errorf("the %s's run %d read %q: a pid that grows with the runs", role, i, r.Stdout)
+			}
+			_, rest, _ = strings.Cut(r.Stdout, " ")
+			if i == 0 {
+				first = rest
+			} else if rest != first {
+				t.Errorf("the %s's run %d read %q, its first %q", role, i, rest, first)
+			}
+		}
+	}
+}
