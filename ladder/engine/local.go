@@ -73,10 +73,19 @@ import (
 // proc's: the network is not denied and sessions can reach each other's
 // folders ([Local.Isolation] says which held).
 //
-// Limits. Spec.Pids, Memory, Disk and NanoCPUs are not enforced here:
-// the only bound is [hostuser.ProcessLimit] tasks per user (this
-// process's RLIMIT_NPROC, lowered at Start as root); LimitHits reports
-// none. Spec.NoNewPrivileges is not set either (ladder/proc cannot set
+// Limits. As root, a session with Spec.Memory or Spec.Pids gets cgroups
+// of its own (cgroup v1's memory and pids hierarchies under srb's own
+// cgroup, or cgroup v2 under [Local.CgroupParent]) that every Exec's
+// init joins before it starts the command, so all the session's
+// processes together are bounded as a container's are (memory swap
+// included; the inits count as tasks), and LimitHits reads their OOM
+// kills and refused forks. Where no cgroup can be made for it (not root,
+// cgroup v2 with no delegated parent: [Local.CgroupLimits] says why)
+// they are not enforced and LimitHits reports them unknown (-1); a
+// cgroup that can be made but fails is an error of Start. The user's
+// task count is bounded by [hostuser.ProcessLimit] too (this process's
+// RLIMIT_NPROC, lowered at Start as root). Spec.Disk and NanoCPUs are
+// not enforced here. Spec.NoNewPrivileges is not set either (ladder/proc cannot set
 // it); the session's user has no sudo rule and no password. Spec.ReadOnly
 // paths are made unwritable to the session's user (root's, no group or
 // other write bit), which root could still write. ExtraHosts, Tmpfs and
@@ -104,6 +113,12 @@ type Local struct {
 	// writable) by every user, as an image's files are. Start with a reference it
 	// lacks is an error wrapping [ErrNoImage]; "" starts an empty root.
 	Images map[string][]Copy
+	// CgroupParent is a cgroup v2 folder delegated to srb, under which
+	// each session's cgroup is made on a cgroup v2 machine ("": the
+	// environment's SRB_HOST_CGROUP; neither leaves the limits
+	// unenforced there). On cgroup v1 sessions' cgroups go under srb's
+	// own in the memory and pids hierarchies. See [Local.CgroupLimits].
+	CgroupParent string
 }
 
 var _ Runner = (*Local)(nil)
@@ -207,6 +222,12 @@ func (h *Local) Start(ctx context.Context, spec Spec) (*Session, error) {
 	}
 	c.root = root
 	s := &Session{ID: filepath.Base(root), Image: spec.Image, c: c}
+	if plan := h.cgroupPlan(); c.uid >= 0 && plan.why == "" {
+		if c.cg, err = newLocalCgroup(plan, s.ID, spec.Memory, spec.Pids); err != nil {
+			s.Close(ctx)
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+	}
 	if c.uid >= 0 {
 		err = os.Chown(root, 0, c.uid)
 		if err == nil {
@@ -245,6 +266,7 @@ type localContainer struct {
 	spec Spec
 	root string
 	uid  int
+	cg   *localCgroup // nil: no limit enforced
 
 	// mu is held shared by each Exec and exclusively by the copies and
 	// Remove, so no process of the session runs while a copy walks what
@@ -339,6 +361,9 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 		WaitDelay: 2 * time.Second, Cloneflags: c.cloneflags()}
 	if c.uid >= 0 {
 		spec.Credential = &syscall.Credential{Uid: uint32(c.uid), Gid: uint32(c.uid), Groups: []uint32{}}
+	}
+	if c.cg != nil {
+		spec.Cgroups = c.cg.procs
 	}
 	start := time.Now()
 	p, err := proc.Start(spec)
@@ -629,13 +654,13 @@ func (c *localContainer) Remove(ctx context.Context) error {
 	if c.uid >= 0 {
 		err = hostuser.ClearShared(c.uid)
 	}
-	return errors.Join(err, hostuser.RemoveAll(c.root))
+	return errors.Join(err, c.cg.remove(), hostuser.RemoveAll(c.root))
 }
 
-// LimitHits implements [Container]: nothing is bounded but the user's
-// task count, whose hits the host does not count.
+// LimitHits implements [Container]: the OOM kills and refused forks of
+// the session's cgroups; -1 for a limit not enforced (see [Local]).
 func (c *localContainer) LimitHits(context.Context) (LimitHits, error) {
-	return LimitHits{}, nil
+	return c.cg.hits(), nil
 }
 
 // cmpOr is cmp.Or for strings.

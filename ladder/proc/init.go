@@ -35,7 +35,10 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	syscall.CloseOnExec(3)
 	status := os.NewFile(3, "status")
 	var rep report
-	sys, err := decodeChildSys(attrs)
+	sys, cgroups, err := decodeChildSys(attrs)
+	if err == nil {
+		err = joinCgroups(cgroups)
+	}
 	if err != nil {
 		rep.code, rep.left, rep.err = -1, 0, err.Error()
 		status.Write(rep.encode())
@@ -131,6 +134,25 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	}
 	status.Write(rep.encode())
 	return 0
+}
+
+// joinCgroups moves the init (every thread of it) into each cgroup whose
+// cgroup.procs file procs names, by writing 0 (the writer) to it, before
+// anything is started: what it forks is born there ([Spec.Cgroups]).
+func joinCgroups(procs []string) error {
+	for _, p := range procs {
+		f, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.Write([]byte("0"))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("proc: the command would run outside its cgroup: %w", err)
+		}
+	}
+	return nil
 }
 
 // freshSessionKeyring makes the calling thread (the one that starts the

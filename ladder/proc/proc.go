@@ -125,6 +125,13 @@ type Spec struct {
 	// command (its init would read the host's /proc): not root, it runs
 	// under a subreaper. A traced command cannot stop itself with SIGSTOP.
 	TraceExecs bool
+	// Cgroups are cgroup.procs files (one per cgroup v1 hierarchy, or one
+	// of cgroup v2) the init moves itself into before it starts the
+	// command, so the command and everything it starts, double-forked or
+	// setsid ones included, are born in those cgroups and bound by their
+	// limits (the init, a few threads, is counted too). Moving needs root;
+	// when a move fails the command does not run and [Exit.Err] says why.
+	Cgroups []string
 }
 
 // Exit is how a contained command ended.
@@ -269,7 +276,7 @@ func start(s Spec, path string, env []string, m int) (*Process, error) {
 	if m == modeSubreaper {
 		mode = Subreaper
 	}
-	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags, s.TraceExecs}.encode(), path}, s.Argv...)
+	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags, s.TraceExecs, s.Cgroups}.encode(), path}, s.Argv...)
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: s.Dir, Env: env,
 		Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, WaitDelay: s.WaitDelay,
 		ExtraFiles: []*os.File{w}}
@@ -603,6 +610,7 @@ type childSys struct {
 	Cloneflags   uintptr             `json:"cloneflags,omitempty"`
 	Unshareflags uintptr             `json:"unshareflags,omitempty"`
 	Trace        bool                `json:"trace,omitempty"`
+	Cgroups      []string            `json:"cgroups,omitempty"`
 }
 
 func (c childSys) encode() string {
@@ -610,15 +618,17 @@ func (c childSys) encode() string {
 	return string(b)
 }
 
-func decodeChildSys(s string) (*syscall.SysProcAttr, error) {
+// decodeChildSys returns the command's process attributes and the
+// cgroup.procs files the init joins ([Spec.Cgroups]).
+func decodeChildSys(s string) (*syscall.SysProcAttr, []string, error) {
 	var c childSys
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
-		return nil, fmt.Errorf("proc: bad process attributes %q: %w", s, err)
+		return nil, nil, fmt.Errorf("proc: bad process attributes %q: %w", s, err)
 	}
 	if c.Credential != nil && c.Credential.Groups == nil {
 		c.Credential.Groups = []uint32{}
 	}
-	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags, Ptrace: c.Trace}, nil
+	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags, Ptrace: c.Trace}, c.Cgroups, nil
 }
 
 // StartCmd starts cmd contained: it is [Start] of the Spec that cmd's

@@ -213,6 +213,12 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	} else {
 		meta["where"] = "host"
 		meta["isolation"] = verification.HostIsolation()
+		// Whether the task's limits bound each tree's session here.
+		if how, why := (&engine.Local{}).CgroupLimits(); how != "" {
+			meta["host_limits"] = how
+		} else {
+			meta["host_limits"] = "none: " + why
+		}
 		if opts.HomeSeed != "" {
 			meta["home_seed"] = opts.HomeSeed
 		}
@@ -311,6 +317,9 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	if opts.Host {
+		if how, why := (&engine.Local{}).CgroupLimits(); how == "" {
+			st.Note("--host did not bound the trees' runs by the task's limits.memory and limits.pids (" + why + "): a run could take this machine's memory")
+		}
 		if verification.HostIsolation() != verification.IsolationUser {
 			st.Note("srb is not root, so --host ran both trees' candidates as srb's own user: a candidate on one tree could reach the other tree's folders and srb's files (run as root, or in the verification image, to keep the trees apart)")
 			if _, ok := meta["warm_home"]; ok && !v.NetworkAllowed {

@@ -1,0 +1,118 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// cgroupSession starts a Local session with spec's limits in a cgroup of
+// its own, or skips where this machine cannot give it one.
+func cgroupSession(t *testing.T, spec Spec) (*Local, *Session) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("the Local backend makes cgroups only as root")
+	}
+	l := &Local{}
+	if how, why := l.CgroupLimits(); how == "" {
+		t.Skipf("no cgroup for a session here: %s", why)
+	}
+	return l, startSession(t, l, spec)
+}
+
+// On --host a session's processes together are bounded as a container's
+// are: a program past the session's memory is ended by the OOM killer, a
+// fork loop past its pids fails, both counted by LimitHits; processes
+// started with setsid are in the same cgroup; the cgroups are gone with
+// the session. (Without them a stage-3 candidate or the submission's
+// program on --host could take all of this machine's memory.)
+func TestLocalCgroupLimits(t *testing.T) {
+	_, s := cgroupSession(t, Spec{Memory: 64 << 20, Pids: 40})
+	before, err := s.LimitHits(t.Context())
+	if err != nil || before.OOMKills != 0 || before.PidsMax != 0 || before.Hit() {
+		t.Fatalf("a fresh session's limit hits %+v, %v: want zero counts", before, err)
+	}
+	c := s.c.(*localContainer)
+	if c.cg == nil || len(c.cg.dirs) == 0 {
+		t.Fatal("the session has no cgroup")
+	}
+	dirs := c.cg.dirs
+
+	r := sh(t, s, `setsid sh -c 'cat /proc/self/cgroup' </dev/null`)
+	for _, d := range dirs {
+		// /sys/fs/cgroup/<controller>/<path> is "N:<controller>:/<path>".
+		ctl, rel, _ := strings.Cut(strings.TrimPrefix(d, CgroupRoot+"/"), "/")
+		if !strings.Contains(string(r.Stdout), ":"+ctl+":/"+rel+"\n") {
+			t.Errorf("a setsid process is in %q, not in the session's cgroup %s", r.Stdout, d)
+		}
+	}
+
+	r = sh(t, s, `perl -e '$x = "a" x (256 << 20); print "survived\n"'`)
+	if r.ExitCode == 0 || strings.Contains(string(r.Stdout), "survived") {
+		t.Errorf("a program past the session's 64 MiB: exit %d, %q", r.ExitCode, r.Stdout)
+	}
+	h, _ := s.LimitHits(t.Context())
+	if !h.OOMKilled || h.OOMKills < 1 {
+		t.Errorf("after a program past the memory limit: %+v, want an OOM kill counted", h)
+	}
+
+	r = sh(t, s, `i=0; while [ $i -lt 80 ]; do sleep 30 & i=$((i+1)); done 2>/dev/null`)
+	h, _ = s.LimitHits(t.Context())
+	if h.PidsMax < 1 {
+		t.Errorf("after a fork loop past 40 tasks (exit %d): %+v, want refused forks counted", r.ExitCode, h)
+	}
+
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); !os.IsNotExist(err) {
+			t.Errorf("the session's cgroup %s outlived it: %v", d, err)
+		}
+	}
+}
+
+// A session with no limit gets no cgroup, and its limit hits are
+// unknown, never a zero that reads as "bounded, not reached".
+func TestLocalNoLimitsNoCgroup(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the Local backend makes cgroups only as root")
+	}
+	s := startSession(t, &Local{}, Spec{})
+	if c := s.c.(*localContainer); c.cg != nil {
+		t.Errorf("a session without limits has cgroups %v", c.cg.dirs)
+	}
+	if h, _ := s.LimitHits(t.Context()); h.OOMKills != -1 || h.PidsMax != -1 {
+		t.Errorf("limit hits %+v, want -1 (not enforced)", h)
+	}
+}
+
+// planCgroups: cgroup v1's memory and pids hierarchies are used under
+// srb's own cgroup; cgroup v2 needs a delegated parent, and says so.
+func TestPlanCgroups(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("plans cgroups only as root")
+	}
+	root := t.TempDir()
+	for _, d := range []string{"memory/a/b", "pids/c"} {
+		os.MkdirAll(filepath.Join(root, d), 0o755)
+		os.WriteFile(filepath.Join(root, d, "cgroup.procs"), nil, 0o644)
+	}
+	p := planCgroups("9:name=systemd:/\n8:pids:/c\n4:memory:/a/b\n0::/\n", root, "")
+	if p.why != "" || p.v1["memory"] != filepath.Join(root, "memory/a/b") || p.v1["pids"] != filepath.Join(root, "pids/c") {
+		t.Errorf("cgroup v1 plan %+v", p)
+	}
+	v2 := t.TempDir()
+	os.WriteFile(filepath.Join(v2, "cgroup.controllers"), []byte("memory pids"), 0o644)
+	if p := planCgroups("0::/user.slice\n", v2, ""); p.why == "" || !strings.Contains(p.why, CgroupParentEnv) {
+		t.Errorf("cgroup v2 without a parent: %+v, want why naming %s", p, CgroupParentEnv)
+	}
+	if p := planCgroups("0::/user.slice\n", v2, "/sys/fs/cgroup/srb"); p.why != "" || p.v2 != "/sys/fs/cgroup/srb" {
+		t.Errorf("cgroup v2 with a parent: %+v", p)
+	}
+	if p := planCgroups("0::/\n", t.TempDir(), ""); p.why == "" {
+		t.Errorf("no cgroup file system: %+v, want why", p)
+	}
+}
