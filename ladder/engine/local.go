@@ -366,6 +366,7 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 		spec.Cgroups = c.cg.procs
 	}
 	start := time.Now()
+	oomBefore := c.cg.hits().OOMKills
 	p, err := proc.Start(spec)
 	if err != nil {
 		// /bin/sh could not be started, or the containment could not be
@@ -400,6 +401,14 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 	// awaitExec returns once every process of the exec is gone.
 	e, timedOut, ctxErr := awaitExec(ctx, p, es)
 	res.TimedOut = timedOut
+	if e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL && c.cg.hits().OOMKills > oomBefore {
+		// The session's memory limit: the OOM killer chose the init
+		// (it cannot always be exempted), which ended every process of
+		// the command with it, as a container ends when its first
+		// process is killed. The command's doing, not the grader's:
+		// killed by SIGKILL, the limit hit recorded.
+		e.Err, e.Code = nil, -1
+	}
 	if e.Err != nil {
 		// The containment itself failed (a namespace refused, an init
 		// killed by its command): a fault of the grader, never a status.

@@ -116,3 +116,20 @@ func TestPlanCgroups(t *testing.T) {
 		t.Errorf("no cgroup file system: %+v, want why", p)
 	}
 }
+
+// A command of many small processes past the session's memory: whatever
+// the OOM killer chose (the command's init among them, where srb cannot
+// exempt it), the Exec is the command's result, killed (exit 137 or its
+// own status), the limit hit counted, never an error of the grader.
+func TestLocalMemoryBombIsTheCommands(t *testing.T) {
+	_, s := cgroupSession(t, Spec{Memory: 40 << 20, Pids: 1024})
+	r, err := s.Exec(t.Context(), ExecSpec{Argv: []string{"sh", "-c",
+		`i=0; while [ $i -lt 60 ]; do sh -c 'x=$(head -c 2000000 /dev/zero | tr "\\0" a); sleep 20' & i=$((i+1)); done; sleep 5; echo done`}})
+	if err != nil {
+		t.Fatalf("a memory bomb was an error of the grader: %v", err)
+	}
+	h, _ := s.LimitHits(t.Context())
+	if h.OOMKills < 1 {
+		t.Errorf("exit %d, limit hits %+v: want OOM kills counted", r.ExitCode, h)
+	}
+}

@@ -3,17 +3,21 @@ package proc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 )
 
-// pidsCgroup makes a child of this process's cgroup v1 pids cgroup with
-// pids.max n, removed after the test, and returns its folder; it skips
+// v1Cgroup makes a child of this process's cgroup in the cgroup v1
+// hierarchy of controller ctl with its control file set to value (for
+// the memory controller, memory.memsw.limit_in_bytes too where swap is
+// accounted), removed after the test, and returns its folder; it skips
 // where there is none to make (not root, cgroup v2 only).
-func pidsCgroup(t *testing.T, n string) string {
+func v1Cgroup(t *testing.T, ctl, file, value string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("moving a process into a cgroup needs root")
@@ -21,25 +25,29 @@ func pidsCgroup(t *testing.T, n string) string {
 	b, _ := os.ReadFile("/proc/self/cgroup")
 	own := ""
 	for _, line := range strings.Split(string(b), "\n") {
-		if parts := strings.SplitN(line, ":", 3); len(parts) == 3 && parts[1] == "pids" {
+		if parts := strings.SplitN(line, ":", 3); len(parts) == 3 && parts[1] == ctl {
 			own = parts[2]
 		}
 	}
-	root := "/sys/fs/cgroup/pids"
 	if own == "" {
-		t.Skip("no cgroup v1 pids hierarchy here")
+		t.Skipf("no cgroup v1 %s hierarchy here", ctl)
 	}
-	dir := filepath.Join(root, own, "srb-proctest-"+marker(t))
+	dir := filepath.Join("/sys/fs/cgroup", ctl, own, "srb-proctest-"+marker(t))
 	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skipf("cannot make a pids cgroup: %v", err)
+		t.Skipf("cannot make a %s cgroup: %v", ctl, err)
 	}
 	t.Cleanup(func() {
 		if err := os.Remove(dir); err != nil {
 			t.Errorf("the cgroup outlived its processes: %v", err)
 		}
 	})
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(n), 0); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(value), 0); err != nil {
 		t.Fatal(err)
+	}
+	if ctl == "memory" {
+		if err := os.WriteFile(filepath.Join(dir, "memory.memsw.limit_in_bytes"), []byte(value), 0); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
 	}
 	return dir
 }
@@ -54,7 +62,7 @@ func TestCgroupsHoldTheCommand(t *testing.T) {
 			if sub {
 				forceSubreaper(t)
 			}
-			dir := pidsCgroup(t, "24")
+			dir := v1Cgroup(t, "pids", "pids.max", "24")
 			m := marker(t)
 			var out bytes.Buffer
 			script := `grep pids /proc/self/cgroup; setsid sh -c 'grep pids /proc/self/cgroup'
@@ -98,5 +106,53 @@ func TestCgroupRefusedStopsTheStart(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "outside its cgroup") || strings.Contains(out.String(), "ran") {
 		t.Errorf("exit %+v, error %v, output %q: want a containment error and no run", e, err, out.String())
+	}
+}
+
+// hasCapSysResource says whether this process may lower an OOM score
+// (CAP_SYS_RESOURCE, which root lacks in some containers).
+func hasCapSysResource() bool {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "CapEff:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && n&(1<<24) != 0
+		}
+	}
+	return false
+}
+
+// Many small processes past a memory cgroup's limit: the OOM killer
+// chose the init (a Go program, the largest process there), whose death
+// ended the containment, a fault of the grader that the command chose.
+// With CAP_SYS_RESOURCE the init is exempt and reports how the command
+// ended; without it an init the OOM killer ended is ErrInitKilled with
+// SIGKILL, which engine.Local reads with its cgroup's OOM count.
+func TestInitUnderMemoryPressure(t *testing.T) {
+	dir := v1Cgroup(t, "memory", "memory.limit_in_bytes", strconv.Itoa(40<<20))
+	m := marker(t)
+	var out bytes.Buffer
+	// Each shell holds about 2 MB; 60 of them are past 40 MiB.
+	script := `i=0; while [ $i -lt 60 ]; do sh -c 'x=$(head -c 2000000 /dev/zero | tr "\\0" a); sleep 20' & i=$((i+1)); done; sleep 5; echo done`
+	e, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", script},
+		Env: []string{"PATH=/usr/bin:/bin", "MARK=" + m}, Stdout: &out, Stderr: &out,
+		Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}},
+		Cgroups:    []string{filepath.Join(dir, "cgroup.procs")}})
+	if err == nil {
+		err = e.Err
+	}
+	switch {
+	case err == nil:
+	case hasCapSysResource():
+		t.Errorf("the init was not exempt from the OOM killer: %v (exit %+v)", err, e)
+	case !errors.Is(err, ErrInitKilled) || e.Signal != syscall.SIGKILL:
+		t.Errorf("the containment failed otherwise than by its init's kill: %v (exit %+v)", err, e)
+	}
+	oc, _ := os.ReadFile(filepath.Join(dir, "memory.oom_control"))
+	if !strings.Contains(string(oc), "oom_kill ") || strings.Contains(string(oc), "oom_kill 0") {
+		t.Errorf("memory.oom_control %q: the command never reached the limit, so this proves nothing", oc)
+	}
+	if s := survivors(m); len(s) > 0 {
+		t.Fatalf("%v outlived the command", s)
 	}
 }

@@ -84,6 +84,16 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 		return 0
 	}
 	main := child.Pid
+	if len(cgroups) > 0 {
+		// Bounded by a memory cgroup, the init (a Go program, larger
+		// than a shell) would be the OOM killer's first choice among
+		// many small processes: only the init is exempt (the command
+		// was forked before, with the score it inherits). Without
+		// CAP_SYS_RESOURCE (root in some containers) it cannot be, and
+		// an init the OOM killer ended is [ErrInitKilled] with SIGKILL,
+		// which the caller can tell from its cgroup's OOM count.
+		_ = exemptFromOOM()
+	}
 	status.Write([]byte("ready " + strconv.Itoa(main) + "\n"))
 	go func() {
 		for s := range sigs {
@@ -151,6 +161,21 @@ func joinCgroups(procs []string) error {
 		if err != nil {
 			return fmt.Errorf("proc: the command would run outside its cgroup: %w", err)
 		}
+	}
+	return nil
+}
+
+// exemptFromOOM makes the OOM killer never choose the init.
+func exemptFromOOM() error {
+	f, err := os.OpenFile("/proc/self/oom_score_adj", os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.Write([]byte("-1000"))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("proc: the init would be the OOM killer's choice in its memory cgroup: %w", err)
 	}
 	return nil
 }

@@ -134,6 +134,12 @@ type Spec struct {
 	Cgroups []string
 }
 
+// ErrInitKilled is wrapped by [Exit.Err] when the init ended without a
+// report, killed by something other than srb ([Exit.Signal] says by
+// what): the OOM killer of a memory cgroup the init joined
+// ([Spec.Cgroups]) when it could not be exempted, say.
+var ErrInitKilled = errors.New("the containment's init was killed")
+
 // Exit is how a contained command ended.
 type Exit struct {
 	// Code is the main process's exit status, or -1 when a signal ended
@@ -495,9 +501,9 @@ func (p *Process) wait() {
 		case p.mode == Subreaper:
 			// Its own command (same user) killed the init: the processes
 			// it had detached are no longer below anything srb holds.
-			e.Err = fmt.Errorf("proc: the init of %s was killed (%v), not by srb: containment was lost and processes the command detached may still run", p.cmd.Args[3], werr)
+			e.Err = fmt.Errorf("proc: the init of %s was killed (%v), not by srb: containment was lost and processes the command detached may still run: %w", p.cmd.Args[3], werr, ErrInitKilled)
 		default:
-			e.Err = fmt.Errorf("proc: the init of %s ended without a report (%v)", p.cmd.Args[3], werr)
+			e.Err = fmt.Errorf("proc: the init of %s ended without a report (%v): %w", p.cmd.Args[3], werr, ErrInitKilled)
 		}
 	}
 	e.Stopped = p.stopped.Load()
