@@ -70,7 +70,7 @@ func NewCmdVerification(f *Factory, runF func(*VerificationOptions) error) *cobr
 	fl.StringVar(&opts.Original, "original", "", "State A's tree (default: the task's State A from the cache)")
 	fl.StringVar(&opts.Logs, "logs", "", "where transcripts go, under verification/ (default: the results folder)")
 	fl.StringVar(&opts.KeepWork, "keep-work", "", "keep each round's scratch folder under this folder")
-	fl.BoolVar(&opts.Host, "host", false, "run the rounds on this machine with its toolchains instead of in containers of the verification image")
+	fl.BoolVar(&opts.Host, "host", false, "run the rounds on this machine with its toolchains instead of in containers of the verification image (as root each tree a user and, on cgroup v1 or under a delegated $SRB_HOST_CGROUP on v2, a cgroup with the task's memory and pids limits; metadata.host_limits says which held; no disk limit)")
 	fl.StringVar(&opts.HomeSeed, "home-seed", "", "with --host: a folder (a warm build cache, say) copied into each tree's HOME for its warm-up in every round; it must hold nothing a graded party made")
 	fl.StringVar(&opts.Image, "image", "", "run each round in a container of this image instead of the task's verification image")
 	fl.BoolVar(&opts.Fresh, "fresh", false, "play every round again, even those an earlier run on this results folder finished on the same inputs")
