@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -98,8 +100,14 @@ func newLocalCgroup(plan cgroupPlan, name string, memory, pids int64) (cg *local
 			cg = nil
 		}
 	}()
+	// A random part: sessions of a fixed root folder (Local.Root) share
+	// a name, and several srb processes can run them at once.
+	var token [6]byte
+	if _, err := rand.Read(token[:]); err != nil {
+		return nil, fmt.Errorf("cgroup: %w", err)
+	}
 	mkdir := func(parent string) (string, error) {
-		dir := filepath.Join(parent, "srb-"+name)
+		dir := filepath.Join(parent, "srb-"+name+"-"+hex.EncodeToString(token[:]))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			return "", fmt.Errorf("cgroup: %w", err)
 		}

@@ -133,3 +133,29 @@ func TestLocalMemoryBombIsTheCommands(t *testing.T) {
 		t.Errorf("exit %d, limit hits %+v: want OOM kills counted", r.ExitCode, h)
 	}
 }
+
+// Sessions of one fixed root folder (Local.Root, stage 1's run tool) in
+// two srb processes at once: each gets cgroups of its own.
+func TestLocalCgroupsOfAFixedRoot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the Local backend makes cgroups only as root")
+	}
+	if how, why := (&Local{}).CgroupLimits(); how == "" {
+		t.Skipf("no cgroup for a session here: %s", why)
+	}
+	open := func() string { // t.TempDir's folder is closed to others
+		dir, err := os.MkdirTemp("/tmp", "srb-test-root-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		os.Chmod(dir, 0o711)
+		return filepath.Join(dir, "root")
+	}
+	a := startSession(t, &Local{Root: open()}, Spec{Pids: 64})
+	b := startSession(t, &Local{Root: open()}, Spec{Pids: 64})
+	ca, cb := a.c.(*localContainer).cg, b.c.(*localContainer).cg
+	if ca == nil || cb == nil || ca.dirs[0] == cb.dirs[0] {
+		t.Fatalf("two sessions named root: cgroups %v and %v", ca, cb)
+	}
+}
