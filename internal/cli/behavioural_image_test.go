@@ -427,3 +427,68 @@ func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
 }
+
+// TestBehaviouralMemoryBombInImage: a submission whose program starts
+// many small processes, each holding 2 MB, past the behavioural
+// container's memory limit (256 MiB here) makes the kernel's OOM killer
+// choose srb's helper, the container's largest process (Docker drops
+// CAP_SYS_RESOURCE, so it cannot be exempted). That is the submission's
+// failure, never a container fault: the stage ran (exit 0, status ok),
+// build's result is kept, the modules not reached score zero, and
+// metadata says the container reached its memory limit. The identity run
+// srb build runs first is bounded by the same limit, and passes.
+func TestBehaviouralMemoryBombInImage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an image")
+	}
+	requireEngines(t)
+	taskDir := fixtureCopy(t)
+	cue := filepath.Join(taskDir, "task.cue")
+	b, err := os.ReadFile(cue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(cue, append(b, "\nlimits: {memory_mib: 256}\n"...), 0o644)
+	sub := filepath.Join(t.TempDir(), "sub")
+	if err := copyTree(filepath.Join("..", "..", "testdata", "submissions", "tally-go"), sub); err != nil {
+		t.Fatal(err)
+	}
+	main := filepath.Join(sub, "main.go")
+	src, err := os.ReadFile(main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bomb := strings.Replace(string(src), "func main() {\n", "func main() {\n"+
+		"\t_ = exec.Command(\"/bin/sh\", \"-c\", `i=0; while [ $i -lt 400 ]; do sh -c 'x=$(head -c 2000000 /dev/zero | tr \"\\0\" a); sleep 20' & i=$((i+1)); done; wait`).Run()\n", 1)
+	bomb = strings.Replace(bomb, "\t\"os\"\n", "\t\"os\"\n\t\"os/exec\"\n", 1)
+	if bomb == string(src) || !strings.Contains(bomb, "os/exec") {
+		t.Fatal("the fixture submission's main moved; update the test")
+	}
+	os.WriteFile(main, []byte(bomb), 0o644)
+	results := t.TempDir()
+	var errOut bytes.Buffer
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
+	defer cancel()
+	err = runBehavioural(ctx, &BehaviouralOptions{IO: IOStreams{Out: &bytes.Buffer{}, ErrOut: &errOut}, Task: taskDir,
+		BehaviouralOptions: stages.BehaviouralOptions{Now: time.Now, Submission: sub, Results: results}})
+	st, rerr := result.ReadStage(filepath.Join(results, "behavioural.json"))
+	if rerr != nil {
+		t.Fatalf("%v (stage error %v)\n%s", rerr, err, errOut.String())
+	}
+	if err != nil || st.Status != result.StatusOK {
+		t.Fatalf("error %v, status %s, metadata %v; want the stage ran (the submission's failure)\n%s", err, st.Status, st.Metadata, errOut.String())
+	}
+	reason, _ := st.Metadata["memory_limit_killed"].(string)
+	if !strings.Contains(reason, "reached its memory limit (256 MiB") || !strings.Contains(reason, "the 1 module(s) that finished are kept, 5 are unreached") {
+		t.Errorf("metadata memory_limit_killed %q", reason)
+	}
+	if u := st.Unit("build"); u == nil || u.Status != result.UnitOK {
+		t.Errorf("build: %+v, want its result kept", u)
+	}
+	if u := st.Unit("counts"); u == nil || u.Status != result.UnitUnreached {
+		t.Errorf("counts: %+v, want unreached", u)
+	}
+	if ok, _, _ := scoring.BehaviouralReachesGate(st, scoring.Published(), ""); ok {
+		t.Error("stage 2 passed its gate after the submission's program filled the container")
+	}
+}

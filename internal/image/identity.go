@@ -49,7 +49,9 @@ type identityEntry struct {
 }
 
 // identityKey is the cache key of an identity run (hex sha256).
-func identityKey(decl *behavioural.Declaration, behaviouralDigest, verificationDigest string) (string, error) {
+// A run bounded by other limits than the defaults (identityLimits) is
+// another run: a pass under 8 GiB says nothing of 256 MiB.
+func identityKey(decl *behavioural.Declaration, behaviouralDigest, verificationDigest string, limits engine.Limits) (string, error) {
 	d := *decl
 	d.TaskDir = "" // where the task folder sits does not change the run
 	b, err := json.Marshal(&d)
@@ -59,6 +61,11 @@ func identityKey(decl *behavioural.Declaration, behaviouralDigest, verificationD
 	h := sha256.New()
 	fmt.Fprintf(h, "srb identity run 1\nbehavioural %s\nverification %s\nstate-a %s\ndeclaration %s\n",
 		behaviouralDigest, verificationDigest, decl.StateA, b)
+	if limits != (engine.Limits{Pids: engine.DefaultLimits.Pids, Memory: engine.DefaultLimits.Memory}) {
+		// Only then, so the keys of runs under the defaults stay as
+		// they were.
+		fmt.Fprintf(h, "limits pids %d memory %d\n", limits.Pids, limits.Memory)
+	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
@@ -194,7 +201,7 @@ func (ib *Identity) Run(ctx context.Context, out *IdentityOutcome) (*IdentityRun
 	beh := images[result.StageBehavioural]
 	cache := identityCache{Dir: ib.CacheDir}
 	remembered := func(ver string) (*IdentityRun, string, error) {
-		key, err := identityKey(decl, beh.Digest, ver)
+		key, err := identityKey(decl, beh.Digest, ver, identityLimits(t))
 		if err != nil {
 			return nil, "", err
 		}
@@ -268,8 +275,8 @@ func (ib *Identity) Run(ctx context.Context, out *IdentityOutcome) (*IdentityRun
 	}
 	defer os.RemoveAll(work)
 	suites := &suite.Images{Engine: eng, Images: si, Original: original, Work: work,
-		Budget: time.Duration(t.Timeouts.Behavioural) * time.Second,
-		Log:    func(format string, args ...any) { ib.Log(t.ID+": "+format, args...) }}
+		Budget: time.Duration(t.Timeouts.Behavioural) * time.Second, Limits: identityLimits(t),
+		Log: func(format string, args ...any) { ib.Log(t.ID+": "+format, args...) }}
 	start := time.Now()
 	st, bad, err := suites.Identity(ctx, decl)
 	if err != nil {
@@ -319,4 +326,14 @@ func Declaration(t *task.Task) (*behavioural.Declaration, error) {
 			Weight: m.Weight, Timeout: time.Duration(m.TimeoutSec) * time.Second, Params: json.RawMessage(raw)})
 	}
 	return d, nil
+}
+
+// identityLimits bound the identity run's containers: the task's pids and
+// memory, the limits that end a process, so the grader's own use on State
+// A is shown to fit the memory a submission's stage gets (ladder/suite,
+// memoryLimitKill). The disk and CPU limits are left out: a disk limit
+// cannot be enforced on every storage driver, and neither ends a process.
+func identityLimits(t *task.Task) engine.Limits {
+	l := StageLimits(t)
+	return engine.Limits{Pids: l.Pids, Memory: l.Memory}
 }

@@ -65,6 +65,15 @@ type LimitHits struct {
 	// memory cgroup could not be read (OOMKilled then comes from the
 	// engine alone).
 	OOMKills int64
+	// MemoryPeak is the most memory in bytes the container's memory
+	// cgroup has held at once, swap included where it is counted (cgroup
+	// v1 memory.memsw.max_usage_in_bytes, else memory.max_usage_in_bytes;
+	// v2 memory.peak); -1 when it could not be read. An OOM kill with the
+	// peak at the container's limit is that limit at work; one with the
+	// container well under it can only be the host's own OOM killer (the
+	// machine out of memory). (The v1 failcnt files are not used: some
+	// kernels leave them at 0 through OOM kills at the limit.)
+	MemoryPeak int64
 	// PidsMax is how many forks failed at the pids limit; -1 when the
 	// container's pids cgroup could not be read (a remote engine, an
 	// engine that does not say where its cgroup is).
@@ -75,9 +84,9 @@ type LimitHits struct {
 func (h LimitHits) Hit() bool { return h.OOMKilled || h.OOMKills > 0 || h.PidsMax > 0 }
 
 // Map renders h for a stage result's metadata: oom_killed, oom_kills and
-// pids_max (the counts -1 when unknown).
+// memory_peak and pids_max (the counts -1 when unknown).
 func (h LimitHits) Map() map[string]any {
-	return map[string]any{"oom_killed": h.OOMKilled, "oom_kills": h.OOMKills, "pids_max": h.PidsMax}
+	return map[string]any{"oom_killed": h.OOMKilled, "oom_kills": h.OOMKills, "memory_peak": h.MemoryPeak, "pids_max": h.PidsMax}
 }
 
 // Note is one sentence for a stage result's notes when a limit was hit,
@@ -104,7 +113,7 @@ func (s *Session) LimitHits(ctx context.Context) (LimitHits, error) {
 
 // LimitHits implements [Container].
 func (c *dockerContainer) LimitHits(ctx context.Context) (LimitHits, error) {
-	h := LimitHits{OOMKills: -1, PidsMax: -1}
+	h := LimitHits{OOMKills: -1, MemoryPeak: -1, PidsMax: -1}
 	info, err := c.d.Client.ContainerInspect(ctx, c.id)
 	if err != nil {
 		return h, fmt.Errorf("docker inspect %s: %w", c.image, err)
@@ -112,7 +121,7 @@ func (c *dockerContainer) LimitHits(ctx context.Context) (LimitHits, error) {
 	if info.State != nil {
 		h.OOMKilled = info.State.OOMKilled
 		if info.State.Pid > 0 {
-			h.OOMKills, h.PidsMax = cgroupCounts(fmt.Sprintf("/proc/%d/cgroup", info.State.Pid), "/sys/fs/cgroup")
+			h.OOMKills, h.MemoryPeak, h.PidsMax = cgroupCounts(fmt.Sprintf("/proc/%d/cgroup", info.State.Pid), "/sys/fs/cgroup")
 			if h.OOMKills > 0 {
 				h.OOMKilled = true
 			}
@@ -122,11 +131,12 @@ func (c *dockerContainer) LimitHits(ctx context.Context) (LimitHits, error) {
 }
 
 // cgroupCounts reads, for the process whose /proc/PID/cgroup is procFile,
-// the OOM kills of its memory cgroup and the failed forks of its pids
-// cgroup under the cgroup mount root (v1 controllers or v2 unified); -1
-// for what cannot be read.
-func cgroupCounts(procFile, root string) (oomKills, pidsMax int64) {
-	oomKills, pidsMax = -1, -1
+// the OOM kills of its memory cgroup, the most memory it held at once
+// (bytes), and the failed forks of its pids cgroup under the
+// cgroup mount root (v1 controllers or v2 unified); -1 for what cannot be
+// read.
+func cgroupCounts(procFile, root string) (oomKills, memoryPeak, pidsMax int64) {
+	oomKills, memoryPeak, pidsMax = -1, -1, -1
 	f, err := os.Open(procFile)
 	if err != nil {
 		return
@@ -145,8 +155,10 @@ func cgroupCounts(procFile, root string) (oomKills, pidsMax int64) {
 	}
 	if p, ok := paths["memory"]; ok {
 		oomKills = counter(filepath.Join(root, "memory", p, "memory.oom_control"), "oom_kill")
+		memoryPeak = v1Peak(filepath.Join(root, "memory", p))
 	} else if p, ok := paths[""]; ok {
 		oomKills = counter(filepath.Join(root, p, "memory.events"), "oom_kill")
+		memoryPeak = number(filepath.Join(root, p, "memory.peak"))
 	}
 	if p, ok := paths["pids"]; ok {
 		pidsMax = counter(filepath.Join(root, "pids", p, "pids.events"), "max")
@@ -154,6 +166,30 @@ func cgroupCounts(procFile, root string) (oomKills, pidsMax int64) {
 		pidsMax = counter(filepath.Join(root, p, "pids.events"), "max")
 	}
 	return
+}
+
+// v1Peak is the most memory the cgroup v1 memory cgroup dir has held at
+// once: memory.memsw.max_usage_in_bytes (memory and swap, the counter
+// Docker limits to the same value) where swap is accounted, else
+// memory.max_usage_in_bytes; -1 when neither can be read.
+func v1Peak(dir string) int64 {
+	if n := number(filepath.Join(dir, "memory.memsw.max_usage_in_bytes")); n >= 0 {
+		return n
+	}
+	return number(filepath.Join(dir, "memory.max_usage_in_bytes"))
+}
+
+// number reads a cgroup file holding one number; -1 when it cannot.
+func number(file string) int64 {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return -1
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // counter reads "key N" from a cgroup file; -1 when it cannot.

@@ -23,19 +23,27 @@ func TestCgroupCounts(t *testing.T) {
 	write(dir+"/v1", "9:name=systemd:/docker/abc\n8:pids:/docker/abc\n4:memory:/docker/abc\n0::/\n")
 	write(dir+"/root/pids/docker/abc/pids.events", "max 17\n")
 	write(dir+"/root/memory/docker/abc/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
-	if oom, pids := cgroupCounts(dir+"/v1", dir+"/root"); oom != 2 || pids != 17 {
-		t.Errorf("v1: oom kills %d, pids max %d; want 2 and 17", oom, pids)
+	write(dir+"/root/memory/docker/abc/memory.max_usage_in_bytes", "1000\n")
+	write(dir+"/root/memory/docker/abc/memory.memsw.max_usage_in_bytes", "268435456\n")
+	if oom, peak, pids := cgroupCounts(dir+"/v1", dir+"/root"); oom != 2 || peak != 268435456 || pids != 17 {
+		t.Errorf("v1: oom kills %d, memory peak %d, pids max %d; want 2, 268435456 and 17", oom, peak, pids)
+	}
+	// Without swap accounting, the memory counter's peak.
+	os.Remove(dir + "/root/memory/docker/abc/memory.memsw.max_usage_in_bytes")
+	if _, peak, _ := cgroupCounts(dir+"/v1", dir+"/root"); peak != 1000 {
+		t.Errorf("v1 without memsw: memory peak %d, want 1000", peak)
 	}
 	// cgroup v2: the unified line.
 	write(dir+"/v2", "0::/system.slice/docker-abc.scope\n")
 	write(dir+"/root2/system.slice/docker-abc.scope/pids.events", "max 0\n")
 	write(dir+"/root2/system.slice/docker-abc.scope/memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n")
-	if oom, pids := cgroupCounts(dir+"/v2", dir+"/root2"); oom != 1 || pids != 0 {
-		t.Errorf("v2: oom kills %d, pids max %d; want 1 and 0", oom, pids)
+	write(dir+"/root2/system.slice/docker-abc.scope/memory.peak", "4096\n")
+	if oom, peak, pids := cgroupCounts(dir+"/v2", dir+"/root2"); oom != 1 || peak != 4096 || pids != 0 {
+		t.Errorf("v2: oom kills %d, memory peak %d, pids max %d; want 1, 4096 and 0", oom, peak, pids)
 	}
 	// Nothing readable: unknown, not zero.
-	if oom, pids := cgroupCounts(dir+"/missing", dir+"/root"); oom != -1 || pids != -1 {
-		t.Errorf("missing: %d, %d; want -1, -1", oom, pids)
+	if oom, mem, pids := cgroupCounts(dir+"/missing", dir+"/root"); oom != -1 || mem != -1 || pids != -1 {
+		t.Errorf("missing: %d, %d, %d; want -1, -1, -1", oom, mem, pids)
 	}
 	h := LimitHits{OOMKills: 0, PidsMax: 3}
 	if !h.Hit() || h.Note() != "the stage container reached its process limit (3 fork(s) failed)" {
@@ -65,7 +73,7 @@ func TestCgroupCountsForkLoop(t *testing.T) {
 	if _, err := os.Stat(cg + "/pids.events"); err != nil {
 		t.Skip("pids.events is not there on this kernel")
 	}
-	oom, pids := cgroupCounts(where, "/sys/fs/cgroup")
+	oom, _, pids := cgroupCounts(where, "/sys/fs/cgroup")
 	if pids <= 0 || oom != -1 && oom != 0 {
 		t.Errorf("pids max %d after 20 forks against a limit of 8, want > 0 (oom kills %d, want 0 or unknown)", pids, oom)
 	}

@@ -204,18 +204,20 @@ func cgroupWrite(dir, name string, n int64) error {
 	return nil
 }
 
-// hits reads the OOM kills and the forks refused at the pids limit so
-// far; -1 for what the session does not bound or cannot be read.
+// hits reads the OOM kills, the memory peak and the forks refused at the
+// pids limit so far; -1 for what the session does not bound or cannot be read.
 func (cg *localCgroup) hits() LimitHits {
-	h := LimitHits{OOMKills: -1, PidsMax: -1}
+	h := LimitHits{OOMKills: -1, MemoryPeak: -1, PidsMax: -1}
 	if cg == nil {
 		return h
 	}
 	if cg.mem != "" {
 		if cg.v2 {
 			h.OOMKills = counter(filepath.Join(cg.mem, "memory.events"), "oom_kill")
+			h.MemoryPeak = number(filepath.Join(cg.mem, "memory.peak"))
 		} else {
 			h.OOMKills = counter(filepath.Join(cg.mem, "memory.oom_control"), "oom_kill")
+			h.MemoryPeak = v1Peak(cg.mem)
 		}
 		h.OOMKilled = h.OOMKills > 0
 	}

@@ -32,6 +32,12 @@ type Images struct {
 	Work string
 	// Budget is each run's clock (the task's behavioural timeout).
 	Budget time.Duration
+	// Limits bound each run's container as the task's stage containers
+	// are (zero is engine.DefaultLimits): the reference tree's suite, the
+	// helper included, is shown to fit the memory a submission's gets,
+	// so a submission's stage killed at that limit is the submission's
+	// (Container.Run).
+	Limits engine.Limits
 	// Log reports progress; nil is silent.
 	Log func(format string, args ...any)
 }
@@ -49,7 +55,7 @@ const RecordRun = "record"
 // says what happened, and a refusal names its modules).
 func (s *Images) Run(ctx context.Context, decl *behavioural.Declaration, name, mode, truthDir string) (*result.Stage, error) {
 	cs := &Container{Engine: s.Engine, Decl: decl, Mode: mode, Repo: s.Original, Original: s.Original, Budget: s.Budget,
-		Result: filepath.Join(s.Work, name+".json"), Work: filepath.Join(s.Work, name), Log: s.Log}
+		Result: filepath.Join(s.Work, name+".json"), Work: filepath.Join(s.Work, name), Log: s.Log, Limits: s.Limits}
 	if mode == behavioural.ModeRecord {
 		cs.Image = s.Images[result.StageVerification]
 	} else {

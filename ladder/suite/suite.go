@@ -202,6 +202,9 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 		return nil, fmt.Errorf("%s image: %w", stage, err)
 	}
 	defer s.Close(ctx)
+	// The counters before the suite: a memory limit reached while it runs
+	// is told from the container's counters growing (memoryLimitKill).
+	before, berr := s.LimitHits(ctx)
 	if c.Started != nil {
 		c.Started(s)
 	}
@@ -221,7 +224,7 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 	cerr := s.CopyOut(octx, ResultsPath, copied)
 	c.copyModules(octx, s, tmp)
 	st, rerr := result.ReadStage(filepath.Join(copied, result.StageBehavioural+".json"))
-	var fault string
+	var fault, oom string
 	switch {
 	case xerr != nil:
 		fault = fmt.Sprintf("the suite was stopped: %v", xerr)
@@ -232,11 +235,17 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 		fault = "the helper could not run the suite (exit 70)"
 	case res.ExitCode == 126 || res.ExitCode == 127:
 		fault = fmt.Sprintf("the image cannot run its helper %s (exit %d)", HelperPath, res.ExitCode)
+	case res.ExitCode == 137 && memoryLimitKill(octx, s, before, berr, limits.Memory):
+		oom = fmt.Sprintf("the stage container reached its memory limit (%d MiB, the task's limits.memory_mib) and the kernel's OOM killer killed srb's helper (exit 137) mid-suite: "+
+			"what the submission's processes held filled the container, so the modules not reached score zero, as a program that runs out of memory fails", limits.Memory>>20)
 	default:
 		fault = fmt.Sprintf("the container ended mid-suite (exit %d: killed, or the helper crashed)", res.ExitCode)
 	}
 	if rerr != nil {
 		why := fault
+		if why == "" {
+			why = oom
+		}
 		if why == "" {
 			why = "the helper exited 0"
 		}
@@ -256,15 +265,18 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 			}
 		}
 	}
+	if oom != "" {
+		// The submission's failure, not the grader's: the stage ran and
+		// its status stays the helper's; the modules that finished are
+		// kept and the rest stay unreached, which scoring charges.
+		done, unreached := countUnits(st)
+		reason := fmt.Sprintf("%s; the %d module(s) that finished are kept, %d are unreached", oom, done, unreached)
+		st.Metadata["memory_limit_killed"] = reason
+		st.Note(reason)
+		c.logf("%s", reason)
+	}
 	if fault != "" {
-		done, unreached := 0, 0
-		for _, u := range st.Units {
-			if u.Status == result.UnitUnreached {
-				unreached++
-			} else {
-				done++
-			}
-		}
+		done, unreached := countUnits(st)
 		reason := fmt.Sprintf("%s: the %d module(s) that finished are kept, %d are unreached", fault, done, unreached)
 		if st.Status == result.StatusOK {
 			st.Status = result.StatusError
@@ -279,6 +291,90 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 		return st, fmt.Errorf("%w: %s", ErrContainerFault, fault)
 	}
 	return st, nil
+}
+
+// countUnits counts st's modules that finished and those unreached.
+func countUnits(st *result.Stage) (done, unreached int) {
+	for _, u := range st.Units {
+		if u.Status == result.UnitUnreached {
+			unreached++
+		} else {
+			done++
+		}
+	}
+	return done, unreached
+}
+
+// memoryLimitKill reports whether the helper, killed by SIGKILL (exit
+// 137), was killed by the OOM killer at the container's own memory limit
+// (limit bytes): an OOM kill in the container since before (the counters
+// read before the suite started; berr its error), and, where the cgroup
+// says so, the container's memory peak at that limit.
+//
+// Such a kill is the submission's doing, never a fault of the grader.
+// Docker drops CAP_SYS_RESOURCE, so nothing in the container can be
+// exempted from the OOM killer (ladder/proc's init tries, and cannot
+// here), and the killer chooses the largest process of the container,
+// which is the helper (a Go program of tens of MB) whenever the
+// submission spreads its memory over many small processes: a submission
+// could otherwise turn its own zero into an invalid verdict at will.
+//
+// Could the grader's own memory be what reached the limit? Inside the
+// container, the helper and its process init are charged to the same
+// limit as the submission; srb build's identity run runs the same helper
+// over the same suite on State A in containers with the task's memory
+// and pids limits (suite.Images.Limits), so the grader's own use on the
+// reference tree is shown to fit, and whatever more it uses on the
+// submission's tree (more output to keep, a larger tree, more builds to
+// trace) is what the submission made it do: a port that needs more
+// memory than the task allows fails, as it would without srb. Outside
+// the container, srb and the engine are charged to other cgroups and
+// cannot fill this one. The one grader-side cause left is the host
+// itself out of memory: its OOM killer may choose the helper too, and
+// the container's OOM count grows just the same; so where the cgroup can
+// be read, the kill counts only when the container's memory peak also
+// reached its own limit (within memoryLimitSlack: a charge refused at
+// the limit can leave the peak a batch of pages under it). A container
+// at its limit when the host also ran out is still the submission's: it
+// had filled what the task gives it. Where the peak cannot be read (a
+// remote engine, cgroup v2 before Linux 5.19), the OOM kill alone
+// decides, and where the kill count cannot be read either, the engine's
+// OOMKilled flag newly set (Docker sets it from the OOM events of the
+// container's own memory cgroup). A SIGKILL without an OOM kill (srb
+// stopping the container, an operator, the engine) stays a fault of the
+// grader, as does every other way the helper can end early, and so does
+// a kill whose counters cannot be read at all.
+func memoryLimitKill(ctx context.Context, s *engine.Session, before engine.LimitHits, berr error, limit int64) bool {
+	after, err := s.LimitHits(ctx)
+	if err != nil {
+		return false
+	}
+	if berr != nil {
+		// Read before anything ran in the container: nothing had been
+		// killed yet, unless the counters are unknown.
+		before = engine.LimitHits{OOMKills: min(after.OOMKills, 0), MemoryPeak: -1, PidsMax: min(after.PidsMax, 0)}
+	}
+	var killed bool
+	if after.OOMKills >= 0 && before.OOMKills >= 0 {
+		killed = after.OOMKills > before.OOMKills
+	} else {
+		killed = after.OOMKilled && !before.OOMKilled
+	}
+	if !killed {
+		return false
+	}
+	if after.MemoryPeak >= 0 && limit > 0 {
+		return after.MemoryPeak >= limit-memoryLimitSlack(limit)
+	}
+	return true
+}
+
+// memoryLimitSlack is how far under a memory limit of limit bytes a
+// container's peak may stay and still count as having reached it: the
+// larger of 4 MiB (a charge of a huge page or a batch of pages refused
+// at the limit) and 1/64 of the limit.
+func memoryLimitSlack(limit int64) int64 {
+	return max(4<<20, limit/64)
 }
 
 // copyModules copies each module's result.json and stdout.log out to
