@@ -106,13 +106,22 @@ func newLocalCgroup(plan cgroupPlan, name string, memory, pids int64) (cg *local
 	if _, err := rand.Read(token[:]); err != nil {
 		return nil, fmt.Errorf("cgroup: %w", err)
 	}
+	// Each folder is root's with mode 0700: its counters (the memory
+	// high-water mark, page-in and fault counts, refused forks, the
+	// processes it holds) outlive a run and are read by no process of
+	// the session, nor of another session, so none can count its runs
+	// by them or watch the other tree's (a cgroup's files are readable
+	// by every user otherwise). The init joins as root.
 	mkdir := func(parent string) (string, error) {
 		dir := filepath.Join(parent, "srb-"+name+"-"+hex.EncodeToString(token[:]))
-		if err := os.Mkdir(dir, 0o755); err != nil {
+		if err := os.Mkdir(dir, 0o700); err != nil {
 			return "", fmt.Errorf("cgroup: %w", err)
 		}
 		cg.dirs = append(cg.dirs, dir)
 		cg.procs = append(cg.procs, filepath.Join(dir, "cgroup.procs"))
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", fmt.Errorf("cgroup: %w", err)
+		}
 		return dir, nil
 	}
 	if cg.v2 {
@@ -149,6 +158,15 @@ func newLocalCgroup(plan cgroupPlan, name string, memory, pids int64) (cg *local
 		// Swap included, where swap is accounted (memsw is at least
 		// the memory limit, so it is written after it).
 		if err := cgroupWrite(dir, "memory.memsw.limit_in_bytes", memory); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return cg, err
+		}
+		// TCP buffers are not charged to a cgroup v1 memory limit
+		// unless a TCP limit of its own is set (cgroup v2 charges
+		// them): without it a session with the network could hold the
+		// machine's TCP memory (net.ipv4.tcp_mem, GiBs) on loopback
+		// connections nobody reads, past its limit and starving every
+		// other process's TCP (the grader's, another srb's).
+		if err := cgroupWrite(dir, "memory.kmem.tcp.limit_in_bytes", memory); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return cg, err
 		}
 	}
