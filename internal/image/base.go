@@ -143,6 +143,14 @@ func prepareBase(ctx context.Context, b task.Base, root string, recheck bool, lo
 	}
 	defer unlock()
 	if d, err := os.ReadFile(filepath.Join(dir, "digest")); err == nil {
+		// Closed to other users: the tree's own tmp and var/tmp are
+		// world-writable (1777), and a graded process on this machine
+		// (--host) must not plant files in, or fill, what later builds
+		// trust by its recorded digest. Caches made before are closed
+		// here too.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return Input{}, fmt.Errorf("base: %w", err)
+		}
 		tree := strings.TrimSpace(string(d))
 		if recheck {
 			got, err := TreeDigest(rootfs)
@@ -164,7 +172,11 @@ func prepareBase(ctx context.Context, b task.Base, root string, recheck bool, lo
 	}
 	tmp := dir + ".tmp"
 	os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(tmp), 0o755); err != nil {
+		return Input{}, fmt.Errorf("base: %w", err)
+	}
+	// Closed to other users (see above), from the start.
+	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return Input{}, fmt.Errorf("base: %w", err)
 	}
 	defer os.RemoveAll(tmp)
