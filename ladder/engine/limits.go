@@ -154,18 +154,65 @@ func cgroupCounts(procFile, root string) (oomKills, memoryPeak, pidsMax int64) {
 		}
 	}
 	if p, ok := paths["memory"]; ok {
-		oomKills = counter(filepath.Join(root, "memory", p, "memory.oom_control"), "oom_kill")
-		memoryPeak = v1Peak(filepath.Join(root, "memory", p))
+		oomKills, memoryPeak = memoryCounts(filepath.Join(root, "memory", p), false)
 	} else if p, ok := paths[""]; ok {
-		oomKills = counter(filepath.Join(root, p, "memory.events"), "oom_kill")
-		memoryPeak = number(filepath.Join(root, p, "memory.peak"))
+		oomKills, memoryPeak = memoryCounts(filepath.Join(root, p), true)
 	}
 	if p, ok := paths["pids"]; ok {
-		pidsMax = counter(filepath.Join(root, "pids", p, "pids.events"), "max")
+		pidsMax = pidsMaxCount(filepath.Join(root, "pids", p))
 	} else if p, ok := paths[""]; ok {
-		pidsMax = counter(filepath.Join(root, p, "pids.events"), "max")
+		pidsMax = pidsMaxCount(filepath.Join(root, p))
 	}
 	return
+}
+
+// memoryCounts reads the memory cgroup folder dir (cgroup v2's when v2):
+// its OOM kills and the most memory it held at once (bytes); -1 for what
+// cannot be read.
+func memoryCounts(dir string, v2 bool) (oomKills, peak int64) {
+	if v2 {
+		return counter(filepath.Join(dir, "memory.events"), "oom_kill"), number(filepath.Join(dir, "memory.peak"))
+	}
+	return counter(filepath.Join(dir, "memory.oom_control"), "oom_kill"), v1Peak(dir)
+}
+
+// pidsMaxCount reads how many forks the pids cgroup folder dir refused
+// at its limit; -1 when it cannot.
+func pidsMaxCount(dir string) int64 {
+	return counter(filepath.Join(dir, "pids.events"), "max")
+}
+
+// OOMAtLimit reports whether h, read after a command or a suite, shows
+// the OOM killer at work at the memory limit of limit bytes since before
+// (read before it started): the OOM kill count grew (where a count is
+// unknown, the engine's OOMKilled flag newly set), and, where the peak
+// can be read, the peak reached the limit (within [MemoryLimitSlack]).
+// The peak rules out the machine itself out of memory, whose OOM killer
+// raises the count too but leaves the cgroup under its limit: that is
+// the grader's fault, where a kill at the limit is what the command's
+// own processes held.
+func (h LimitHits) OOMAtLimit(before LimitHits, limit int64) bool {
+	var killed bool
+	if h.OOMKills >= 0 && before.OOMKills >= 0 {
+		killed = h.OOMKills > before.OOMKills
+	} else {
+		killed = h.OOMKilled && !before.OOMKilled
+	}
+	if !killed {
+		return false
+	}
+	if h.MemoryPeak >= 0 && limit > 0 {
+		return h.MemoryPeak >= limit-MemoryLimitSlack(limit)
+	}
+	return true
+}
+
+// MemoryLimitSlack is how far under a memory limit of limit bytes a
+// cgroup's peak may stay and still count as having reached it: the
+// larger of 4 MiB (a charge of a huge page or a batch of pages refused
+// at the limit) and 1/64 of the limit.
+func MemoryLimitSlack(limit int64) int64 {
+	return max(4<<20, limit/64)
 }
 
 // v1Peak is the most memory the cgroup v1 memory cgroup dir has held at

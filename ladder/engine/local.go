@@ -366,7 +366,10 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 		spec.Cgroups = c.cg.procs
 	}
 	start := time.Now()
-	oomBefore := c.cg.hits().OOMKills
+	var hitsBefore LimitHits
+	if c.cg != nil {
+		hitsBefore = c.cg.hits()
+	}
 	p, err := proc.Start(spec)
 	if err != nil {
 		// /bin/sh could not be started, or the containment could not be
@@ -401,12 +404,14 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 	// awaitExec returns once every process of the exec is gone.
 	e, timedOut, ctxErr := awaitExec(ctx, p, es)
 	res.TimedOut = timedOut
-	if e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL && c.cg.hits().OOMKills > oomBefore {
+	if e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL && c.cg != nil && c.cg.hits().OOMAtLimit(hitsBefore, c.spec.Memory) {
 		// The session's memory limit: the OOM killer chose the init
 		// (it cannot always be exempted), which ended every process of
 		// the command with it, as a container ends when its first
 		// process is killed. The command's doing, not the grader's:
-		// killed by SIGKILL, the limit hit recorded.
+		// killed by SIGKILL, the limit hit recorded. (The machine out
+		// of memory kills as well, but leaves the session under its
+		// limit: that stays the grader's fault.)
 		e.Err, e.Code = nil, -1
 	}
 	if e.Err != nil {

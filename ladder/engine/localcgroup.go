@@ -83,15 +83,12 @@ func planCgroups(selfCgroup, root, parent string) cgroupPlan {
 }
 
 // newLocalCgroup makes the cgroups of the session name with memory bytes
-// (swap included) and pids tasks (0: not bounded) as plan says; nil when
-// neither is set. An error is a cgroup that could not be made or set up
-// (anything made is removed).
+// (swap included) and pids tasks (0: not bounded) as plan (one with no
+// why) says; nil when neither is set. An error is a cgroup that could
+// not be made or set up (anything made is removed).
 func newLocalCgroup(plan cgroupPlan, name string, memory, pids int64) (cg *localCgroup, err error) {
 	if memory <= 0 && pids <= 0 {
 		return nil, nil
-	}
-	if plan.why != "" {
-		return nil, errors.New(plan.why)
 	}
 	cg = &localCgroup{v2: plan.v2 != ""}
 	defer func() {
@@ -119,9 +116,6 @@ func newLocalCgroup(plan cgroupPlan, name string, memory, pids int64) (cg *local
 		}
 		cg.dirs = append(cg.dirs, dir)
 		cg.procs = append(cg.procs, filepath.Join(dir, "cgroup.procs"))
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return "", fmt.Errorf("cgroup: %w", err)
-		}
 		return dir, nil
 	}
 	if cg.v2 {
@@ -230,17 +224,11 @@ func (cg *localCgroup) hits() LimitHits {
 		return h
 	}
 	if cg.mem != "" {
-		if cg.v2 {
-			h.OOMKills = counter(filepath.Join(cg.mem, "memory.events"), "oom_kill")
-			h.MemoryPeak = number(filepath.Join(cg.mem, "memory.peak"))
-		} else {
-			h.OOMKills = counter(filepath.Join(cg.mem, "memory.oom_control"), "oom_kill")
-			h.MemoryPeak = v1Peak(cg.mem)
-		}
+		h.OOMKills, h.MemoryPeak = memoryCounts(cg.mem, cg.v2)
 		h.OOMKilled = h.OOMKills > 0
 	}
 	if cg.pids != "" {
-		h.PidsMax = counter(filepath.Join(cg.pids, "pids.events"), "max")
+		h.PidsMax = pidsMaxCount(cg.pids)
 	}
 	return h
 }

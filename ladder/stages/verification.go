@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/engine"
@@ -214,7 +215,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		meta["where"] = "host"
 		meta["isolation"] = verification.HostIsolation()
 		// Whether the task's limits bound each tree's session here.
-		if how, why := (&engine.Local{}).CgroupLimits(); how != "" {
+		if how, why := hostLimits(); how != "" {
 			meta["host_limits"] = how
 		} else {
 			meta["host_limits"] = "none: " + why
@@ -317,7 +318,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	if opts.Host {
-		if how, why := (&engine.Local{}).CgroupLimits(); how == "" {
+		if how, why := hostLimits(); how == "" {
 			st.Note("--host did not bound the trees' runs by the task's limits.memory and limits.pids (" + why + "): a run could take this machine's memory")
 		}
 		if verification.HostIsolation() != verification.IsolationUser {
@@ -391,6 +392,10 @@ func hostToolEnv(name string) string {
 	}
 	return os.Getenv(name)
 }
+
+// hostLimits is [engine.Local.CgroupLimits] of stage 3's --host backend,
+// read once per process (it reads this process's cgroups).
+var hostLimits = sync.OnceValues((&engine.Local{}).CgroupLimits)
 
 // HostVerificationImage is the reference [HostVerification]'s runner
 // knows the task's verification image by on this machine.

@@ -333,8 +333,9 @@ func countUnits(st *result.Stage) (done, unreached int) {
 // itself out of memory: its OOM killer may choose the helper too, and
 // the container's OOM count grows just the same; so where the cgroup can
 // be read, the kill counts only when the container's memory peak also
-// reached its own limit (within memoryLimitSlack: a charge refused at
-// the limit can leave the peak a batch of pages under it). A container
+// reached its own limit (within engine.MemoryLimitSlack: a charge refused
+// at the limit can leave the peak a batch of pages under it; the rule is
+// engine.LimitHits.OOMAtLimit, which engine.Local applies too). A container
 // at its limit when the host also ran out is still the submission's: it
 // had filled what the task gives it. Where the peak cannot be read (a
 // remote engine, cgroup v2 before Linux 5.19), the OOM kill alone
@@ -354,27 +355,7 @@ func memoryLimitKill(ctx context.Context, s *engine.Session, before engine.Limit
 		// killed yet, unless the counters are unknown.
 		before = engine.LimitHits{OOMKills: min(after.OOMKills, 0), MemoryPeak: -1, PidsMax: min(after.PidsMax, 0)}
 	}
-	var killed bool
-	if after.OOMKills >= 0 && before.OOMKills >= 0 {
-		killed = after.OOMKills > before.OOMKills
-	} else {
-		killed = after.OOMKilled && !before.OOMKilled
-	}
-	if !killed {
-		return false
-	}
-	if after.MemoryPeak >= 0 && limit > 0 {
-		return after.MemoryPeak >= limit-memoryLimitSlack(limit)
-	}
-	return true
-}
-
-// memoryLimitSlack is how far under a memory limit of limit bytes a
-// container's peak may stay and still count as having reached it: the
-// larger of 4 MiB (a charge of a huge page or a batch of pages refused
-// at the limit) and 1/64 of the limit.
-func memoryLimitSlack(limit int64) int64 {
-	return max(4<<20, limit/64)
+	return after.OOMAtLimit(before, limit)
 }
 
 // copyModules copies each module's result.json and stdout.log out to

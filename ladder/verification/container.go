@@ -991,7 +991,8 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		run.UpkeepSec = time.Since(began).Seconds()
 		return run
 	}
-	if restore && c.cfg.FreshPerRun {
+	renewed := restore && c.cfg.FreshPerRun
+	if renewed {
 		// A fresh sandbox of the image: nothing of the kernel state an
 		// earlier run (the warm-up's included) left in the namespaces of
 		// the side's last one reaches this run; the restore below puts
@@ -1018,9 +1019,11 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	env := c.candidateEnv(sess, cand, role)
 	argv := append(sessionArgv(sess, c.cfg.Command, c.cfg.Paths), role)
 	// Nothing left by an earlier run may watch this run's processes: it
-	// is ended first.
-	if _, err := c.reap(ctx, role); err != nil {
-		return harness("cannot clear the sandbox: " + err.Error())
+	// is ended first (a fresh sandbox holds nothing of one).
+	if !renewed {
+		if _, err := c.reap(ctx, role); err != nil {
+			return harness("cannot clear the sandbox: " + err.Error())
+		}
 	}
 	if restore {
 		if why, err := c.restoreBounded(ctx, role); why != "" {
