@@ -258,6 +258,9 @@ func (d *Docker) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err := d.Client.ContainerStart(ctx, id, container.StartOptions{}); err != nil {
 		return nil, fmt.Errorf("docker run %s: %w", spec.Image, err)
 	}
+	// Its TCP buffers within its memory limit (cgroup v1), as soon as it
+	// runs; its command keeps its own OOM score.
+	c.harden(ctx, spec.Memory, false)
 	waitC, errC := d.Client.ContainerWait(ctx, id, container.WaitConditionNotRunning)
 	var code int
 	select {

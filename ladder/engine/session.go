@@ -66,6 +66,13 @@ type ExecSpec struct {
 	// MaxOutput bounds each of stdout and stderr in bytes; 0 is
 	// DefaultMaxOutput.
 	MaxOutput int
+	// OOMFirst makes the command's processes the OOM killer's first
+	// choice in the container (oom_score_adj 1000, which any process may
+	// raise its own to; they may lower it back to the container's, never
+	// under it): a graded party's command, which must not make the kernel
+	// choose the container's own processes or the grader's commands when
+	// it reaches the container's memory limit.
+	OOMFirst bool
 	// Tail keeps the last MaxOutput bytes of each stream instead of the
 	// first (a run whose end says how it ended: a test runner's summary
 	// after pages of output); the *Dropped counts are then of the bytes
@@ -321,6 +328,7 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (*Session, error) {
 	// What runs before any command is the container's own: Reap spares it
 	// (killing the keep-alive command would stop the container).
 	c.own, c.ownErr = c.listOwn(ctx)
+	c.harden(ctx, spec.Memory, len(spec.Entrypoint) == 0 && len(spec.Cmd) == 0)
 	return s, nil
 }
 
@@ -382,6 +390,8 @@ type dockerContainer struct {
 	// could not be.
 	own    []string
 	ownErr error
+	// hard is what Start added to the container's limits.
+	hard Hardening
 }
 
 // listScript prints the pids of the container's processes but its own.
@@ -494,7 +504,11 @@ const pidPrefix = "srb-exec-pid "
 // Exec implements [Container].
 func (c *dockerContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error) {
 	start := time.Now()
-	argv := append([]string{"/bin/sh", "-c", `echo "` + pidPrefix + `$$" >&2; exec "$@"`, "srb-exec"}, es.Argv...)
+	wrapper := `echo "` + pidPrefix + `$$" >&2; exec "$@"`
+	if es.OOMFirst {
+		wrapper = `{ echo 1000 > /proc/self/oom_score_adj; } 2>/dev/null; ` + wrapper
+	}
+	argv := append([]string{"/bin/sh", "-c", wrapper, "srb-exec"}, es.Argv...)
 	what := fmt.Sprintf("exec %q in %s", es.Argv[0], c.image)
 	created, err := c.d.Client.ContainerExecCreate(ctx, c.id, container.ExecOptions{
 		User: es.User, WorkingDir: es.WorkDir, Env: es.Env, Cmd: argv,

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Hardening says what [Docker.Start] could add to a container's limits
+// from this machine (an engine on it, srb root): each field is "" when
+// it was done, else why not.
+type Hardening struct {
+	// OOMGuard: the container's own processes (docker-init and the
+	// keep-alive command) are exempt from the OOM killer (oom_score_adj
+	// -1000, written from this machine, which needs CAP_SYS_RESOURCE), so
+	// a command whose processes reach the container's memory limit cannot
+	// make the kernel stop the container by killing them.
+	OOMGuard string
+	// TCPLimit: on cgroup v1 the container's memory limit is also its TCP
+	// buffer limit (memory.kmem.tcp.limit_in_bytes; v1 charges socket
+	// buffers to no limit otherwise). cgroup v2 charges them to
+	// memory.max already: "" there too.
+	TCPLimit string
+}
+
+// hardeningOf is implemented by a Container that reports its [Hardening].
+type hardeningOf interface {
+	hardening() Hardening
+}
+
+// Hardening reports what the session's backend added to its limits; a
+// backend that adds nothing says so in every field.
+func (s *Session) Hardening() Hardening {
+	if h, ok := s.c.(hardeningOf); ok {
+		return h.hardening()
+	}
+	return Hardening{OOMGuard: "not a container of a local engine", TCPLimit: "not a container of a local engine"}
+}
+
+func (c *dockerContainer) hardening() Hardening { return c.hard }
+
+// localPID is the host pid of the container's first process, checked to
+// be this container's (its memory or unified cgroup path names the
+// container's id) so nothing is written to another process of this
+// machine when the engine runs elsewhere; its cgroup lines come with it.
+func (c *dockerContainer) localPID(ctx context.Context) (int, map[string]string, error) {
+	pid, err := c.HostPID(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	paths, err := procCgroups(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, p := range paths {
+		if strings.Contains(p, c.id) {
+			return pid, paths, nil
+		}
+	}
+	return 0, nil, errors.New("the engine's process for the container is not on this machine")
+}
+
+// procCgroups reads a /proc/PID/cgroup file: controller ("" for cgroup
+// v2) → path.
+func procCgroups(file string) (map[string]string, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	paths := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, ctl := range strings.Split(parts[1], ",") {
+			paths[ctl] = parts[2]
+		}
+	}
+	return paths, sc.Err()
+}
+
+// harden applies what it can of [Hardening] to the running container;
+// guard says its own processes are srb's keep-alive (a container started
+// with a command of the caller's keeps that command's OOM score).
+func (c *dockerContainer) harden(ctx context.Context, memory int64, guard bool) {
+	pid, paths, err := c.localPID(ctx)
+	if err != nil {
+		c.hard = Hardening{OOMGuard: err.Error(), TCPLimit: err.Error()}
+		return
+	}
+	c.hard.OOMGuard = "the container runs a command of its own"
+	if guard {
+		c.hard.OOMGuard = guardOwn(pid)
+	}
+	c.hard.TCPLimit = boundTCP(paths, "/sys/fs/cgroup", memory)
+}
+
+// guardOwn exempts pid and every descendant it has now from the OOM
+// killer; "" when done, else why not.
+func guardOwn(pid int) string {
+	pids := []int{pid}
+	for i := 0; i < len(pids); i++ {
+		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pids[i]))
+		for _, t := range tasks {
+			b, _ := os.ReadFile(t)
+			for _, f := range strings.Fields(string(b)) {
+				if n, err := strconv.Atoi(f); err == nil {
+					pids = append(pids, n)
+				}
+			}
+		}
+	}
+	for _, p := range pids {
+		if err := os.WriteFile(fmt.Sprintf("/proc/%d/oom_score_adj", p), []byte("-1000"), 0); err != nil {
+			// Lowering a score needs CAP_SYS_RESOURCE, which root lacks
+			// in some containers (this project's machine).
+			return fmt.Sprintf("cannot exempt the container's own processes from the OOM killer: %v", err)
+		}
+	}
+	return ""
+}
+
+// boundTCP sets the cgroup v1 TCP buffer limit of the memory cgroup in
+// paths (under the cgroup mount root) to memory bytes; "" when done or
+// not needed (cgroup v2, no memory limit), else why not.
+func boundTCP(paths map[string]string, root string, memory int64) string {
+	p, ok := paths["memory"]
+	switch {
+	case memory <= 0:
+		return ""
+	case !ok:
+		if _, v2 := paths[""]; v2 {
+			return "" // memory.max charges socket buffers
+		}
+		return "the container has no memory cgroup"
+	}
+	file := filepath.Join(root, "memory", p, "memory.kmem.tcp.limit_in_bytes")
+	if err := os.WriteFile(file, []byte(strconv.FormatInt(memory, 10)), 0); err != nil {
+		return fmt.Sprintf("cannot bound the container's TCP buffers: %v", err)
+	}
+	return ""
+}
