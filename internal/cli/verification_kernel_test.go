@@ -15,8 +15,9 @@ import (
 // kernelContainer starts stage 3's two trees (the fixture's State A and
 // its Go port) in the fixture's real verification image, built and
 // loaded when the engine lacks it, with the candidate run as a shell
-// script; fresh is [verification.ContainerConfig.FreshPerRun].
-func kernelContainer(t *testing.T, fresh bool) *verification.Container {
+// script; fresh is [verification.ContainerConfig.FreshPerRun], and mod
+// changes the rest of the configuration.
+func kernelContainer(t *testing.T, fresh bool, mod ...func(*verification.ContainerConfig)) *verification.Container {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts containers of the verification image")
@@ -26,10 +27,14 @@ func kernelContainer(t *testing.T, fresh bool) *verification.Container {
 	defer cancel()
 	var log bytes.Buffer
 	ref := verificationImage(t, ctx, fixtureCopy(t), &log)
-	c, err := verification.NewContainer(t.Context(), verification.ContainerConfig{Engine: d, Image: ref,
+	cfg := verification.ContainerConfig{Engine: d, Image: ref,
 		Original:   filepath.Join("..", "..", "testdata", "statea", "tally-1.0"),
 		Submission: filepath.Join("..", "..", "testdata", "submissions", "tally-go"),
-		Command:    []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, Work: t.TempDir(), FreshPerRun: fresh})
+		Command:    []string{"/bin/sh", "-c", `sh "$SRB_CANDIDATE"`, "sh"}, Work: t.TempDir(), FreshPerRun: fresh}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	c, err := verification.NewContainer(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,6 +114,46 @@ func TestContainerRunsShareNoKernelState(t *testing.T) {
 				first = rest
 			} else if rest != first {
 				t.Errorf("the %s's run %d read %q, its first %q", role, i, rest, first)
+			}
+		}
+	}
+}
+
+// memoryBomb starts many small processes, each smaller than the
+// container's keep-alive (a subshell and a sleep, about 1.7 MB of
+// resident pages each), until the container's memory limit is reached.
+const memoryBomb = `i=0; while [ $i -lt 400 ]; do (x=$(head -c 300000 /dev/zero | tr "\0" a); sleep 30) & i=$((i+1)); done 2>/dev/null; wait
+echo done
+`
+
+// A candidate run whose many small processes reach the tree container's
+// memory limit made the OOM killer choose the container's own keep-alive
+// (docker-init's sleep, no larger than any of them): the container
+// stopped, the run could not be cleaned up, and it was a harness error,
+// an invalid verdict the candidate chose (seen: the original's run exit
+// 137, "cannot clear the sandbox after the run: reap …: exit 126", with a
+// 64 MiB limit). The candidate's processes are now the OOM killer's first
+// choice, and one that lowers its score back to the container's, so the
+// kernel may still choose the keep-alive where it cannot be exempted
+// (root without CAP_SYS_RESOURCE, as on this project's machine), makes it
+// the run's own failure, with the memory limit recorded; either way the
+// side's next run starts in a fresh container and passes.
+func TestContainerMemoryBombIsTheRuns(t *testing.T) {
+	t.Parallel()
+	c := kernelContainer(t, true, func(cfg *verification.ContainerConfig) { cfg.Memory = 64 << 20 })
+	ok := &verification.Candidate{Name: "ok", Filename: "ok.sh", Code: "echo fine\n"}
+	for _, bomb := range []*verification.Candidate{
+		{Name: "bomb", Filename: "bomb.sh", Code: memoryBomb},
+		{Name: "lowered", Filename: "lowered.sh", Code: "echo 0 > /proc/self/oom_score_adj\n" + memoryBomb},
+	} {
+		for _, role := range []string{verification.RoleOriginal, verification.RoleSubmission} {
+			r := c.Execute(t.Context(), bomb, role)
+			t.Logf("%s on the %s: exit %d, passed %v, limit %q, harness %q, stderr %q", bomb.Name, role, r.ExitCode, r.Passed, r.LimitHit, r.Harness, r.Stderr)
+			if r.Harness != "" || r.Fault || !strings.Contains(r.LimitHit, "memory") {
+				t.Errorf("%s on the %s: %+v; want the run's own outcome at its memory limit", bomb.Name, role, r)
+			}
+			if r := c.Execute(t.Context(), ok, role); r.Harness != "" || !r.Passed {
+				t.Errorf("the %s's run after %s: %+v", role, bomb.Name, r)
 			}
 		}
 	}

@@ -185,6 +185,10 @@ type containerSide struct {
 	// unfit, when set, says why the side's warm-up left more than its
 	// snapshot may hold: the submission's side then fails every run.
 	unfit string
+	// spent says the side's sandbox reached its memory limit in its
+	// latest run and could not be cleared after it (the OOM killer may
+	// have stopped the container): its next run starts in a fresh one.
+	spent bool
 	// clean says the side's working tree, SRB_WORK, HOME and TMPDIR were
 	// all deleted after its latest run ([Container.clear]), so its next
 	// restore copies them in without deleting them first.
@@ -885,7 +889,11 @@ func (c *Container) reap(ctx context.Context, role string) (bool, error) {
 // empty.
 func (c *Container) prime(ctx context.Context, role string) error {
 	side := c.sides[role]
-	if _, err := c.reap(ctx, role); err != nil {
+	if side.spent {
+		if err := c.renew(ctx, role); err != nil {
+			return err
+		}
+	} else if _, err := c.reap(ctx, role); err != nil {
 		return fmt.Errorf("cannot clear the sandbox: %w", err)
 	}
 	if err := c.fresh(ctx, role); err != nil {
@@ -894,6 +902,17 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	w := WarmUp
 	if run := c.execute(ctx, &w, role, false); run.Harness != "" {
 		return fmt.Errorf("the warm-up run on the tree could not be carried out: %s", run.Harness)
+	} else if side.spent {
+		// The tree's build reached the sandbox's memory limit and left
+		// it unusable: the submission's fails every run (its own
+		// behaviour); State A's must fit the task's limits.
+		why := "the warm-up run on the tree reached the sandbox's memory limit and left it unusable"
+		if role != RoleSubmission {
+			return errors.New(why)
+		}
+		side.unfit = "the submission's tree cannot be tested: " + why
+		side.primed = true
+		return nil
 	}
 	err := c.snapshot(ctx, role)
 	// The side's next run copies its snapshot in: what the warm-up left
@@ -933,7 +952,7 @@ func (c *Container) renew(ctx context.Context, role string) error {
 		return fmt.Errorf("cannot start a fresh sandbox for the run: %w", err)
 	}
 	old := side.sess
-	side.sess, side.hits, side.clean = sess, engine.LimitHits{}, true
+	side.sess, side.hits, side.clean, side.spent = sess, engine.LimitHits{}, true, false
 	if err := old.Close(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("cannot remove the side's previous sandbox: %w", err)
 	}
@@ -991,7 +1010,7 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		run.UpkeepSec = time.Since(began).Seconds()
 		return run
 	}
-	renewed := restore && c.cfg.FreshPerRun
+	renewed := restore && (c.cfg.FreshPerRun || side.spent)
 	if renewed {
 		// A fresh sandbox of the image: nothing of the kernel state an
 		// earlier run (the warm-up's included) left in the namespaces of
@@ -1038,7 +1057,7 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	}
 	start := time.Now()
 	res, err := sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
-		Timeout: c.cfg.Timeout, MaxOutput: MaxRunTail, Tail: true})
+		Timeout: c.cfg.Timeout, MaxOutput: MaxRunTail, Tail: true, OOMFirst: true})
 	ran := time.Since(start)
 	run.DurationSec = ran.Seconds()
 	if res != nil {
@@ -1054,11 +1073,13 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	}
 	if err != nil && !run.TimedOut {
 		// The engine could not run it, or the stage was stopped: srb's
-		// fault, never the tree's.
+		// fault, never the tree's (unless the run's own processes
+		// reached the sandbox's memory limit: below).
 		run.ExitCode = -1
 		run.Harness = err.Error()
 		run.Stderr += "cannot run candidate command: " + err.Error()
 	}
+	stopped := ctx.Err() != nil
 	if reaped, err := c.reap(context.WithoutCancel(ctx), role); err == nil {
 		run.Reaped = run.Reaped || reaped
 	} else if run.Harness == "" {
@@ -1079,8 +1100,27 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	} else if err == nil && restore {
 		side.clean = true
 	}
-	if h, err := sess.LimitHits(ctx); err == nil {
+	if h, err := sess.LimitHits(context.WithoutCancel(ctx)); err == nil {
 		run.LimitHit = limitHit(side.hits, h)
+		if run.Harness != "" && !stopped && h.OOMAtLimit(side.hits, c.cfg.Memory) {
+			// The OOM killer ended a process at the sandbox's memory
+			// limit, which only what the run's processes held can reach
+			// (the grader's own steps fit in it), and the run or the
+			// clearing after it failed: the kernel may have chosen the
+			// container's own processes (where they cannot be exempted,
+			// [engine.Hardening]) and stopped it, or what the run left
+			// (a System V segment, a tmpfs file) leaves no room for the
+			// grader's steps. It is the run's failure, the tree's own
+			// behaviour, never a fault of the grader that a candidate or
+			// the submission chose; the side's next run starts in a
+			// fresh sandbox.
+			run.Stderr += "\nthe run reached the sandbox's memory limit (" + run.Harness + ")"
+			run.Harness = ""
+			side.spent, side.clean = true, false
+			if run.ExitCode == 0 {
+				run.ExitCode = -1
+			}
+		}
 		side.hits = h
 	}
 	run.Passed = run.ExitCode == 0 && run.Harness == ""
