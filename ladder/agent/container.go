@@ -61,6 +61,11 @@ func (r SessionRunner) Run(ctx context.Context, c Command) (RunResult, error) {
 	}
 	res, err := r.Session.Exec(ctx, engine.ExecSpec{
 		Argv: c.Argv, Env: c.Env, WorkDir: c.Dir, User: r.User, Timeout: c.Timeout, MaxOutput: MaxCapturedOutput,
+		// The run tool's commands are the graded party's (the
+		// submission's build and tests): at the container's memory
+		// limit the OOM killer takes them before the container's own
+		// processes or the grader's steps.
+		OOMFirst: true,
 	})
 	out := RunResult{ExitCode: -1}
 	if res != nil {
