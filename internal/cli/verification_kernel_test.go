@@ -126,6 +126,12 @@ const memoryBomb = `i=0; while [ $i -lt 400 ]; do (x=$(head -c 300000 /dev/zero 
 echo done
 `
 
+// heldSegment fills a System V shared memory segment a MiB at a time up to
+// 80 MiB (past a 64 MiB limit) and exits 0, leaving it.
+const heldSegment = `perl -e 'my $id = shmget(0, 80 << 20, 0700); defined $id or die "shmget: $!"; my $mb = "x" x (1 << 20); for my $i (0 .. 79) { shmwrite($id, $mb, $i << 20, 1 << 20) or die }'
+exit 0
+`
+
 // A candidate run whose many small processes reach the tree container's
 // memory limit made the OOM killer choose the container's own keep-alive
 // (docker-init's sleep, no larger than any of them): the container
@@ -145,6 +151,10 @@ func TestContainerMemoryBombIsTheRuns(t *testing.T) {
 	for _, bomb := range []*verification.Candidate{
 		{Name: "bomb", Filename: "bomb.sh", Code: memoryBomb},
 		{Name: "lowered", Filename: "lowered.sh", Code: "echo 0 > /proc/self/oom_score_adj\n" + memoryBomb},
+		// Memory no process holds: a System V segment filled to the
+		// limit outlives the run, and the grader's steps after it find
+		// no room (nor a process the OOM killer could free any by).
+		{Name: "held", Filename: "held.sh", Code: heldSegment},
 	} {
 		for _, role := range []string{verification.RoleOriginal, verification.RoleSubmission} {
 			r := c.Execute(t.Context(), bomb, role)
