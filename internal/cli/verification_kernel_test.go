@@ -168,3 +168,27 @@ func TestContainerMemoryBombIsTheRuns(t *testing.T) {
 		}
 	}
 }
+
+// A candidate run that leaves a process taking every pid its container
+// may have as soon as one is free is no harness error either: the
+// grader's clearing after it still starts (joining the container's pids
+// cgroup is no fork; the reap's kills are the shell's built-in), and the
+// run is its own outcome with the pids limit recorded. (A guard: it held
+// before the memory fixes too.)
+func TestContainerPidsHeldIsTheRuns(t *testing.T) {
+	t.Parallel()
+	c := kernelContainer(t, true, func(cfg *verification.ContainerConfig) { cfg.Pids = 64 })
+	hold := &verification.Candidate{Name: "hold", Filename: "hold.sh",
+		Code: "setsid sh -c 'while :; do sleep 120 & done' >/dev/null 2>&1 &\nsleep 2\nexit 0\n"}
+	ok := &verification.Candidate{Name: "ok", Filename: "ok.sh", Code: "echo fine\n"}
+	for _, role := range []string{verification.RoleOriginal, verification.RoleSubmission} {
+		r := c.Execute(t.Context(), hold, role)
+		t.Logf("hold on the %s: exit %d, passed %v, limit %q, harness %q, stderr %q", role, r.ExitCode, r.Passed, r.LimitHit, r.Harness, r.Stderr)
+		if r.Harness != "" || r.Fault || !strings.Contains(r.LimitHit, "pids") {
+			t.Errorf("hold on the %s: %+v; want the run's own outcome at its pids limit", role, r)
+		}
+		if r := c.Execute(t.Context(), ok, role); r.Harness != "" || !r.Passed {
+			t.Errorf("the %s's run after hold: %+v", role, r)
+		}
+	}
+}
