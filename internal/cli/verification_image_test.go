@@ -164,6 +164,14 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What srb added to the containers' limits: on this project's cgroup
+	// v1 machine the TCP buffer limit; the OOM guard where srb has
+	// CAP_SYS_RESOURCE (it has not here), else why not.
+	if cl, _ := st.Metadata["container_limits"].(map[string]any); cl == nil || cl["tcp_limit"] == nil || cl["oom_guard"] == nil {
+		t.Errorf("metadata.container_limits %v", st.Metadata["container_limits"])
+	} else {
+		t.Logf("metadata.container_limits %v", cl)
+	}
 	if st.Metadata["where"] != "container" {
 		t.Errorf("metadata.where %v", st.Metadata["where"])
 	}

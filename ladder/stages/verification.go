@@ -202,6 +202,12 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	}
 
 	logs := cmpOr(opts.Logs, opts.Results)
+	// The first round's containers say what srb could add to their limits
+	// (every round's are alike).
+	var (
+		hard     *engine.Hardening
+		hardOnce sync.Once
+	)
 	meta := map[string]any{}
 	if !opts.Host {
 		meta["isolation"] = verification.IsolationContainer
@@ -294,10 +300,14 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 			}
 			if opts.Host {
 				cfg.ToolEnv = hostToolEnv
-			} else {
-				cfg.FreshPerRun = true
+				return verification.NewContainer(ctx, cfg)
 			}
-			return verification.NewContainer(ctx, cfg)
+			cfg.FreshPerRun = true
+			c, err := verification.NewContainer(ctx, cfg)
+			if err == nil {
+				hardOnce.Do(func() { hard = c.Hardening() })
+			}
+			return c, err
 		},
 		NewDriver: func(a verification.Adversary) (models.Driver, error) {
 			return models.New(advCfg[a.ID], models.WithEnv(lookup), models.WithLog(logw, "verification: round "+a.ID))
@@ -316,6 +326,23 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 	})
 	if err != nil {
 		return fail(pipeline.CouldNotRun, err.Error(), nil)
+	}
+	if h := hard; !opts.Host && h != nil {
+		// What srb could add to the containers' limits from this machine
+		// (engine.Hardening): "yes", or "no: " and why.
+		yes := func(why string) string {
+			if why == "" {
+				return "yes"
+			}
+			return "no: " + why
+		}
+		if st.Metadata == nil {
+			st.Metadata = map[string]any{}
+		}
+		st.Metadata["container_limits"] = map[string]any{"oom_guard": yes(h.OOMGuard), "tcp_limit": yes(h.TCPLimit)}
+		if h.TCPLimit != "" {
+			st.Note("the trees' containers' TCP buffers were not bounded by the task's limits.memory (" + h.TCPLimit + ")")
+		}
 	}
 	if opts.Host {
 		if how, why := hostLimits(); how == "" {

@@ -432,6 +432,14 @@ func (c *Container) Reset(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// Hardening is what the backend could add to the limits of State A's
+// sandbox ([engine.Session.Hardening]); every sandbox of the round is
+// started alike.
+func (c *Container) Hardening() *engine.Hardening {
+	h := c.sides[RoleOriginal].sess.Hardening()
+	return &h
+}
+
 // Roots implements [Sandbox]: host copies, shown as the run tool's views.
 func (c *Container) Roots() []agent.RootSpec {
 	return []agent.RootSpec{
