@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
@@ -88,13 +89,40 @@ func (a *Containers) Exec(ctx context.Context, es engine.ExecSpec) (*engine.Resu
 	res, err := s.Exec(ctx, es)
 	// A command that reached the container's limits says so in its
 	// transcript (audit.json), so its failure is not read as the code's.
-	if after, herr := s.LimitHits(ctx); res != nil && herr == nil && after != before {
+	after, herr := s.LimitHits(context.WithoutCancel(ctx))
+	if res != nil && herr == nil && after != before {
 		if n := (engine.LimitHits{OOMKilled: after.OOMKilled && !before.OOMKilled, OOMKills: after.OOMKills - before.OOMKills,
 			PidsMax: after.PidsMax - before.PidsMax}).Note(); n != "" {
 			res.Stderr = append(res.Stderr, []byte("\nsrb: "+n+"\n")...)
 		}
 	}
+	if herr == nil && ctx.Err() == nil && after.OOMAtLimit(before, a.spec.Memory) && !a.usable(ctx, s) {
+		// The command's processes reached the memory limit and left the
+		// container unusable: the OOM killer took its keep-alive (where
+		// it cannot be exempted, engine.Hardening), or what they left
+		// fills it. The review's later commands run in a fresh one
+		// rather than fail, so the submission's code cannot take the
+		// run tool from the review.
+		note := "\nsrb: the container was left unusable at its memory limit; the review's next command runs in a fresh container (the submission and State A as at the review's start, nothing earlier commands made)\n"
+		if res != nil {
+			res.Stderr = append(res.Stderr, []byte(note)...)
+		}
+		a.mu.Lock()
+		if a.cur == s {
+			s.Close(context.WithoutCancel(ctx))
+			a.cur = nil
+			// A start that fails leaves none: the next command says so.
+			a.start(context.WithoutCancel(ctx))
+		}
+		a.mu.Unlock()
+	}
 	return res, err
+}
+
+// usable reports whether a command can still run in s.
+func (a *Containers) usable(ctx context.Context, s *engine.Session) bool {
+	r, err := s.Exec(ctx, engine.ExecSpec{Argv: []string{"true"}, Timeout: time.Minute})
+	return err == nil && r.ExitCode == 0 && !r.Unstarted
 }
 
 // Close removes the current container.
