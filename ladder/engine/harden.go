@@ -98,14 +98,31 @@ func (c *dockerContainer) harden(ctx context.Context, memory int64, guard bool) 
 	}
 	c.hard.OOMGuard = "the container runs a command of its own"
 	if guard {
-		c.hard.OOMGuard = guardOwn(pid)
+		c.hard.OOMGuard = guardOwn(pid, len(c.own))
 	}
 	c.hard.TCPLimit = boundTCP(paths, "/sys/fs/cgroup", memory)
 }
 
-// guardOwn exempts pid and every descendant it has now from the OOM
-// killer; "" when done, else why not.
-func guardOwn(pid int) string {
+// guardOwn exempts pid and every descendant it has now (want of them,
+// as the container listed its own processes) from the OOM killer; ""
+// when done, else why not.
+func guardOwn(pid, want int) string {
+	pids := descendants(pid)
+	if len(pids) < want {
+		return fmt.Sprintf("found %d of the container's %d own processes on this machine", len(pids), want)
+	}
+	for _, p := range pids {
+		if err := os.WriteFile(fmt.Sprintf("/proc/%d/oom_score_adj", p), []byte("-1000"), 0); err != nil {
+			// Lowering a score needs CAP_SYS_RESOURCE, which root lacks
+			// in some containers (this project's machine).
+			return fmt.Sprintf("cannot exempt the container's own processes from the OOM killer: %v", err)
+		}
+	}
+	return ""
+}
+
+// descendants is pid and every descendant it has now.
+func descendants(pid int) []int {
 	pids := []int{pid}
 	for i := 0; i < len(pids); i++ {
 		tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pids[i]))
@@ -118,14 +135,7 @@ func guardOwn(pid int) string {
 			}
 		}
 	}
-	for _, p := range pids {
-		if err := os.WriteFile(fmt.Sprintf("/proc/%d/oom_score_adj", p), []byte("-1000"), 0); err != nil {
-			// Lowering a score needs CAP_SYS_RESOURCE, which root lacks
-			// in some containers (this project's machine).
-			return fmt.Sprintf("cannot exempt the container's own processes from the OOM killer: %v", err)
-		}
-	}
-	return ""
+	return pids
 }
 
 // boundTCP sets the cgroup v1 TCP buffer limit of the memory cgroup in

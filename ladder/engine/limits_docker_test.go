@@ -199,6 +199,16 @@ func TestExecOOMFirst(t *testing.T) {
 	if got := strings.TrimSpace(string(plain.Stdout)); got == "1000" {
 		t.Errorf("without OOMFirst: %q", got)
 	}
+	// The processes the guard exempts are the container's own, all of
+	// them (docker-init and its sleep), whether or not it may here.
+	c := s.c.(*dockerContainer)
+	pid, _, err := c.localPID(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := descendants(pid); len(got) != len(c.own) || len(got) != 2 {
+		t.Errorf("the container's own processes on this machine: %v; it listed %v", got, c.own)
+	}
 	h := s.Hardening()
 	t.Logf("hardening: %+v", h)
 	if h.OOMGuard != "" {
