@@ -2,6 +2,7 @@ package kinds
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +81,32 @@ func TestRunProcJailedForkBombBounded(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(m.jail().Cgroup.Pids, "cgroup.procs")); strings.TrimSpace(string(b)) != "" {
 		t.Errorf("processes outlived the case: %q", b)
+	}
+}
+
+// The process init joins the jail's group with the submission, so it
+// shares its pids limit: a program that keeps the group full (zombies
+// it never reaps, refilled as they are freed) for seconds must not make
+// the init (a Go program, which may need a thread of its own) fail,
+// which would be a harness fault the submission chose. Traced (a build)
+// and not.
+func TestRunProcJailedInitSurvivesFullPids(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("the bomb is a perl program")
+	}
+	bomb := `my $end = time + 3; my $n = 0; while (time < $end) { my $p = fork; if (!defined $p) { $n++ } elsif ($p == 0) { sleep 1; exit 0 } } print "done $n\n"`
+	for _, trace := range []bool{false, true} {
+		m := jailWithCgroup(t, 512<<20, 64)
+		dir, err := m.scratch("case")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := m.runProcTraced([]string{"perl", "-e", bomb}, dir, m.baseEnv(), nil, 30*time.Second, trace)
+		if r.Err != nil || m.harness != "" || r.Exit != 0 || !strings.HasPrefix(string(r.Stdout), "done ") {
+			t.Errorf("traced %v: exit %d, error %v, harness %q, stdout %q", trace, r.Exit, r.Err, m.harness, r.Stdout)
+		}
+		if c := m.jail().Cgroup.Counts(); c.PidsMax < 100 {
+			t.Errorf("traced %v: counts %+v: the group was not kept full", trace, c)
+		}
 	}
 }
