@@ -132,7 +132,10 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 	if jail == nil {
 		fmt.Fprintln(logw, "srb: behavioural: --host as a user other than root cannot run the submission as another user: it can reach whatever srb's user can (recorded as isolation: none)")
 	}
-	if _, why := plan.How(); why != "" {
+	if how, why := plan.How(); jail != nil && jail.Cgroup != nil {
+		fmt.Fprintf(logw, "srb: behavioural: the submission's processes are bounded together by the task's limits (%d MiB, %d processes) in %s (%s)\n",
+			limits.Memory>>20, limits.Pids, strings.Join(jail.Cgroup.Dirs, " "), how)
+	} else if why != "" {
 		fmt.Fprintf(logw, "srb: behavioural: --host does not bound the submission's processes by the task's limits.memory and limits.pids (%s): they could take this machine's memory\n", why)
 	}
 	decl.Jail = jail
