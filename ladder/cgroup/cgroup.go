@@ -65,7 +65,7 @@ func (p Plan) How() (how, whyNot string) {
 // can make groups; any other user gets a plan with Why set.
 func PlanFor(selfCgroup, root, parent string) Plan {
 	if os.Geteuid() != 0 {
-		return Plan{Why: "srb is not root, so it cannot make a cgroup per session"}
+		return Plan{Why: "srb is not root, so it cannot make cgroups for the graded processes"}
 	}
 	v1 := map[string]string{}
 	for _, line := range strings.Split(selfCgroup, "\n") {
