@@ -81,6 +81,10 @@ func TestScript(t *testing.T) {
 						return os.Geteuid() == 0, nil
 					case "engines":
 						return scriptEngines()
+					case "cgroupv1":
+						// --host makes cgroup v1 groups here (as root).
+						how, _ := (&engine.Local{}).CgroupLimits()
+						return how == "cgroup v1", nil
 					}
 					return false, fmt.Errorf("unknown condition %q", cond)
 				},

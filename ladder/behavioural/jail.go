@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 	"github.com/swe-refactor-bench/srb/ladder/copytree"
 )
 
@@ -80,6 +81,14 @@ type Jail struct {
 	// cannot fill the machine's PID space ([SubmissionProcessLimit], set
 	// by [NewJail] with mount, the --host sandbox).
 	NProc uint64 `json:"nproc,omitempty"`
+	// Cgroup, when set, is the stage run's cgroup group (--host as
+	// root: the task's limits.memory and limits.pids, as the stage
+	// image's container has): the containment's init of every process
+	// of the submission joins it before the process starts
+	// (proc.Spec.Cgroups), so all of them together, setsid or
+	// double-forked ones too, are bounded by it. The grader made it and
+	// removes it after the stage; the helper only reads its counters.
+	Cgroup *cgroup.Group `json:"cgroup,omitempty"`
 	// Helper is the argv prefix of a copy of the helper inside Root that
 	// the submission's user can execute (the tool-provenance wrappers
 	// its build runs); empty until [Jail.InstallHelper].

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 )
 
 // Limits bound a stage container: the task's limits block (docs/SCHEMA.md
@@ -168,18 +169,15 @@ func cgroupCounts(procFile, root string) (oomKills, memoryPeak, pidsMax int64) {
 
 // memoryCounts reads the memory cgroup folder dir (cgroup v2's when v2):
 // its OOM kills and the most memory it held at once (bytes); -1 for what
-// cannot be read.
+// cannot be read ([cgroup.ReadMemory]).
 func memoryCounts(dir string, v2 bool) (oomKills, peak int64) {
-	if v2 {
-		return counter(filepath.Join(dir, "memory.events"), "oom_kill"), number(filepath.Join(dir, "memory.peak"))
-	}
-	return counter(filepath.Join(dir, "memory.oom_control"), "oom_kill"), v1Peak(dir)
+	return cgroup.ReadMemory(dir, v2)
 }
 
 // pidsMaxCount reads how many forks the pids cgroup folder dir refused
-// at its limit; -1 when it cannot.
+// at its limit; -1 when it cannot ([cgroup.ReadPidsMax]).
 func pidsMaxCount(dir string) int64 {
-	return counter(filepath.Join(dir, "pids.events"), "max")
+	return cgroup.ReadPidsMax(dir)
 }
 
 // OOMAtLimit reports whether h, read after a command or a suite, shows
@@ -201,56 +199,13 @@ func (h LimitHits) OOMAtLimit(before LimitHits, limit int64) bool {
 	if !killed {
 		return false
 	}
-	if h.MemoryPeak >= 0 && limit > 0 {
-		return h.MemoryPeak >= limit-MemoryLimitSlack(limit)
-	}
-	return true
+	return cgroup.PeakAtLimit(h.MemoryPeak, limit)
 }
 
 // MemoryLimitSlack is how far under a memory limit of limit bytes a
 // cgroup's peak may stay and still count as having reached it: the
 // larger of 4 MiB (a charge of a huge page or a batch of pages refused
-// at the limit) and 1/64 of the limit.
+// at the limit) and 1/64 of the limit ([cgroup.MemoryLimitSlack]).
 func MemoryLimitSlack(limit int64) int64 {
-	return max(4<<20, limit/64)
-}
-
-// v1Peak is the most memory the cgroup v1 memory cgroup dir has held at
-// once: memory.memsw.max_usage_in_bytes (memory and swap, the counter
-// Docker limits to the same value) where swap is accounted, else
-// memory.max_usage_in_bytes; -1 when neither can be read.
-func v1Peak(dir string) int64 {
-	if n := number(filepath.Join(dir, "memory.memsw.max_usage_in_bytes")); n >= 0 {
-		return n
-	}
-	return number(filepath.Join(dir, "memory.max_usage_in_bytes"))
-}
-
-// number reads a cgroup file holding one number; -1 when it cannot.
-func number(file string) int64 {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return -1
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
-// counter reads "key N" from a cgroup file; -1 when it cannot.
-func counter(file, key string) int64 {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, key+" "); ok {
-			if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
-				return n
-			}
-		}
-	}
-	return -1
+	return cgroup.MemoryLimitSlack(limit)
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 	"github.com/swe-refactor-bench/srb/ladder/hostuser"
 	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
@@ -222,8 +223,8 @@ func (h *Local) Start(ctx context.Context, spec Spec) (*Session, error) {
 	}
 	c.root = root
 	s := &Session{ID: filepath.Base(root), Image: spec.Image, c: c}
-	if plan := h.cgroupPlan(); c.uid >= 0 && plan.why == "" {
-		if c.cg, err = newLocalCgroup(plan, s.ID, spec.Memory, spec.Pids); err != nil {
+	if plan := h.cgroupPlan(); c.uid >= 0 && plan.Why == "" {
+		if c.cg, err = cgroup.New(plan, s.ID, spec.Memory, spec.Pids); err != nil {
 			s.Close(ctx)
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -266,7 +267,7 @@ type localContainer struct {
 	spec Spec
 	root string
 	uid  int
-	cg   *localCgroup // nil: no limit enforced
+	cg   *cgroup.Group // nil: no limit enforced
 
 	// mu is held shared by each Exec and exclusively by the copies and
 	// Remove, so no process of the session runs while a copy walks what
@@ -363,12 +364,12 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 		spec.Credential = &syscall.Credential{Uid: uint32(c.uid), Gid: uint32(c.uid), Groups: []uint32{}}
 	}
 	if c.cg != nil {
-		spec.Cgroups = c.cg.procs
+		spec.Cgroups = c.cg.Procs()
 	}
 	start := time.Now()
 	var hitsBefore LimitHits
 	if c.cg != nil {
-		hitsBefore = c.cg.hits()
+		hitsBefore = limitHits(c.cg)
 	}
 	p, err := proc.Start(spec)
 	if err != nil {
@@ -404,7 +405,7 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 	// awaitExec returns once every process of the exec is gone.
 	e, timedOut, ctxErr := awaitExec(ctx, p, es)
 	res.TimedOut = timedOut
-	if e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL && c.cg != nil && c.cg.hits().OOMAtLimit(hitsBefore, c.spec.Memory) {
+	if e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL && c.cg != nil && limitHits(c.cg).OOMAtLimit(hitsBefore, c.spec.Memory) {
 		// The session's memory limit: the OOM killer chose the init
 		// (it cannot always be exempted), which ended every process of
 		// the command with it, as a container ends when its first
@@ -668,13 +669,13 @@ func (c *localContainer) Remove(ctx context.Context) error {
 	if c.uid >= 0 {
 		err = hostuser.ClearShared(c.uid)
 	}
-	return errors.Join(err, c.cg.remove(), hostuser.RemoveAll(c.root))
+	return errors.Join(err, c.cg.Remove(), hostuser.RemoveAll(c.root))
 }
 
 // LimitHits implements [Container]: the OOM kills and refused forks of
 // the session's cgroups; -1 for a limit not enforced (see [Local]).
 func (c *localContainer) LimitHits(context.Context) (LimitHits, error) {
-	return c.cg.hits(), nil
+	return limitHits(c.cg), nil
 }
 
 // cmpOr is cmp.Or for strings.

@@ -20,7 +20,7 @@ func TestLocalCgroupCountersHidden(t *testing.T) {
 	_, b := cgroupSession(t, Spec{Memory: 64 << 20, Pids: 40})
 	ca := a.c.(*localContainer).cg
 	var files []string
-	for _, d := range ca.dirs {
+	for _, d := range ca.Dirs {
 		for _, f := range []string{"memory.max_usage_in_bytes", "memory.stat", "memory.failcnt", "pids.events", "pids.current", "cgroup.procs"} {
 			if _, err := os.Stat(filepath.Join(d, f)); err == nil {
 				files = append(files, filepath.Join(d, f))
@@ -28,7 +28,7 @@ func TestLocalCgroupCountersHidden(t *testing.T) {
 		}
 	}
 	if len(files) == 0 {
-		t.Fatalf("no counter in the session's cgroups %v", ca.dirs)
+		t.Fatalf("no counter in the session's cgroups %v", ca.Dirs)
 	}
 	// The first run leaves a mark: 20 MiB touched.
 	sh(t, a, `head -c 20000000 /dev/zero | tr '\0' a >/dev/null; x=$(head -c 20000000 /dev/zero | tr '\0' a); true`)
@@ -39,7 +39,7 @@ func TestLocalCgroupCountersHidden(t *testing.T) {
 				t.Errorf("%s reads %s: %q", who, f, r.Stdout)
 			}
 		}
-		for _, d := range ca.dirs {
+		for _, d := range ca.Dirs {
 			r := sh(t, s, `ls "$1" && echo LISTED`, func(es *ExecSpec) { es.Argv = append(es.Argv, "sh", d) })
 			if strings.Contains(string(r.Stdout), "LISTED") {
 				t.Errorf("%s lists %s", who, d)
@@ -47,7 +47,7 @@ func TestLocalCgroupCountersHidden(t *testing.T) {
 		}
 	}
 	// Escapes, refused before the change and after.
-	for _, d := range ca.dirs {
+	for _, d := range ca.Dirs {
 		ctlRoot := filepath.Join(CgroupRoot, strings.SplitN(strings.TrimPrefix(d, CgroupRoot+"/"), "/", 2)[0])
 		r := sh(t, a, `echo $$ > "$1/cgroup.procs" && echo MOVED; mkdir "$2/sub" && echo MADE; cat /proc/self/cgroup`,
 			func(es *ExecSpec) { es.Argv = append(es.Argv, "sh", ctlRoot, d) })

@@ -35,10 +35,10 @@ func TestLocalCgroupLimits(t *testing.T) {
 		t.Fatalf("a fresh session's limit hits %+v, %v: want zero counts", before, err)
 	}
 	c := s.c.(*localContainer)
-	if c.cg == nil || len(c.cg.dirs) == 0 {
+	if c.cg == nil || len(c.cg.Dirs) == 0 {
 		t.Fatal("the session has no cgroup")
 	}
-	dirs := c.cg.dirs
+	dirs := c.cg.Dirs
 
 	r := sh(t, s, `setsid sh -c 'cat /proc/self/cgroup' </dev/null`)
 	for _, d := range dirs {
@@ -82,38 +82,10 @@ func TestLocalNoLimitsNoCgroup(t *testing.T) {
 	}
 	s := startSession(t, &Local{}, Spec{})
 	if c := s.c.(*localContainer); c.cg != nil {
-		t.Errorf("a session without limits has cgroups %v", c.cg.dirs)
+		t.Errorf("a session without limits has cgroups %v", c.cg.Dirs)
 	}
 	if h, _ := s.LimitHits(t.Context()); h.OOMKills != -1 || h.PidsMax != -1 {
 		t.Errorf("limit hits %+v, want -1 (not enforced)", h)
-	}
-}
-
-// planCgroups: cgroup v1's memory and pids hierarchies are used under
-// srb's own cgroup; cgroup v2 needs a delegated parent, and says so.
-func TestPlanCgroups(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("plans cgroups only as root")
-	}
-	root := t.TempDir()
-	for _, d := range []string{"memory/a/b", "pids/c"} {
-		os.MkdirAll(filepath.Join(root, d), 0o755)
-		os.WriteFile(filepath.Join(root, d, "cgroup.procs"), nil, 0o644)
-	}
-	p := planCgroups("9:name=systemd:/\n8:pids:/c\n4:memory:/a/b\n0::/\n", root, "")
-	if p.why != "" || p.v1["memory"] != filepath.Join(root, "memory/a/b") || p.v1["pids"] != filepath.Join(root, "pids/c") {
-		t.Errorf("cgroup v1 plan %+v", p)
-	}
-	v2 := t.TempDir()
-	os.WriteFile(filepath.Join(v2, "cgroup.controllers"), []byte("memory pids"), 0o644)
-	if p := planCgroups("0::/user.slice\n", v2, ""); p.why == "" || !strings.Contains(p.why, CgroupParentEnv) {
-		t.Errorf("cgroup v2 without a parent: %+v, want why naming %s", p, CgroupParentEnv)
-	}
-	if p := planCgroups("0::/user.slice\n", v2, "/sys/fs/cgroup/srb"); p.why != "" || p.v2 != "/sys/fs/cgroup/srb" {
-		t.Errorf("cgroup v2 with a parent: %+v", p)
-	}
-	if p := planCgroups("0::/\n", t.TempDir(), ""); p.why == "" {
-		t.Errorf("no cgroup file system: %+v, want why", p)
 	}
 }
 
@@ -155,7 +127,7 @@ func TestLocalCgroupsOfAFixedRoot(t *testing.T) {
 	a := startSession(t, &Local{Root: open()}, Spec{Pids: 64})
 	b := startSession(t, &Local{Root: open()}, Spec{Pids: 64})
 	ca, cb := a.c.(*localContainer).cg, b.c.(*localContainer).cg
-	if ca == nil || cb == nil || ca.dirs[0] == cb.dirs[0] {
+	if ca == nil || cb == nil || ca.Dirs[0] == cb.Dirs[0] {
 		t.Fatalf("two sessions named root: cgroups %v and %v", ca, cb)
 	}
 }

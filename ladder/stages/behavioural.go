@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/hostuser"
 	"github.com/swe-refactor-bench/srb/ladder/internal/py"
@@ -115,13 +116,27 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	cleanups = append(cleanups, done)
-	jail, closeJail, err := hostJail(decl, work, opts.Results, opts.Helper)
+	// The task's limits bound the submission's processes together, as the
+	// stage image's container does (its defaults too), when a cgroup can
+	// be made here (as root; cgroup v2 only under SRB_HOST_CGROUP).
+	limits := t.Limits
+	if limits == (engine.Limits{}) {
+		limits = engine.DefaultLimits
+	}
+	plan := cgroup.Here("")
+	jail, closeJail, err := hostJail(decl, work, opts.Results, opts.Helper, plan, limits, logw)
 	if err != nil {
 		return fail(pipeline.CouldNotRun, err.Error(), nil)
 	}
 	cleanups = append(cleanups, closeJail)
 	if jail == nil {
 		fmt.Fprintln(logw, "srb: behavioural: --host as a user other than root cannot run the submission as another user: it can reach whatever srb's user can (recorded as isolation: none)")
+	}
+	if how, why := plan.How(); jail != nil && jail.Cgroup != nil {
+		fmt.Fprintf(logw, "srb: behavioural: the submission's processes are bounded together by the task's limits (%d MiB, %d processes) in %s (%s)\n",
+			limits.Memory>>20, limits.Pids, strings.Join(jail.Cgroup.Dirs, " "), how)
+	} else if why != "" {
+		fmt.Fprintf(logw, "srb: behavioural: --host does not bound the submission's processes by the task's limits.memory and limits.pids (%s): they could take this machine's memory\n", why)
 	}
 	decl.Jail = jail
 	s, err := decl.Suite(behavioural.ModeCheck, work, filepath.Join(decl.TaskDir, behavioural.TruthDir), opts.Helper)
@@ -133,6 +148,12 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 	r := &behavioural.Runner{Repo: sub, Original: origDir, Work: work, ResultPath: out, Now: now, Jail: jail,
 		Log: func(format string, args ...any) { fmt.Fprintf(logw, "srb: "+format+"\n", args...) }}
 	st, err := r.Run(ctx, s)
+	if st != nil {
+		recordHostLimits(st, jail, plan, limits, logw)
+		if werr := st.Write(out); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	PrintBehavioural(outw, st, t, opts.Results)
 	if err != nil {
 		// An interrupt, the stage's clock, a module that hangs on its own,
@@ -253,7 +274,14 @@ func WorkDir(keep, prefix string) (string, func(), error) {
 // grader's folders (the task folder, work, results, and TMPDIR when it is
 // not /tmp) hidden from the submission's processes. It returns nil, and a
 // no-op closer, when the grader is not root.
-func hostJail(decl *behavioural.Declaration, work, results string, helper []string) (*behavioural.Jail, func(), error) {
+//
+// As root, when plan (the cgroups this machine can make) allows, the jail
+// carries a cgroup group of the stage run with limits' memory (swap
+// included) and pids (behavioural.Jail.Cgroup), which every process of
+// the submission joins; the closer removes it after the stage, once the
+// processes are gone. A group that cannot be made where plan says it can
+// is an error (the grader's).
+func hostJail(decl *behavioural.Declaration, work, results string, helper []string, plan cgroup.Plan, limits engine.Limits, logw io.Writer) (*behavioural.Jail, func(), error) {
 	if os.Geteuid() != 0 {
 		return nil, func() {}, nil
 	}
@@ -291,9 +319,65 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 	if err == nil {
 		err = j.InstallHelper(helper)
 	}
+	if err == nil && plan.Why == "" {
+		// One group for the stage run, as the image path has one
+		// container: its processes together, whatever module or case
+		// started them, within the task's limits.
+		j.Cgroup, err = cgroup.New(plan, "behavioural", limits.Memory, limits.Pids)
+	}
 	if err != nil {
 		done()
 		return nil, nil, err
 	}
-	return j, done, nil
+	g := j.Cgroup
+	return j, func() {
+		// After the stage: every process of the submission is gone (each
+		// ended with its containment's init).
+		if err := g.Remove(); err != nil {
+			fmt.Fprintf(logw, "srb: behavioural: %v\n", err)
+		}
+		done()
+	}, nil
+}
+
+// recordHostLimits writes into st's metadata how --host bounded the
+// submission's processes: host_limits ("cgroup v1", "cgroup v2", or
+// "none: <why>", as stage 3's --host records it), and, with a cgroup,
+// "limits" as the stage image records its container's (the bounds and
+// oom_killed, oom_kills, memory_peak, pids_max), memory_limit_killed when
+// the OOM killer killed at the limit, and a note when a limit was hit.
+func recordHostLimits(st *result.Stage, j *behavioural.Jail, plan cgroup.Plan, limits engine.Limits, logw io.Writer) {
+	how, why := plan.How()
+	if how == "" || j == nil || j.Cgroup == nil {
+		if why == "" {
+			why = "no cgroup was made for the stage run"
+		}
+		st.Metadata["host_limits"] = "none: " + why
+		st.Note("--host did not bound the submission's processes by the task's limits.memory and limits.pids (" + why + "): a process could take this machine's memory")
+		return
+	}
+	st.Metadata["host_limits"] = how
+	c := j.Cgroup.Counts()
+	h := engine.LimitHits{OOMKilled: c.OOMKills > 0, OOMKills: c.OOMKills, MemoryPeak: c.MemoryPeak, PidsMax: c.PidsMax}
+	m := engine.Limits{Pids: j.Cgroup.PidsLimit, Memory: j.Cgroup.MemoryLimit}.Map()
+	for k, v := range h.Map() {
+		m[k] = v
+	}
+	st.Metadata["limits"] = m
+	if c.OOMKills > 0 && cgroup.PeakAtLimit(c.MemoryPeak, j.Cgroup.MemoryLimit) {
+		reason := fmt.Sprintf("the submission's processes reached the stage's memory limit (%d MiB, the task's limits.memory_mib) and the kernel's OOM killer killed %d of them: "+
+			"the checks of what they ran failed, as a program that runs out of memory fails", limits.Memory>>20, c.OOMKills)
+		st.Metadata["memory_limit_killed"] = reason
+		fmt.Fprintf(logw, "srb: behavioural: %s\n", reason)
+	}
+	if h.Hit() {
+		var hit []string
+		if h.OOMKills > 0 {
+			hit = append(hit, fmt.Sprintf("its memory limit (the kernel killed %d process(es))", h.OOMKills))
+		}
+		if h.PidsMax > 0 {
+			hit = append(hit, fmt.Sprintf("its process limit (%d fork(s) failed)", h.PidsMax))
+		}
+		st.Note("the submission's processes on --host reached " + strings.Join(hit, " and "))
+	}
 }

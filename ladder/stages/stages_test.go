@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
+	"github.com/swe-refactor-bench/srb/ladder/engine"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -160,7 +163,7 @@ func TestHostJailUserIsUnused(t *testing.T) {
 	}
 	var uids []int
 	for range 2 {
-		j, done, err := hostJail(decl, t.TempDir(), t.TempDir(), []string{helper})
+		j, done, err := hostJail(decl, t.TempDir(), t.TempDir(), []string{helper}, cgroup.Plan{Why: "not in this test"}, engine.DefaultLimits, io.Discard)
 		if err != nil {
 			t.Fatal(err)
 		}

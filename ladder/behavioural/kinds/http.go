@@ -59,7 +59,15 @@ func (k *httpKind) observe(m *module) error {
 	// read and dropped, so the server neither blocks nor fills the disk.
 	capped := &cappedWriter{w: logf, left: ObservedBytesLimit}
 	cmd.Stdout, cmd.Stderr = capped, capped
-	p, err := proc.StartCmd(cmd)
+	// In the stage's cgroup (--host as root) with the submission's other
+	// processes; a server the OOM killer ended is a server that stopped
+	// answering.
+	spec, err := proc.CmdSpec(cmd)
+	var p *proc.Process
+	if err == nil {
+		spec.Cgroups = m.cgroup().Procs()
+		p, err = proc.Start(spec)
+	}
 	if err != nil {
 		m.notObserved("the server could not start: " + err.Error())
 		return nil

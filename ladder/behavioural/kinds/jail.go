@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 	"golang.org/x/sys/unix"
 )
 
@@ -302,6 +303,15 @@ func (m *module) jail() *behavioural.Jail {
 		return nil
 	}
 	return m.plan.Jail
+}
+
+// cgroup returns the jail's cgroup group, or nil (no jail, or one with
+// no cgroup: the stage image, whose container bounds the whole stage).
+func (m *module) cgroup() *cgroup.Group {
+	if j := m.jail(); j != nil {
+		return j.Cgroup
+	}
+	return nil
 }
 
 // baseEnv is the environment every process of the tree under test starts

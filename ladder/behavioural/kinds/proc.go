@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -169,6 +170,9 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 		return procResult{Err: err, Exit: -1}
 	}
 	spec.TraceExecs = trace
+	cg := m.cgroup()
+	spec.Cgroups = cg.Procs()
+	before := cg.Counts()
 	p, err := proc.Start(spec)
 	if err != nil {
 		return procResult{Err: err, Exit: -1}
@@ -186,6 +190,18 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	}
 	timer.Stop()
 	e := p.Wait()
+	// The stage's memory limit (--host as root, the jail's cgroup): the
+	// OOM killer may choose the init of a process (it cannot always be
+	// exempted), which ends every process of it, or the jail before it
+	// reported. What the submission's processes held did it, as in a
+	// stage container: the process was killed by SIGKILL (its checks
+	// fail), not a fault of the grader. (The machine out of memory kills
+	// too, but leaves the cgroup under its limit: that stays the
+	// grader's fault.)
+	oom := cg != nil && cg.Counts().OOMAtLimit(before, cg.MemoryLimit)
+	if oom && e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL {
+		e.Err, e.Code = nil, -1
+	}
 	r := procResult{TimedOut: timedOut, Execs: e.Execs, ExecsDropped: e.ExecsDropped}
 	r.Stdout, r.Stderr = out.buf.Bytes(), errb.buf.Bytes()
 	if out.over() {
@@ -209,7 +225,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 		m.harnessFault(r.Err)
 		return r
 	}
-	if jerr := status.read(timedOut || e.Stopped); jerr != nil {
+	if jerr := status.read(timedOut || e.Stopped || oom); jerr != nil {
 		r.Err = jerr
 		if errors.Is(jerr, errJail) {
 			m.harnessFault(jerr)
