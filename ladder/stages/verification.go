@@ -294,9 +294,15 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 			}
 			if opts.Host {
 				cfg.ToolEnv = hostToolEnv
-			} else {
-				cfg.FreshPerRun = true
 			}
+			// Every candidate run of a side in a fresh sandbox: in the
+			// images a new container (a container's namespaces keep the
+			// kernel state of earlier execs), with --host a new
+			// engine.Local session, so a new uid: a uid's user keyring
+			// (@u) outlives every process, reap and clearing of its
+			// session, and a program counting its runs there hid its
+			// defect in the reruns (hide-in-keyring).
+			cfg.FreshPerRun = true
 			return verification.NewContainer(ctx, cfg)
 		},
 		NewDriver: func(a verification.Adversary) (models.Driver, error) {
