@@ -140,17 +140,35 @@ func TestSubmissionUpkeepIsBoundedPerRound(t *testing.T) {
 	}
 }
 
-// Open (a protocol decision, docs/LADDER.md "Known holes"): a submission
-// can tell stage 3 from stage 2 (SRB_WORK in its build's environment, the
-// candidate user, the image's layout) and choose to be untestable there
-// only: its build hangs or exits with a fault code when the runner builds
-// it, before any candidate runs, where the candidate cannot bound it.
-// Every pair is then undecided or invalid, every round an error, and the
-// verdict invalid, never the low score its defect earns. Both tests run
-// the attack and skip while srb does what it does today (an error);
-// they fail should the round ever read as a survival, and pass once the
-// rule proposed there is adopted (the submission's side alone untestable,
-// State A's run passing, is a failure of the submission).
+// A submission can tell stage 3 from stage 2 (SRB_WORK in its build's
+// environment, the candidate user, the image's layout) and choose to be
+// untestable there only, when the runner builds it, before any candidate
+// runs, where the candidate cannot bound it.
+//
+// A build that fails there (a fault code) beside State A's passing run is
+// the submission's failure: the pair discriminates, and the round is a
+// break, never an error (docs/LADDER.md, "Stage 3 untestable by choice").
+func TestStage3OnlyFaultIsNoInvalidVerdict(t *testing.T) {
+	sb := &replay{runs: map[string][]CandidateRun{RoleOriginal: {pass}, RoleSubmission: {fault}}, n: map[string]int{}}
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+		NewDriver: func(Adversary) (models.Driver, error) {
+			return scripted(t, "m", try("c1", "exit 0"), try("c2", "exit 0"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
+		},
+	}
+	_, rounds := runStage(t, cfg)
+	if r := roundOf(t, rounds, "a01"); r["outcome"] != OutcomeBroken {
+		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+	}
+}
+
+// Open (a protocol decision, docs/LADDER.md "Known holes"): a build that
+// hangs in stage 3 alone times every run of the submission's side out, and
+// a timeout is undecided on either side (issue 15), so every round is an
+// error and the verdict invalid, never the low score its defect earns. The
+// test runs the attack and skips while srb does what it does today; it
+// fails should the round ever read as a survival.
 func TestStage3OnlyHangIsNoInvalidVerdict(t *testing.T) {
 	t.Parallel()
 	c := buildContainer(t, `if [ -n "$SRB_WORK" ]; then sleep 600; fi`, 0, func(cfg *ContainerConfig) { cfg.Timeout = 2 * time.Second })
@@ -159,18 +177,6 @@ func TestStage3OnlyHangIsNoInvalidVerdict(t *testing.T) {
 		NewSandbox:  func(context.Context, string) (Sandbox, error) { return nopClose{c}, nil },
 		NewDriver: func(Adversary) (models.Driver, error) {
 			return scripted(t, "m", try("c1", "exit 0"), try("c2", "timeout 1 true"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
-		},
-	}
-	openProtocolHole(t, cfg)
-}
-
-func TestStage3OnlyFaultIsNoInvalidVerdict(t *testing.T) {
-	sb := &replay{runs: map[string][]CandidateRun{RoleOriginal: {pass}, RoleSubmission: {fault}}, n: map[string]int{}}
-	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
-		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
-		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
-		NewDriver: func(Adversary) (models.Driver, error) {
-			return scripted(t, "m", try("c1", "exit 0"), try("c2", "exit 0"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
 		},
 	}
 	openProtocolHole(t, cfg)

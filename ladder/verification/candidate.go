@@ -20,10 +20,14 @@ type Candidate struct {
 
 // Candidate verdicts: what the latest pair of runs says about a candidate.
 const (
-	// CandidateDiscriminates: passes on State A, fails on the submission.
+	// CandidateDiscriminates: passes on State A, fails on the submission;
+	// also a fault code on the submission's side beside a passing State A
+	// run, which is the submission's failure
+	// ([CandidateRun.untestableAgainst]).
 	CandidateDiscriminates = "discriminates"
-	// CandidateInvalid: a tree could not be tested (a fault code); it
-	// counts neither way (HARNESS.md §7 bug 87).
+	// CandidateInvalid: State A's tree could not be tested (a fault
+	// code); it counts neither way (HARNESS.md §7 bug 87, which this
+	// keeps for State A's side only).
 	CandidateInvalid = "invalid"
 	// CandidateUndecided: a tree's run timed out (candidate_timeout_sec)
 	// or srb could not carry it out; it counts neither way (a hang is a
@@ -51,10 +55,12 @@ func (c *Candidate) latest() (orig, sub *CandidateRun) {
 	return orig, sub
 }
 
-// Verdict classifies the candidate by its latest pair of runs: invalid
-// when either tree faulted (checked first), undecided when either timed
-// out or could not be carried out, then broken-test, then no-difference,
-// else discriminates.
+// Verdict classifies the candidate by its latest pair of runs: untested
+// without both; discriminates when State A's run passed and the
+// submission's could not test its tree ([CandidateRun.untestableAgainst]);
+// invalid when either tree faulted; undecided when either timed out or
+// could not be carried out; then broken-test, then no-difference, else
+// discriminates.
 func (c *Candidate) Verdict() string {
 	orig, sub := c.latest()
 	return pairVerdict(orig, sub)
@@ -64,6 +70,8 @@ func pairVerdict(orig, sub *CandidateRun) string {
 	switch {
 	case orig == nil || sub == nil:
 		return CandidateUntested
+	case sub.untestableAgainst(*orig):
+		return CandidateDiscriminates
 	case orig.Fault || sub.Fault:
 		return CandidateInvalid
 	case !orig.decided() || !sub.decided():
@@ -140,6 +148,11 @@ func pairReport(c *Candidate, orig, sub CandidateRun) string {
 		fmt.Fprintf(&b, "\nUndecided: %s, so this run cannot count either way. "+
 			"To test for a hang, bound the program yourself (for example with timeout) so that the candidate fails on its own.\n", strings.Join(sides, " and "))
 	case CandidateDiscriminates:
+		if sub.Fault {
+			b.WriteString("\nThis discriminates: the original passed and the submission's tree could not be tested (a fault code: it did not build or start here, though the behavioural stage built it), which counts as the submission's failure. " +
+				"Check that the candidate itself does not cause it and asserts on promised behaviour within the scope, then report it.\n")
+			break
+		}
 		b.WriteString("\nThis discriminates. Check that it asserts on promised behaviour within the scope, then report it.\n")
 	case CandidateBrokenTest:
 		b.WriteString("\nIt does not pass on the original, so it cannot count. Most often the test itself is wrong.\n")

@@ -142,6 +142,24 @@ func (r CandidateRun) decided() bool {
 	return !r.TimedOut && !r.Fault && r.Harness == ""
 }
 
+// untestableAgainst reports whether the run, on the submission's side,
+// could not test its tree by the submission's own doing next to orig,
+// State A's run of the same pair: orig ran to its end and passed, and
+// this run ended with one of the task's fault codes (the runner could not
+// build or start the tree). Stage 3 runs only after stage 2 built and ran
+// the same tree, and the same image built State A, so a tree that cannot
+// be built here alone is one the submission made so (a build that sees
+// SRB_WORK and fails: docs/LADDER.md, "Stage 3 untestable by choice");
+// counted neither way (HARNESS.md §7 bug 87, which stays the rule for
+// State A's side) it let the submission turn its defect into an invalid
+// verdict. A run srb could not carry out (Harness) stays the grader's,
+// and a timeout stays undecided on either side (issue 15: a candidate
+// killed at its time limit is no break; a hang counts only when the
+// candidate bounds it itself).
+func (r CandidateRun) untestableAgainst(orig CandidateRun) bool {
+	return r.Fault && r.Harness == "" && orig.decided() && orig.Passed
+}
+
 // neverStarted reports whether the run looks like the candidate command
 // could not be started at all (HARNESS.md §4.3 _not_attacked).
 func (r CandidateRun) neverStarted() bool {

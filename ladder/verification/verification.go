@@ -736,7 +736,7 @@ func notAttacked(r *Round) string {
 		return fmt.Sprintf("no candidate run ever started (%d run(s)): the candidate command could not be launched", total)
 	}
 	// A round whose candidates never tested both trees (every pair had a
-	// fault code, a timeout or a run srb could not carry out on one side
+	// fault code on State A's side, a timeout or a run srb could not carry out on one side
 	// or the other) established nothing: a survival there would pay a
 	// submission that cannot be tested.
 	pairs, decided, faults, timeouts := 0, 0, 0, 0
@@ -744,13 +744,13 @@ func notAttacked(r *Round) string {
 		for i := 0; i+1 < len(c.Runs); i += 2 {
 			o, s := c.Runs[i], c.Runs[i+1]
 			pairs++
-			switch {
-			case o.decided() && s.decided():
-				decided++
-			case o.Fault || s.Fault:
+			switch pairVerdict(&o, &s) {
+			case CandidateInvalid:
 				faults++
-			default:
+			case CandidateUndecided:
 				timeouts++
+			default:
+				decided++
 			}
 		}
 	}

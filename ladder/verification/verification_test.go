@@ -481,13 +481,14 @@ func TestTreeInspectionIsRejected(t *testing.T) {
 	}
 }
 
-// A submission that does not build gives invalid candidates, not breaks:
-// the runner exits 71 on the submission side, try_test says it is an
-// infrastructure fault, a claim of it is sent back, and the runs are
-// recorded as faults. Nor is the round a survival: none of its candidates
-// tested both trees, so it established nothing (an error; a submission
-// that sabotaged its own build in stage 3 would otherwise survive).
-func TestUnbuildableSubmissionGivesInvalidCandidates(t *testing.T) {
+// A submission that does not build in stage 3 (stage 2 built it; the
+// same image built State A) fails there by its own doing: the runner
+// exits 71 on the submission side while the original passes, try_test
+// says the pair discriminates and why, and the claim is reproduced and
+// ruled on as any other: a break (docs/LADDER.md, "Stage 3 untestable by
+// choice"). Counted neither way, a submission that sabotaged its own build
+// in stage 3 alone made the verdict invalid instead of earning its zero.
+func TestUnbuildableSubmissionIsItsFailure(t *testing.T) {
 	t.Parallel()
 	needTools(t)
 	sub := port(t, func(s string) string { return s + "\nthis is not Go\n" })
@@ -496,21 +497,18 @@ func TestUnbuildableSubmissionGivesInvalidCandidates(t *testing.T) {
 	}, []turn{rule(true, "in scope")})
 	st, rounds := runStage(t, cfg)
 	want := allSurvive()
-	want["a04-lines"] = result.VerdictError
+	want["a04-lines"] = result.VerdictFail
 	if diff := cmp.Diff(want, verdicts(st)); diff != "" {
 		t.Errorf("verdicts (-want +got):\n%s", diff)
 	}
 	r := roundOf(t, rounds, "a04-lines")
-	if !strings.Contains(r["reason"].(string), "no candidate tested both trees: of 1 pair(s) of runs, 1 had a fault code") {
-		t.Errorf("reason %q", r["reason"])
-	}
-	if r["adjudication"] != nil {
-		t.Errorf("a fault reached the adjudicator: %v", r["adjudication"])
+	if r["outcome"] != OutcomeBroken || !strings.Contains(r["reason"].(string), "passes on the original and fails on the submission, reproduced 3/3") {
+		t.Errorf("round %v: %q", r["outcome"], r["reason"])
 	}
 	c := r["candidates"].([]any)[0].(map[string]any)
 	runs := c["runs"].([]any)
 	sub0 := runs[1].(map[string]any)
-	if c["verdict"] != CandidateInvalid || sub0["exit_code"] != 71.0 || sub0["infrastructure_fault"] != true ||
+	if c["verdict"] != CandidateDiscriminates || sub0["exit_code"] != 71.0 || sub0["infrastructure_fault"] != true ||
 		!strings.Contains(sub0["stderr"].(string), "SRB-INFRA-FAULT: go build failed") {
 		t.Errorf("candidate %v", c)
 	}
@@ -521,8 +519,8 @@ func TestUnbuildableSubmissionGivesInvalidCandidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(b), "Infrastructure fault: the submission tree (exit 71) could not be tested") {
-		t.Errorf("try_test did not name the fault:\n%s", b)
+	if !strings.Contains(string(b), "the submission's tree could not be tested (a fault code: it did not build or start here, though the behavioural stage built it), which counts as the submission's failure") {
+		t.Errorf("try_test did not say why the pair discriminates:\n%s", b)
 	}
 }
 
@@ -798,8 +796,8 @@ func TestTimedOutCandidateIsNoBreak(t *testing.T) {
 // round is an error. So is a submission that cannot be tested at all.
 func TestAllFaultedRoundIsAnError(t *testing.T) {
 	for name, runs := range map[string][2][]CandidateRun{
-		"both trees":      {{fault}, {fault}},
-		"submission only": {{pass}, {fault}},
+		"both trees":    {{fault}, {fault}},
+		"original only": {{fault}, {pass}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			st, r := stageWith(t, runs[0], runs[1])
@@ -813,6 +811,19 @@ func TestAllFaultedRoundIsAnError(t *testing.T) {
 				t.Errorf("metadata %v", st.Metadata)
 			}
 		})
+	}
+}
+
+// A fault code on the submission's side alone, State A's run passing, is
+// the submission's failure: the pair discriminates and is ruled on as any
+// other (docs/LADDER.md, "Stage 3 untestable by choice").
+func TestSubmissionOnlyFaultIsABreak(t *testing.T) {
+	st, r := stageWith(t, []CandidateRun{pass}, []CandidateRun{fault})
+	if v := verdicts(st); v["a05-usage"] != result.VerdictFail {
+		t.Errorf("verdicts %v", v)
+	}
+	if r["outcome"] != OutcomeBroken {
+		t.Errorf("round %v: %v", r["outcome"], r["reason"])
 	}
 }
 
