@@ -344,7 +344,9 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 	g := j.Cgroup
 	return j, func() {
 		// After the stage: every process of the submission is gone (each
-		// ended with its containment's init).
+		// ended with its containment's init; the sweep ends any other of
+		// its user first, so the group is empty when removed).
+		hostuser.Sweep(id)
 		if err := g.Remove(); err != nil {
 			fmt.Fprintf(logw, "srb: behavioural: %v\n", err)
 		}

@@ -199,7 +199,7 @@ func TestHostJailClearsItsUserOnClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, done, err := hostJail(decl, t.TempDir(), t.TempDir(), []string{helper})
+	j, done, err := hostJail(decl, t.TempDir(), t.TempDir(), []string{helper}, cgroup.Plan{Why: "not in this test"}, engine.DefaultLimits, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
