@@ -93,6 +93,12 @@ ladder() {
 	local dir=$1 id=$2 fx=() d
 	for d in testdata/submissions/"$id"/*/; do
 		[ -e "$d/untouched" ] || [ -f "$d/base" ] || [ -d "$d/overlay" ] || [ -f "$d/delete.txt" ] || continue
+		if [ -f "$d/open.txt" ]; then
+			# An attack the grader does not hold yet (docs/LADDER.md, known
+			# holes): its expect.json is the honest score, which it would miss.
+			echo "main-job: OPEN, not graded ($(basename "$d")): $(head -n 1 "$d/open.txt")" >&2
+			continue
+		fi
 		fx+=(--submission-fixture "${d%/}")
 	done
 	if [ ${#fx[@]} -eq 0 ]; then

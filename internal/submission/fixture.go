@@ -15,6 +15,9 @@
 //	adversaries/<id>.json  a scripted-driver script per stage-3 adversary
 //	adjudicator.json   the scripted-driver script of the stage-3 adjudicator
 //	expect.json        what the ladder must produce ([Expect])
+//	open.txt           one line: the fixture is an attack srb does not hold yet (its
+//	                   expect.json is the honest equivalent's); scripts/main-job.sh
+//	                   lists it as open instead of grading it, and its test skips
 //
 // A fixture is either untouched or has a delete.txt or an overlay/, never
 // both: an untouched fixture that also edits the tree says two things. A

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -693,6 +694,68 @@ func readRegular(r *root, rel string) (raw []byte, truncated bool, err error) {
 
 var errNotRegular = errors.New("not a regular file")
 
+// MaxScanBytes bounds how far [lineWindow] reads into one file for a line
+// past the [MaxFileBytes] read at once: the bound on a whole tree srb
+// collects (collect.DefaultBounds), so any file of a graded tree is in
+// reach.
+const MaxScanBytes = 8 << 30
+
+// lineWindow streams the regular file rel of r and returns its lines lo to
+// hi (1-based, inclusive; split as [splitLines] splits, each made valid
+// UTF-8), at most limit bytes of them in all, and whether the file has
+// line lo at all. It reads at most [MaxScanBytes], so a line past
+// MaxFileBytes can still be shown and cited: without it, a file could keep
+// what it holds past that bound out of every tool's sight and every
+// citation's reach.
+func lineWindow(r *root, rel string, lo, hi, limit int) (lines []string, found bool, err error) {
+	f, err := r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, false, &fs.PathError{Op: "read", Path: rel, Err: errNotRegular}
+	}
+	br := bufio.NewReaderSize(io.LimitReader(f, MaxScanBytes), 64<<10)
+	n, kept := 0, 0
+	var cur []byte
+	for {
+		chunk, rerr := br.ReadSlice('\n')
+		if len(chunk) > 0 || rerr == nil {
+			if n+1 >= lo && n+1 <= hi && kept+len(cur) < limit {
+				cur = append(cur, chunk[:min(len(chunk), limit-kept-len(cur))]...)
+			}
+		}
+		if rerr == bufio.ErrBufferFull {
+			continue
+		}
+		ended := rerr == nil
+		if ended || len(chunk) > 0 || len(cur) > 0 {
+			n++
+			if n >= lo && n <= hi {
+				found = true
+				line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
+				kept += len(line)
+				lines = append(lines, strings.ToValidUTF8(line, "\uFFFD"))
+			}
+			cur = cur[:0]
+		}
+		if n >= hi || kept >= limit {
+			return lines, found, nil
+		}
+		if rerr != nil {
+			if rerr == io.EOF {
+				return lines, found, nil
+			}
+			return lines, found, rerr
+		}
+	}
+}
+
 func (t *Toolbox) readFile(p string) (*root, string, []byte, bool, error) {
 	r, rel, err := t.resolve(p, true)
 	if err != nil {
@@ -722,6 +785,9 @@ func (t *Toolbox) fetchSource(p string, start, end int) (string, error) {
 	}
 	lines := splitLines(strings.ToValidUTF8(string(raw), "\uFFFD"))
 	lo := max(1, start)
+	if truncated && (lo >= len(lines) || end >= len(lines)) {
+		return t.fetchPastBound(r, rel, p, lo, end)
+	}
 	hi := len(lines)
 	if end > 0 {
 		hi = min(hi, end)
@@ -740,7 +806,35 @@ func (t *Toolbox) fetchSource(p string, start, end int) (string, error) {
 		header += fmt.Sprintf("  [TRUNCATED at %d B -- ask for a narrower line range to see the rest]", MaxReadBytes)
 	}
 	if truncated {
-		header += fmt.Sprintf("  [the file is longer than the %d B any tool reads; lines past that are not counted]", MaxFileBytes)
+		header += fmt.Sprintf("  [the file is longer than the %d B any tool reads at once; lines past that are not counted here: fetch them by start_line]", MaxFileBytes)
+	}
+	return header + "\n" + body, nil
+}
+
+// fetchPastBound is fetch_source for lines at or past the end of what is
+// read of a file at once ([MaxFileBytes]): they are streamed
+// ([lineWindow]), lo to end (or as many as fit when end is 0).
+func (t *Toolbox) fetchPastBound(r *root, rel, p string, lo, end int) (string, error) {
+	hi := end
+	if hi <= 0 || hi < lo {
+		hi = lo + 1000
+	}
+	got, found, err := lineWindow(r, rel, lo, hi, MaxReadBytes)
+	if err != nil {
+		return "", t.pathError(p, r, err)
+	}
+	if !found {
+		return "", errf("%q has fewer than %d lines; start_line %d is past the end", p, lo, lo)
+	}
+	var b strings.Builder
+	for i, l := range got {
+		fmt.Fprintf(&b, "%6d\t%s\n", lo+i, l)
+	}
+	body, clipped := capBytes(strings.TrimSuffix(b.String(), "\n"), MaxReadBytes)
+	t.reads[display(r, rel)] = true
+	header := fmt.Sprintf("%s  lines %d-%d  [past the %d B read at once: streamed]", display(r, rel), lo, lo+len(got)-1, MaxFileBytes)
+	if clipped {
+		header += fmt.Sprintf("  [TRUNCATED at %d B -- ask for a narrower line range to see the rest]", MaxReadBytes)
 	}
 	return header + "\n" + body, nil
 }
@@ -1069,7 +1163,7 @@ func (t *Toolbox) GroundLine(in, p string, line int, quote string) (bool, string
 	if strings.TrimSpace(quote) == "" {
 		return false, fmt.Sprintf("cites %s:%d with no quote", display(r, rel), line)
 	}
-	raw, _, err := readRegular(r, rel)
+	raw, truncated, err := readRegular(r, rel)
 	if err != nil {
 		return false, "unreadable: " + unwrapPath(err).Error()
 	}
@@ -1077,10 +1171,25 @@ func (t *Toolbox) GroundLine(in, p string, line int, quote string) (bool, string
 	// otherwise put one in a comment of a kept source to make every line
 	// of it uncitable.
 	lines := splitLines(strings.ToValidUTF8(string(raw), "\uFFFD"))
-	if line > len(lines) {
-		return false, fmt.Sprintf("cited line %d but %s has %d lines", line, display(r, rel), len(lines))
+	var window string
+	if truncated && line+3 >= len(lines) {
+		// Past what is read at once (the last line read may be cut):
+		// the window is streamed, so no line is out of a citation's
+		// reach however far into the file it is.
+		got, found, err := lineWindow(r, rel, max(1, line-3), line+3, MaxFileBytes)
+		if err != nil {
+			return false, "unreadable: " + unwrapPath(err).Error()
+		}
+		if !found || line-max(1, line-3) >= len(got) {
+			return false, fmt.Sprintf("cited line %d but %s has fewer lines", line, display(r, rel))
+		}
+		window = strings.Join(got, "\n")
+	} else {
+		if line > len(lines) {
+			return false, fmt.Sprintf("cited line %d but %s has %d lines", line, display(r, rel), len(lines))
+		}
+		window = strings.Join(lines[max(0, line-4):min(len(lines), line+3)], "\n")
 	}
-	window := strings.Join(lines[max(0, line-4):min(len(lines), line+3)], "\n")
 	w, q := loose(window), loose(quote)
 	if !strings.Contains(w, q) {
 		return false, fmt.Sprintf("quoted text not found within 3 lines of line %d", line)

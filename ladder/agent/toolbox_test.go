@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -289,5 +290,31 @@ func TestHostileFiles(t *testing.T) {
 	write(t, big, strings.Repeat("line\n", MaxFileBytes/5+3))
 	if got := tb.Dispatch(ctx, ToolFetchSource, map[string]any{"path": "workspace:big.txt", "end_line": 2.0}); !strings.Contains(got, "lines 1-2 of 3355444  [the file is longer than the 16777216 B any tool reads") {
 		t.Errorf("big file: %.300s", got)
+	}
+}
+
+// TestLinesPastTheReadBound: a line past the MaxFileBytes any tool reads
+// at once can still be fetched by its number and cited (the break attempt
+// of issue 14: a kept C source after 16 MiB of blank lines could be
+// neither seen nor cited, so a fail about it grounded nothing and its gate
+// passed).
+func TestLinesPastTheReadBound(t *testing.T) {
+	tb, _, ws := toolbox(t, ToolboxOptions{})
+	pad := MaxFileBytes + 5
+	body := strings.Repeat("\n", pad) + "/* kept */\nint main(int argc, char **argv) {\n\treturn count(stdin);\n}\n"
+	write(t, filepath.Join(ws, "kept.c"), body)
+	line := pad + 2
+	if ok, note := tb.GroundLine("workspace", "workspace:kept.c", line, "int main(int argc, char **argv) {"); !ok {
+		t.Errorf("a line past the bound did not ground: %s", note)
+	}
+	if ok, _ := tb.GroundLine("workspace", "workspace:kept.c", line, "int main(void) {"); ok {
+		t.Errorf("a quote the file does not hold grounded past the bound")
+	}
+	if ok, note := tb.GroundLine("workspace", "workspace:kept.c", pad+40, "return count(stdin);"); ok || !strings.Contains(note, "lines") {
+		t.Errorf("a line past the file's end: %v %s", ok, note)
+	}
+	got := tb.Dispatch(context.Background(), ToolFetchSource, map[string]any{"path": "workspace:kept.c", "start_line": float64(line - 1), "end_line": float64(line + 1)})
+	if !strings.Contains(got, "int main(int argc, char **argv) {") || !strings.Contains(got, strconv.Itoa(line)+"\t") {
+		t.Errorf("fetch past the bound: %.400s", got)
 	}
 }

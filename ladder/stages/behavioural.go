@@ -315,6 +315,18 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	id := ids[0]
+	// Closing the jail also ends every process of its user and removes
+	// what that user left in the machine's shared temporary folders
+	// (/tmp, /var/tmp, /dev/shm, ...), as stage 3's sessions do after each
+	// run: a stage-2 program's files there outlived the ladder, so a
+	// submission could fill the disk or memory for every later stage and
+	// submission (TestHostJailClearsItsUserOnClose). Keys it left in the
+	// uid's keyrings are not removed (docs/LADDER.md, known holes).
+	done = func() {
+		hostuser.Sweep(id)
+		hostuser.ClearShared(id)
+		os.RemoveAll(root)
+	}
 	j, err := behavioural.NewJail(root, decl.TaskDir, id, id, true, hide)
 	if err == nil {
 		err = j.InstallHelper(helper)
@@ -332,7 +344,9 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 	g := j.Cgroup
 	return j, func() {
 		// After the stage: every process of the submission is gone (each
-		// ended with its containment's init).
+		// ended with its containment's init; the sweep ends any other of
+		// its user first, so the group is empty when removed).
+		hostuser.Sweep(id)
 		if err := g.Remove(); err != nil {
 			fmt.Fprintf(logw, "srb: behavioural: %v\n", err)
 		}

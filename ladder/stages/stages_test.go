@@ -183,3 +183,46 @@ func TestHostJailUserIsUnused(t *testing.T) {
 		t.Errorf("two jails share uid %d", uids[0])
 	}
 }
+
+// TestHostJailClearsItsUserOnClose: what stage 2's --host jail user left
+// in the machine's shared temporary folders is gone when the jail is
+// closed (the break attempt of issue 14: a stage-2 program's files in
+// /tmp, /var/tmp and /dev/shm outlived the ladder, so a submission could
+// fill the disk or memory for every later stage and submission, and
+// leave what another graded party reads; the fixture stage2-leftover).
+func TestHostJailClearsItsUserOnClose(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a jail needs root")
+	}
+	decl := &behavioural.Declaration{TaskDir: t.TempDir()}
+	helper, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, done, err := hostJail(decl, t.TempDir(), t.TempDir(), []string{helper}, cgroup.Plan{Why: "not in this test"}, engine.DefaultLimits, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, d := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if _, err := os.Stat(d); err != nil {
+			continue
+		}
+		p := filepath.Join(d, fmt.Sprintf("srb-test-left.%d", j.UID))
+		if err := os.WriteFile(p, []byte("left\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chown(p, j.UID, j.GID); err != nil {
+			os.Remove(p)
+			t.Fatal(err)
+		}
+		left = append(left, p)
+	}
+	done()
+	for _, p := range left {
+		if _, err := os.Lstat(p); err == nil {
+			os.Remove(p)
+			t.Errorf("%s, the jail user's, outlived the jail", p)
+		}
+	}
+}

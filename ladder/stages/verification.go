@@ -300,11 +300,17 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 			}
 			if opts.Host {
 				cfg.ToolEnv = hostToolEnv
-				return verification.NewContainer(ctx, cfg)
 			}
+			// Every candidate run of a side in a fresh sandbox: in the
+			// images a new container (a container's namespaces keep the
+			// kernel state of earlier execs), with --host a new
+			// engine.Local session, so a new uid: a uid's user keyring
+			// (@u) outlives every process, reap and clearing of its
+			// session, and a program counting its runs there hid its
+			// defect in the reruns (hide-in-keyring).
 			cfg.FreshPerRun = true
 			c, err := verification.NewContainer(ctx, cfg)
-			if err == nil {
+			if err == nil && !opts.Host {
 				hardOnce.Do(func() { hard = c.Hardening() })
 			}
 			return c, err

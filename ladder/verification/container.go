@@ -89,8 +89,10 @@ const CandidateUser = "65532:65532"
 // previous one removed), restored from the side's snapshot: a container
 // keeps the kernel state of its namespaces from one exec to the next (the
 // next pid, IPC ids, TCP sockets in TIME_WAIT, the loopback's counters),
-// which a run could count its runs by. The images set it; engine.Local
-// gives each run PID, network and IPC namespaces of its own instead.
+// which a run could count its runs by; on engine.Local a fresh session
+// is also a fresh uid, whose user keyring (which outlives the uid's
+// processes) no earlier run wrote. srb verification sets it in the
+// images and with --host.
 type ContainerConfig struct {
 	Engine     Starter
 	Image      string

@@ -959,8 +959,21 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 	}
 	adj.Reproduced = 1
 	for adj.Reproduced < need {
-		o := sb.Execute(ctx, c, RoleOriginal)
-		s := sb.Execute(ctx, c, RoleSubmission)
+		// Every other rerun runs the submission's tree first: a candidate
+		// that tells the two runs of a pair apart by their order (what the
+		// first run left in the machine's page cache or in /proc/keys,
+		// say), not by the tree's behaviour, and fails when it runs
+		// second, would otherwise reproduce a "break" of a correct port;
+		// with the order turned it fails on State A and is not stable. The
+		// runs are recorded State A's first either way.
+		var o, s CandidateRun
+		if adj.Reproduced%2 == 1 {
+			s = sb.Execute(ctx, c, RoleSubmission)
+			o = sb.Execute(ctx, c, RoleOriginal)
+		} else {
+			o = sb.Execute(ctx, c, RoleOriginal)
+			s = sb.Execute(ctx, c, RoleSubmission)
+		}
 		c.Runs = append(c.Runs, o, s)
 		switch pairVerdict(&o, &s) {
 		case CandidateDiscriminates:

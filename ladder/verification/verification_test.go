@@ -617,12 +617,17 @@ func TestAdjudicateMechanics(t *testing.T) {
 		reason    string
 		repro     int
 	}{
-		{"fault first", []CandidateRun{pass}, []CandidateRun{fault}, nil, DecisionInvalid,
-			"the submission tree could not be tested: the candidate command exited 71, which is a fault of the harness or the tree rather than a verdict about behaviour", 0},
+		{"fault first", []CandidateRun{fault}, []CandidateRun{fails}, nil, DecisionInvalid,
+			"the original tree could not be tested: the candidate command exited 71, which is a fault of the harness or the tree rather than a verdict about behaviour", 0},
+		// A fault code on the submission's side beside State A's pass is
+		// the submission's failure (docs/LADDER.md, "Stage 3 untestable by
+		// choice"): reproduced as any break.
+		{"fault on the submission", []CandidateRun{pass}, []CandidateRun{fault}, nil, DecisionRejected,
+			"passes on the original and fails on the submission, reproduced 3/3, but no adjudicator is configured to rule on the scope", 3},
 		{"broken test", []CandidateRun{fails}, []CandidateRun{fails}, nil, DecisionInvalid, "broken test: it does not pass on the original (exit 1)", 0},
 		{"passes on both", []CandidateRun{pass}, []CandidateRun{pass}, nil, DecisionInvalid, "it passes on the submission too", 0},
-		{"fault during reruns", []CandidateRun{pass}, []CandidateRun{fails, fails, fault}, nil, DecisionInvalid,
-			"the break held 2 time(s) of 3 and then the submission tree could not be tested (exit 71), which is a fault of the harness or the tree rather than a verdict about behaviour", 2},
+		{"fault during reruns", []CandidateRun{pass, pass, fault}, []CandidateRun{fails}, nil, DecisionInvalid,
+			"the break held 2 time(s) of 3 and then the original tree could not be tested (exit 71), which is a fault of the harness or the tree rather than a verdict about behaviour", 2},
 		{"flaky", []CandidateRun{pass}, []CandidateRun{fails, pass}, nil, DecisionRejected, "the outcome is not stable: it held 1 time(s) of 3 required", 1},
 		// A run killed at candidate_timeout_sec is undecided on either
 		// side, never a break (issue 15): the round is an error.
@@ -963,5 +968,46 @@ func TestUpkeepIsNotTheAdversarysBudget(t *testing.T) {
 	run := r["candidates"].([]any)[0].(map[string]any)["runs"].([]any)[0].(map[string]any)
 	if run["upkeep_sec"] != 1000.0 {
 		t.Errorf("run's upkeep_sec %v, want 1000", run["upkeep_sec"])
+	}
+}
+
+// orderSandbox is a candidate that tells the two runs of a pair apart by
+// their order, not by the trees (cache-role, key-role: what the first run
+// left in the page cache or /proc/keys): it passes when it runs first in
+// its pair and fails when second. Order records the roles in the order
+// they ran.
+type orderSandbox struct {
+	Sandbox
+	calls int
+	Order []string
+}
+
+func (o *orderSandbox) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
+	o.Order = append(o.Order, role)
+	o.calls++
+	if o.calls%2 == 1 {
+		return CandidateRun{Target: role, ExitCode: 0, Passed: true}
+	}
+	return CandidateRun{Target: role, ExitCode: 1}
+}
+
+// The adjudicator's reruns turn the order of every other pair, so a
+// candidate that fails whenever it runs second "discriminates" in
+// try_test (State A first) but is not stable: never a break of a correct
+// port.
+func TestOrderGuessIsNotStable(t *testing.T) {
+	sb := &orderSandbox{}
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true}
+	c := &Candidate{Name: "c", Filename: "c.sh", Code: "true"}
+	adj := adjudicate(context.Background(), cfg, sb, Adversary{ID: "a"}, c, "claim", time.Now)
+	if adj.Decision != DecisionRejected || adj.Reproduced != 1 {
+		t.Errorf("got %s %q reproduced %d", adj.Decision, adj.Reason, adj.Reproduced)
+	}
+	want := []string{RoleOriginal, RoleSubmission, RoleSubmission, RoleOriginal}
+	if diff := cmp.Diff(want, sb.Order); diff != "" {
+		t.Errorf("run order (-want +got):\n%s", diff)
+	}
+	if len(c.Runs) != 4 || c.Runs[2].Target != RoleOriginal || c.Runs[3].Target != RoleSubmission {
+		t.Errorf("runs recorded %v", c.Runs)
 	}
 }
