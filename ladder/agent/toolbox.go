@@ -756,6 +756,51 @@ func lineWindow(r *root, rel string, lo, hi, limit int) (lines []string, found b
 	}
 }
 
+// scanLines streams the regular file rel of r (at most [MaxScanBytes])
+// and calls fn with each line's 1-based number and text (split as
+// [splitLines] splits, made valid UTF-8, at most [MaxFileBytes] of a
+// line kept) until fn returns false.
+func scanLines(r *root, rel string, fn func(n int, line string) bool) error {
+	f, err := r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !info.Mode().IsRegular() {
+		return &fs.PathError{Op: "read", Path: rel, Err: errNotRegular}
+	}
+	br := bufio.NewReaderSize(io.LimitReader(f, MaxScanBytes), 64<<10)
+	n := 0
+	var cur []byte
+	for {
+		chunk, rerr := br.ReadSlice('\n')
+		if len(cur) < MaxFileBytes {
+			cur = append(cur, chunk[:min(len(chunk), MaxFileBytes-len(cur))]...)
+		}
+		if rerr == bufio.ErrBufferFull {
+			continue
+		}
+		if rerr == nil || len(cur) > 0 {
+			n++
+			line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
+			if !fn(n, strings.ToValidUTF8(line, "\uFFFD")) {
+				return nil
+			}
+			cur = cur[:0]
+		}
+		if rerr != nil {
+			if rerr == io.EOF {
+				return nil
+			}
+			return rerr
+		}
+	}
+}
+
 func (t *Toolbox) readFile(p string) (*root, string, []byte, bool, error) {
 	r, rel, err := t.resolve(p, true)
 	if err != nil {
@@ -865,18 +910,28 @@ func (t *Toolbox) search(pattern, p, glob string, ignoreCase bool) (string, erro
 	}
 	var hits []string
 	scanned := 0
+	match := func(file string, n int, line string) bool {
+		if rx.MatchString(line) {
+			hits = append(hits, fmt.Sprintf("%s:%d: %s", display(r, file), n, truncRunes(strings.TrimSpace(line), MaxSearchLine)))
+		}
+		return len(hits) < MaxSearchHits
+	}
 	visit := func(file string) {
 		scanned++
-		raw, _, err := readRegular(r, file)
+		raw, truncated, err := readRegular(r, file)
 		if err != nil || isBinary(raw, searchProbe) {
 			return
 		}
+		if truncated {
+			// Past the read at once the file is streamed, as fetch_source
+			// and a citation's grounding read it: a file must not keep
+			// what it holds past MaxFileBytes out of search's sight.
+			_ = scanLines(r, file, func(n int, line string) bool { return match(file, n, line) })
+			return
+		}
 		for n, line := range splitLines(strings.ToValidUTF8(string(raw), "\uFFFD")) {
-			if rx.MatchString(line) {
-				hits = append(hits, fmt.Sprintf("%s:%d: %s", display(r, file), n+1, truncRunes(strings.TrimSpace(line), MaxSearchLine)))
-				if len(hits) >= MaxSearchHits {
-					return
-				}
+			if !match(file, n+1, line) {
+				return
 			}
 		}
 	}

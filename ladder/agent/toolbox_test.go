@@ -317,4 +317,9 @@ func TestLinesPastTheReadBound(t *testing.T) {
 	if !strings.Contains(got, "int main(int argc, char **argv) {") || !strings.Contains(got, strconv.Itoa(line)+"\t") {
 		t.Errorf("fetch past the bound: %.400s", got)
 	}
+	// search streams past the bound too, with the lines' real numbers.
+	got = tb.Dispatch(context.Background(), ToolSearch, map[string]any{"pattern": `count\(stdin\)`, "path": "workspace:"})
+	if want := "workspace:kept.c:" + strconv.Itoa(line+1) + ": return count(stdin);"; !strings.Contains(got, want) {
+		t.Errorf("search past the bound: want %q in %.400s", want, got)
+	}
 }
