@@ -670,18 +670,11 @@ func (t *Toolbox) binaryLine(r *root, rel string, raw []byte) string {
 // or a device in a submission cannot hang the stage. truncated says the
 // file is longer than what was read.
 func readRegular(r *root, rel string) (raw []byte, truncated bool, err error) {
-	f, err := r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRegular(r, rel)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, false, &fs.PathError{Op: "read", Path: rel, Err: errNotRegular}
-	}
 	raw, err = io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, false, err
@@ -693,6 +686,25 @@ func readRegular(r *root, rel string) (raw []byte, truncated bool, err error) {
 }
 
 var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens rel of r for reading, which must be a regular file:
+// it is opened without blocking and checked after opening, so a FIFO or
+// a device in a submission cannot hang the stage.
+func openRegular(r *root, rel string) (*os.File, error) {
+	f, err := r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: rel, Err: errNotRegular}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
 
 // MaxScanBytes bounds how far [lineWindow] reads into one file for a line
 // past the [MaxFileBytes] read at once: the bound on a whole tree srb
@@ -708,18 +720,11 @@ const MaxScanBytes = 8 << 30
 // what it holds past that bound out of every tool's sight and every
 // citation's reach.
 func lineWindow(r *root, rel string, lo, hi, limit int) (lines []string, found bool, err error) {
-	f, err := r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRegular(r, rel)
 	if err != nil {
 		return nil, false, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, false, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, false, &fs.PathError{Op: "read", Path: rel, Err: errNotRegular}
-	}
 	br := bufio.NewReaderSize(io.LimitReader(f, MaxScanBytes), 64<<10)
 	n, kept := 0, 0
 	var cur []byte
@@ -761,18 +766,11 @@ func lineWindow(r *root, rel string, lo, hi, limit int) (lines []string, found b
 // [splitLines] splits, made valid UTF-8, at most [MaxFileBytes] of a
 // line kept) until fn returns false.
 func scanLines(r *root, rel string, fn func(n int, line string) bool) error {
-	f, err := r.r.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRegular(r, rel)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !info.Mode().IsRegular() {
-		return &fs.PathError{Op: "read", Path: rel, Err: errNotRegular}
-	}
 	br := bufio.NewReaderSize(io.LimitReader(f, MaxScanBytes), 64<<10)
 	n := 0
 	var cur []byte
