@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -138,21 +136,9 @@ func (c *dockerContainer) LimitHits(ctx context.Context) (LimitHits, error) {
 // read.
 func cgroupCounts(procFile, root string) (oomKills, memoryPeak, pidsMax int64) {
 	oomKills, memoryPeak, pidsMax = -1, -1, -1
-	f, err := os.Open(procFile)
+	paths, err := procCgroups(procFile) // controller ("" for v2) → path
 	if err != nil {
 		return
-	}
-	defer f.Close()
-	paths := map[string]string{} // controller ("" for v2) → path
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		parts := strings.SplitN(sc.Text(), ":", 3)
-		if len(parts) != 3 {
-			continue
-		}
-		for _, ctl := range strings.Split(parts[1], ",") {
-			paths[ctl] = parts[2]
-		}
 	}
 	if p, ok := paths["memory"]; ok {
 		oomKills, memoryPeak = memoryCounts(filepath.Join(root, "memory", p), false)
