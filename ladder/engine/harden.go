@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 )
 
 // Hardening says what [Docker.Start] could add to a container's limits
@@ -100,7 +102,7 @@ func (c *dockerContainer) harden(ctx context.Context, memory int64, guard bool) 
 	if guard {
 		c.hard.OOMGuard = guardOwn(pid, len(c.own))
 	}
-	c.hard.TCPLimit = boundTCP(paths, "/sys/fs/cgroup", memory)
+	c.hard.TCPLimit = boundTCP(paths, cgroup.Root, memory)
 }
 
 // guardOwn exempts pid and every descendant it has now (want of them,

@@ -89,8 +89,12 @@ func (h LimitHits) Map() map[string]any {
 }
 
 // Note is one sentence for a stage result's notes when a limit was hit,
-// "" otherwise.
-func (h LimitHits) Note() string {
+// "" otherwise, about the stage container ([LimitHits.NoteOn]).
+func (h LimitHits) Note() string { return h.NoteOn("the stage container") }
+
+// NoteOn is [LimitHits.Note] about subject, what reached the limits ("the
+// stage container", "the submission's processes on --host").
+func (h LimitHits) NoteOn(subject string) string {
 	var hit []string
 	if h.OOMKilled || h.OOMKills > 0 {
 		hit = append(hit, "its memory limit (the kernel killed a process)")
@@ -101,7 +105,7 @@ func (h LimitHits) Note() string {
 	if len(hit) == 0 {
 		return ""
 	}
-	return "the stage container reached " + strings.Join(hit, " and ")
+	return subject + " reached " + strings.Join(hit, " and ")
 }
 
 // LimitHits reports which of its limits the container reached so far.
@@ -141,36 +145,24 @@ func cgroupCounts(procFile, root string) (oomKills, memoryPeak, pidsMax int64) {
 		return
 	}
 	if p, ok := paths["memory"]; ok {
-		oomKills, memoryPeak = memoryCounts(filepath.Join(root, "memory", p), false)
+		oomKills, memoryPeak = cgroup.ReadMemory(filepath.Join(root, "memory", p), false)
 	} else if p, ok := paths[""]; ok {
-		oomKills, memoryPeak = memoryCounts(filepath.Join(root, p), true)
+		oomKills, memoryPeak = cgroup.ReadMemory(filepath.Join(root, p), true)
 	}
 	if p, ok := paths["pids"]; ok {
-		pidsMax = pidsMaxCount(filepath.Join(root, "pids", p))
+		pidsMax = cgroup.ReadPidsMax(filepath.Join(root, "pids", p))
 	} else if p, ok := paths[""]; ok {
-		pidsMax = pidsMaxCount(filepath.Join(root, p))
+		pidsMax = cgroup.ReadPidsMax(filepath.Join(root, p))
 	}
 	return
-}
-
-// memoryCounts reads the memory cgroup folder dir (cgroup v2's when v2):
-// its OOM kills and the most memory it held at once (bytes); -1 for what
-// cannot be read ([cgroup.ReadMemory]).
-func memoryCounts(dir string, v2 bool) (oomKills, peak int64) {
-	return cgroup.ReadMemory(dir, v2)
-}
-
-// pidsMaxCount reads how many forks the pids cgroup folder dir refused
-// at its limit; -1 when it cannot ([cgroup.ReadPidsMax]).
-func pidsMaxCount(dir string) int64 {
-	return cgroup.ReadPidsMax(dir)
 }
 
 // OOMAtLimit reports whether h, read after a command or a suite, shows
 // the OOM killer at work at the memory limit of limit bytes since before
 // (read before it started): the OOM kill count grew (where a count is
 // unknown, the engine's OOMKilled flag newly set), and, where the peak
-// can be read, the peak reached the limit (within [MemoryLimitSlack]).
+// can be read, the peak reached the limit (within
+// [cgroup.MemoryLimitSlack]).
 // The peak rules out the machine itself out of memory, whose OOM killer
 // raises the count too but leaves the cgroup under its limit: that is
 // the grader's fault, where a kill at the limit is what the command's
@@ -186,12 +178,4 @@ func (h LimitHits) OOMAtLimit(before LimitHits, limit int64) bool {
 		return false
 	}
 	return cgroup.PeakAtLimit(h.MemoryPeak, limit)
-}
-
-// MemoryLimitSlack is how far under a memory limit of limit bytes a
-// cgroup's peak may stay and still count as having reached it: the
-// larger of 4 MiB (a charge of a huge page or a batch of pages refused
-// at the limit) and 1/64 of the limit ([cgroup.MemoryLimitSlack]).
-func MemoryLimitSlack(limit int64) int64 {
-	return cgroup.MemoryLimitSlack(limit)
 }

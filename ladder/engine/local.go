@@ -369,7 +369,7 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 	start := time.Now()
 	var hitsBefore LimitHits
 	if c.cg != nil {
-		hitsBefore = limitHits(c.cg)
+		hitsBefore = HitsOf(c.cg.Counts())
 	}
 	p, err := proc.Start(spec)
 	if err != nil {
@@ -405,7 +405,7 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 	// awaitExec returns once every process of the exec is gone.
 	e, timedOut, ctxErr := awaitExec(ctx, p, es)
 	res.TimedOut = timedOut
-	if e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL && c.cg != nil && limitHits(c.cg).OOMAtLimit(hitsBefore, c.spec.Memory) {
+	if e.Err != nil && errors.Is(e.Err, proc.ErrInitKilled) && e.Signal == syscall.SIGKILL && c.cg != nil && HitsOf(c.cg.Counts()).OOMAtLimit(hitsBefore, c.spec.Memory) {
 		// The session's memory limit: the OOM killer chose the init
 		// (it cannot always be exempted), which ended every process of
 		// the command with it, as a container ends when its first
@@ -675,7 +675,7 @@ func (c *localContainer) Remove(ctx context.Context) error {
 // LimitHits implements [Container]: the OOM kills and refused forks of
 // the session's cgroups; -1 for a limit not enforced (see [Local]).
 func (c *localContainer) LimitHits(context.Context) (LimitHits, error) {
-	return limitHits(c.cg), nil
+	return HitsOf(c.cg.Counts()), nil
 }
 
 // cmpOr is cmp.Or for strings.

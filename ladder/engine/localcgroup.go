@@ -4,21 +4,11 @@ import (
 	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 )
 
-// CgroupRoot is where this machine's cgroup file systems are mounted
-// ([cgroup.Root]).
-const CgroupRoot = cgroup.Root
-
-// CgroupParentEnv names the environment variable that gives a [Local] a
-// cgroup v2 folder delegated to srb (its default [Local.CgroupParent];
-// [cgroup.ParentEnv]).
-const CgroupParentEnv = cgroup.ParentEnv
-
-// limitHits is what a session's group g (a [cgroup.Group] made for it;
-// nil: no limit enforced) counted so far: the OOM kills, the memory peak
-// and the forks refused at the pids limit; -1 for what it does not bound
-// or cannot be read.
-func limitHits(g *cgroup.Group) LimitHits {
-	c := g.Counts()
+// HitsOf is what a group's counters c say as a [LimitHits] (an
+// engine.Local session's cgroup, stage 2's host jail): OOMKilled when the
+// OOM killer ended any process of it; each count -1 when the group does
+// not bound it or it cannot be read.
+func HitsOf(c cgroup.Counts) LimitHits {
 	return LimitHits{OOMKilled: c.OOMKills > 0, OOMKills: c.OOMKills, MemoryPeak: c.MemoryPeak, PidsMax: c.PidsMax}
 }
 

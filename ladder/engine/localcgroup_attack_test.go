@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 )
 
 // A session's cgroup counters outlive each of its runs (the memory
@@ -48,7 +50,7 @@ func TestLocalCgroupCountersHidden(t *testing.T) {
 	}
 	// Escapes, refused before the change and after.
 	for _, d := range ca.Dirs {
-		ctlRoot := filepath.Join(CgroupRoot, strings.SplitN(strings.TrimPrefix(d, CgroupRoot+"/"), "/", 2)[0])
+		ctlRoot := filepath.Join(cgroup.Root, strings.SplitN(strings.TrimPrefix(d, cgroup.Root+"/"), "/", 2)[0])
 		r := sh(t, a, `echo $$ > "$1/cgroup.procs" && echo MOVED; mkdir "$2/sub" && echo MADE; cat /proc/self/cgroup`,
 			func(es *ExecSpec) { es.Argv = append(es.Argv, "sh", ctlRoot, d) })
 		if strings.Contains(string(r.Stdout), "MOVED") || strings.Contains(string(r.Stdout), "MADE") {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 )
 
 // cgroupSession starts a Local session with spec's limits in a cgroup of
@@ -43,7 +45,7 @@ func TestLocalCgroupLimits(t *testing.T) {
 	r := sh(t, s, `setsid sh -c 'cat /proc/self/cgroup' </dev/null`)
 	for _, d := range dirs {
 		// /sys/fs/cgroup/<controller>/<path> is "N:<controller>:/<path>".
-		ctl, rel, _ := strings.Cut(strings.TrimPrefix(d, CgroupRoot+"/"), "/")
+		ctl, rel, _ := strings.Cut(strings.TrimPrefix(d, cgroup.Root+"/"), "/")
 		if !strings.Contains(string(r.Stdout), ":"+ctl+":/"+rel+"\n") {
 			t.Errorf("a setsid process is in %q, not in the session's cgroup %s", r.Stdout, d)
 		}

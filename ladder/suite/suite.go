@@ -333,7 +333,7 @@ func countUnits(st *result.Stage) (done, unreached int) {
 // itself out of memory: its OOM killer may choose the helper too, and
 // the container's OOM count grows just the same; so where the cgroup can
 // be read, the kill counts only when the container's memory peak also
-// reached its own limit (within engine.MemoryLimitSlack: a charge refused
+// reached its own limit (within cgroup.MemoryLimitSlack: a charge refused
 // at the limit can leave the peak a batch of pages under it; the rule is
 // engine.LimitHits.OOMAtLimit, which engine.Local applies too). A container
 // at its limit when the host also ran out is still the submission's: it
