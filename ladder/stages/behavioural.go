@@ -149,7 +149,7 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 		Log: func(format string, args ...any) { fmt.Fprintf(logw, "srb: "+format+"\n", args...) }}
 	st, err := r.Run(ctx, s)
 	if st != nil {
-		recordHostLimits(st, jail, plan, limits, logw)
+		recordHostLimits(st, jail, plan, logw)
 		if werr := st.Write(out); werr != nil && err == nil {
 			err = werr
 		}
@@ -315,15 +315,21 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	id := ids[0]
-	// Closing the jail also ends every process of its user and removes
-	// what that user left in the machine's shared temporary folders
-	// (/tmp, /var/tmp, /dev/shm, ...), as stage 3's sessions do after each
-	// run: a stage-2 program's files there outlived the ladder, so a
-	// submission could fill the disk or memory for every later stage and
-	// submission (TestHostJailClearsItsUserOnClose). Keys it left in the
-	// uid's keyrings are not removed (docs/LADDER.md, known holes).
+	// Closing the jail ends every process of its user (each ended with
+	// its containment's init already; the sweep makes sure), so its cgroup
+	// group is empty when removed, and removes what that user left in the
+	// machine's shared temporary folders (/tmp, /var/tmp, /dev/shm, ...),
+	// as stage 3's sessions do after each run: a stage-2 program's files
+	// there outlived the ladder, so a submission could fill the disk or
+	// memory for every later stage and submission
+	// (TestHostJailClearsItsUserOnClose). Keys it left in the uid's
+	// keyrings are not removed (docs/LADDER.md, known holes).
+	var g *cgroup.Group
 	done = func() {
 		hostuser.Sweep(id)
+		if err := g.Remove(); err != nil {
+			fmt.Fprintf(logw, "srb: behavioural: %v\n", err)
+		}
 		hostuser.ClearShared(id)
 		os.RemoveAll(root)
 	}
@@ -335,23 +341,14 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 		// One group for the stage run, as the image path has one
 		// container: its processes together, whatever module or case
 		// started them, within the task's limits.
-		j.Cgroup, err = cgroup.New(plan, "behavioural", limits.Memory, limits.Pids)
+		g, err = cgroup.New(plan, "behavioural", limits.Memory, limits.Pids)
+		j.Cgroup = g
 	}
 	if err != nil {
 		done()
 		return nil, nil, err
 	}
-	g := j.Cgroup
-	return j, func() {
-		// After the stage: every process of the submission is gone (each
-		// ended with its containment's init; the sweep ends any other of
-		// its user first, so the group is empty when removed).
-		hostuser.Sweep(id)
-		if err := g.Remove(); err != nil {
-			fmt.Fprintf(logw, "srb: behavioural: %v\n", err)
-		}
-		done()
-	}, nil
+	return j, done, nil
 }
 
 // recordHostLimits writes into st's metadata how --host bounded the
@@ -360,7 +357,7 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 // "limits" as the stage image records its container's (the bounds and
 // oom_killed, oom_kills, memory_peak, pids_max), memory_limit_killed when
 // the OOM killer killed at the limit, and a note when a limit was hit.
-func recordHostLimits(st *result.Stage, j *behavioural.Jail, plan cgroup.Plan, limits engine.Limits, logw io.Writer) {
+func recordHostLimits(st *result.Stage, j *behavioural.Jail, plan cgroup.Plan, logw io.Writer) {
 	how, why := plan.How()
 	if how == "" || j == nil || j.Cgroup == nil {
 		if why == "" {
@@ -371,27 +368,22 @@ func recordHostLimits(st *result.Stage, j *behavioural.Jail, plan cgroup.Plan, l
 		return
 	}
 	st.Metadata["host_limits"] = how
-	c := j.Cgroup.Counts()
-	h := engine.LimitHits{OOMKilled: c.OOMKills > 0, OOMKills: c.OOMKills, MemoryPeak: c.MemoryPeak, PidsMax: c.PidsMax}
-	m := engine.Limits{Pids: j.Cgroup.PidsLimit, Memory: j.Cgroup.MemoryLimit}.Map()
+	g := j.Cgroup
+	c := g.Counts()
+	h := engine.HitsOf(c)
+	m := engine.Limits{Pids: g.PidsLimit, Memory: g.MemoryLimit}.Map()
 	for k, v := range h.Map() {
 		m[k] = v
 	}
 	st.Metadata["limits"] = m
-	if c.OOMKills > 0 && cgroup.PeakAtLimit(c.MemoryPeak, j.Cgroup.MemoryLimit) {
+	// The group was made for this stage run, so its counts started at 0.
+	if c.OOMAtLimit(cgroup.Counts{}, g.MemoryLimit) {
 		reason := fmt.Sprintf("the submission's processes reached the stage's memory limit (%d MiB, the task's limits.memory_mib) and the kernel's OOM killer killed %d of them: "+
-			"the checks of what they ran failed, as a program that runs out of memory fails", limits.Memory>>20, c.OOMKills)
+			"the checks of what they ran failed, as a program that runs out of memory fails", g.MemoryLimit>>20, c.OOMKills)
 		st.Metadata["memory_limit_killed"] = reason
 		fmt.Fprintf(logw, "srb: behavioural: %s\n", reason)
 	}
-	if h.Hit() {
-		var hit []string
-		if h.OOMKills > 0 {
-			hit = append(hit, fmt.Sprintf("its memory limit (the kernel killed %d process(es))", h.OOMKills))
-		}
-		if h.PidsMax > 0 {
-			hit = append(hit, fmt.Sprintf("its process limit (%d fork(s) failed)", h.PidsMax))
-		}
-		st.Note("the submission's processes on --host reached " + strings.Join(hit, " and "))
+	if n := h.NoteOn("the submission's processes on --host"); n != "" {
+		st.Note(n)
 	}
 }
