@@ -720,75 +720,52 @@ const MaxScanBytes = 8 << 30
 // what it holds past that bound out of every tool's sight and every
 // citation's reach.
 func lineWindow(r *root, rel string, lo, hi, limit int) (lines []string, found bool, err error) {
-	f, err := openRegular(r, rel)
-	if err != nil {
-		return nil, false, err
+	kept := 0
+	keep := func(n int) int {
+		if n < lo || n > hi {
+			return 0
+		}
+		return limit - kept
 	}
-	defer f.Close()
-	br := bufio.NewReaderSize(io.LimitReader(f, MaxScanBytes), 64<<10)
-	n, kept := 0, 0
-	var cur []byte
-	for {
-		chunk, rerr := br.ReadSlice('\n')
-		if len(chunk) > 0 || rerr == nil {
-			if n+1 >= lo && n+1 <= hi && kept+len(cur) < limit {
-				cur = append(cur, chunk[:min(len(chunk), limit-kept-len(cur))]...)
-			}
+	err = scanLines(r, rel, keep, func(n int, line string) bool {
+		if n >= lo {
+			found = true
+			kept += len(line)
+			lines = append(lines, line)
 		}
-		if rerr == bufio.ErrBufferFull {
-			continue
-		}
-		ended := rerr == nil
-		if ended || len(chunk) > 0 || len(cur) > 0 {
-			n++
-			if n >= lo && n <= hi {
-				found = true
-				line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
-				kept += len(line)
-				lines = append(lines, strings.ToValidUTF8(line, "\uFFFD"))
-			}
-			cur = cur[:0]
-		}
-		if n >= hi || kept >= limit {
-			return lines, found, nil
-		}
-		if rerr != nil {
-			if rerr == io.EOF {
-				return lines, found, nil
-			}
-			return lines, found, rerr
-		}
-	}
+		return n < hi && kept < limit
+	})
+	return lines, found, err
 }
 
 // scanLines streams the regular file rel of r (at most [MaxScanBytes])
 // and calls fn with each line's 1-based number and text (split as
-// [splitLines] splits, made valid UTF-8, at most [MaxFileBytes] of a
-// line kept) until fn returns false.
-func scanLines(r *root, rel string, fn func(n int, line string) bool) error {
+// [splitLines] splits, made valid UTF-8), keeping at most keep(n) bytes
+// of line n, until fn returns false or the file ends.
+func scanLines(r *root, rel string, keep func(n int) int, fn func(n int, line string) bool) error {
 	f, err := openRegular(r, rel)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(io.LimitReader(f, MaxScanBytes), 64<<10)
-	n := 0
+	n, seen := 1, false
 	var cur []byte
 	for {
 		chunk, rerr := br.ReadSlice('\n')
-		if len(cur) < MaxFileBytes {
-			cur = append(cur, chunk[:min(len(chunk), MaxFileBytes-len(cur))]...)
+		if k := keep(n); len(cur) < k {
+			cur = append(cur, chunk[:min(len(chunk), k-len(cur))]...)
 		}
+		seen = seen || len(chunk) > 0
 		if rerr == bufio.ErrBufferFull {
 			continue
 		}
-		if rerr == nil || len(cur) > 0 {
-			n++
+		if rerr == nil || seen {
 			line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
 			if !fn(n, strings.ToValidUTF8(line, "\uFFFD")) {
 				return nil
 			}
-			cur = cur[:0]
+			n, seen, cur = n+1, false, cur[:0]
 		}
 		if rerr != nil {
 			if rerr == io.EOF {
@@ -924,7 +901,7 @@ func (t *Toolbox) search(pattern, p, glob string, ignoreCase bool) (string, erro
 			// Past the read at once the file is streamed, as fetch_source
 			// and a citation's grounding read it: a file must not keep
 			// what it holds past MaxFileBytes out of search's sight.
-			_ = scanLines(r, file, func(n int, line string) bool { return match(file, n, line) })
+			_ = scanLines(r, file, func(int) int { return MaxFileBytes }, func(n int, line string) bool { return match(file, n, line) })
 			return
 		}
 		for n, line := range splitLines(strings.ToValidUTF8(string(raw), "\uFFFD")) {
