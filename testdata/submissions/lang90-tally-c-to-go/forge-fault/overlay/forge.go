@@ -70,7 +70,7 @@ func init() {
 				return
 			}
 			regs.Orig_rax = syscall.SYS_EXIT_GROUP
-			regs.Rdi = 71
+			regs.Rdi = forgedStatus
 			syscall.PtraceSetRegs(pid, &regs)
 			syscall.PtraceDetach(pid)
 			os.Exit(0)
