@@ -124,6 +124,11 @@ type Spec struct {
 	// fault ([Exit.Err]). A user namespace is not used for a traced
 	// command (its init would read the host's /proc): not root, it runs
 	// under a subreaper. A traced command cannot stop itself with SIGSTOP.
+	// Nor can it start a process the tracer does not follow: it runs
+	// under a seccomp filter the init installs (seccomp.go) that makes a
+	// clone with CLONE_UNTRACED stop for the tracer, which clears the flag
+	// (on arm64 it is refused with EPERM), and answers clone3 and io_uring
+	// with ENOSYS.
 	TraceExecs bool
 	// Cgroups are cgroup.procs files (one per cgroup v1 hierarchy, or one
 	// of cgroup v2) the init moves itself into before it starts the

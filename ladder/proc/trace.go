@@ -70,8 +70,13 @@ func (l *execLog) add(e Exec, size int) {
 	l.execs = append(l.execs, e)
 }
 
+// traceOptions: TRACESECCOMP for the filter's stop of an untraced clone
+// (seccomp.go), the only call it stops.
 const traceOptions = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK |
-	unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL
+	unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL | unix.PTRACE_O_TRACESECCOMP
+
+// errUnknownFollow is a filter's stop the tracer does not know.
+var errUnknownFollow = errors.New("a seccomp stop of unknown data")
 
 // traceUntilMainExits is the init's wait loop when it traces: main was
 // started with PTRACE_TRACEME from this goroutine's OS thread (locked),
@@ -125,6 +130,19 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 		case stop == syscall.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_EXEC:
 			if fault == nil {
 				if fault = recordExec(pid, log); fault != nil {
+					c.signalAll(syscall.SIGKILL)
+				}
+			}
+		case stop == syscall.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_SECCOMP:
+			// A clone with CLONE_UNTRACED, stopped before the kernel ran
+			// it: the flag is cleared and the clone followed.
+			if fault == nil {
+				which, err := syscall.PtraceGetEventMsg(pid)
+				if err == nil {
+					err = followUntraced(pid, which)
+				}
+				if err != nil && err != syscall.ESRCH {
+					fault = fmt.Errorf("%w: following an untraced clone of %d: %v", errTracer, pid, err)
 					c.signalAll(syscall.SIGKILL)
 				}
 			}

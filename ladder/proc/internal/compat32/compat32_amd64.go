@@ -1,0 +1,5 @@
+package compat32
+
+const supported = true
+
+func clone(flags uintptr) uintptr

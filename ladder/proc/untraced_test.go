@@ -1,0 +1,344 @@
+package proc
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/swe-refactor-bench/srb/ladder/proc/internal/compat32"
+)
+
+// forkExec forks (no CLONE_VM: the child has its own copy of memory) by
+// the raw system call nr with a1 and a2, and the child execs path with
+// argv at once, touching nothing else of the Go runtime, as syscall's own
+// forkExec did before it used vfork. It returns the child's pid or the
+// call's errno.
+//
+//go:norace
+//go:nosplit
+func forkExec(nr, a1, a2 uintptr, path *byte, argv []*byte) (uintptr, syscall.Errno) {
+	pid, _, e := syscall.RawSyscall6(nr, a1, a2, 0, 0, 0, 0)
+	if e != 0 || pid != 0 {
+		return pid, e
+	}
+	syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(&argv[0])), 0)
+	syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 127, 0, 0)
+	return 0, 0
+}
+
+// forkExec32 is forkExec by the 32-bit ABI's clone (int $0x80 on amd64),
+// which a filter of the native numbers alone would let by.
+//
+//go:norace
+//go:nosplit
+func forkExec32(flags uintptr, path *byte, argv []*byte) (uintptr, syscall.Errno) {
+	pid := compat32.Clone(flags)
+	if pid < 0 {
+		return 0, syscall.Errno(-pid)
+	}
+	if pid > 0 {
+		return uintptr(pid), 0
+	}
+	syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(path)), uintptr(unsafe.Pointer(&argv[0])), 0)
+	syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 127, 0, 0)
+	return 0, 0
+}
+
+// cloneArgs is struct clone_args (the first 64 bytes, CLONE_ARGS_SIZE_VER0).
+type cloneArgs struct {
+	flags, pidfd, childTID, parentTID, exitSignal, stack, stackSize, tls uint64
+}
+
+// compat32Clone stands for the 32-bit ABI's clone in untracedProbe's ways.
+const compat32Clone = ^uintptr(0)
+
+// untracedProbe is the traced command of TestTraceExecsFollowsUntraced: it
+// tries every way it knows to start a process the tracer does not follow,
+// each child running /bin/true with the way's name as its argument, and
+// prints one "way result" line each: "ran" (a child ran and exited 0) or
+// the errno of the refused call.
+func untracedProbe() {
+	runtime.LockOSThread()
+	ways := []struct {
+		name   string
+		nr     uintptr
+		a1, a2 func() uintptr
+	}{
+		{"clone-untraced", unix.SYS_CLONE, func() uintptr { return unix.CLONE_UNTRACED | uintptr(syscall.SIGCHLD) }, nil},
+		{"clone3-untraced", unix.SYS_CLONE3, func() uintptr {
+			return uintptr(unsafe.Pointer(&cloneArgs{flags: unix.CLONE_UNTRACED, exitSignal: uint64(syscall.SIGCHLD)}))
+		}, func() uintptr { return 64 }},
+		{"clone3-plain", unix.SYS_CLONE3, func() uintptr {
+			return uintptr(unsafe.Pointer(&cloneArgs{exitSignal: uint64(syscall.SIGCHLD)}))
+		}, func() uintptr { return 64 }},
+		// vfork semantics (the parent waits for the child's exec) on a
+		// copy of memory: the flag is cleared, the rest kept.
+		{"clone-untraced-vfork", unix.SYS_CLONE, func() uintptr {
+			return unix.CLONE_UNTRACED | unix.CLONE_VFORK | uintptr(syscall.SIGCHLD)
+		}, nil},
+		{"int80-clone-untraced", compat32Clone, func() uintptr { return unix.CLONE_UNTRACED | uintptr(syscall.SIGCHLD) }, nil},
+		{"int80-clone-plain", compat32Clone, func() uintptr { return uintptr(syscall.SIGCHLD) }, nil},
+		{"clone-plain", unix.SYS_CLONE, func() uintptr { return uintptr(syscall.SIGCHLD) }, nil},
+	}
+	path, _ := syscall.BytePtrFromString("/bin/true")
+	for _, w := range ways {
+		a0, _ := syscall.BytePtrFromString("true")
+		a1, _ := syscall.BytePtrFromString(w.name)
+		argv := []*byte{a0, a1, nil}
+		x, y := w.a1(), uintptr(0)
+		if w.a2 != nil {
+			y = w.a2()
+		}
+		var pid uintptr
+		var e syscall.Errno
+		if w.nr == compat32Clone {
+			if !compat32.Supported {
+				continue
+			}
+			pid, e = forkExec32(x, path, argv)
+		} else {
+			pid, e = forkExec(w.nr, x, y, path, argv)
+		}
+		runtime.KeepAlive(argv)
+		if e != 0 {
+			fmt.Printf("%s %s\n", w.name, unix.ErrnoName(e))
+			continue
+		}
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(int(pid), &ws, unix.WALL, nil); err != nil || !ws.Exited() || ws.ExitStatus() != 0 {
+			fmt.Printf("%s child-failed %v %v\n", w.name, err, ws)
+			continue
+		}
+		fmt.Printf("%s ran\n", w.name)
+	}
+	// Go's own os/exec (clone with CLONE_VFORK|CLONE_VM|CLONE_PIDFD) and
+	// glibc's pthread_create (clone3 first, clone on ENOSYS: sort's
+	// threads) still work under the filter.
+	if err := exec.Command("/bin/true", "go-os-exec").Run(); err != nil {
+		fmt.Printf("go-os-exec %v\n", err)
+	} else {
+		fmt.Printf("go-os-exec ran\n")
+	}
+	os.Exit(0)
+}
+
+// TestTraceExecsFollowsUntraced: a traced command cannot start a process
+// the tracer does not follow. A clone with CLONE_UNTRACED (by the 64-bit
+// ABI or int $0x80's 32-bit one, with vfork semantics or not) is followed
+// all the same on amd64 (refused with EPERM where the tracer does not
+// rewrite it), and clone3 is ENOSYS (its flags are in memory), so what
+// the command runs is recorded; plain clone and Go's os/exec still run
+// and are recorded. Before the filter, the untraced children ran and
+// nothing of them was recorded.
+func TestTraceExecsFollowsUntraced(t *testing.T) {
+	if os.Getenv(helperEnv) == "untraced-probe" {
+		untracedProbe()
+	}
+	for _, sub := range []bool{false, true} {
+		t.Run(map[bool]string{false: "namespace", true: "subreaper"}[sub], func(t *testing.T) {
+			if sub {
+				forceSubreaper(t)
+			}
+			cmd := reexec("TestTraceExecsFollowsUntraced", "untraced-probe")
+			s, err := CmdSpec(cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.TraceExecs = true
+			var out, errOut bytes.Buffer
+			s.Stdout, s.Stderr = &out, &errOut
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			e, err := Run(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Err != nil || e.Code != 0 {
+				t.Fatalf("traced probe: exit %d, %v\nstdout %s\nstderr %s", e.Code, e.Err, out.String(), errOut.String())
+			}
+			got := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				k, v, _ := strings.Cut(line, " ")
+				got[k] = v
+			}
+			// An untraced clone is followed (amd64) or refused (EPERM):
+			// either way nothing runs unrecorded.
+			untraced := "EPERM"
+			if syscallArches()[0].follow != 0 {
+				untraced = "ran"
+			}
+			want := map[string]string{
+				"clone-untraced":       untraced,
+				"clone-untraced-vfork": untraced,
+				"clone3-untraced":      "ENOSYS",
+				"clone3-plain":         "ENOSYS",
+				"clone-plain":          "ran",
+				"go-os-exec":           "ran",
+			}
+			if compat32.Supported {
+				want["int80-clone-untraced"], want["int80-clone-plain"] = untraced, "ran"
+				if syscallArches()[1].follow == 0 {
+					want["int80-clone-untraced"] = "EPERM"
+				}
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s: %q, want %q", k, got[k], v)
+				}
+			}
+			// Whatever ran is recorded: every child that ran shows in the
+			// tool log with its way's name.
+			trueExe := realPath(t, "/bin/true")
+			for k, v := range got {
+				if v != "ran" {
+					continue
+				}
+				if !slices.ContainsFunc(e.Execs, func(x Exec) bool { return x.Exe == trueExe && slices.Contains(x.Argv, k) }) {
+					t.Errorf("%s ran but its exec is not in the record (the tracer did not follow it)", k)
+				}
+			}
+			t.Logf("probe said:\n%s", out.String())
+		})
+	}
+}
+
+// TestTraceExecsThreadsAndSpawnStillWork: glibc programs that start
+// threads with clone3 (sort --parallel) fall back to clone under the
+// filter and give the same result; a Go program's os/exec does too.
+func TestTraceExecsThreadsAndSpawnStillWork(t *testing.T) {
+	sortPath, err := exec.LookPath("sort")
+	if err != nil {
+		t.Skip("no sort")
+	}
+	dir := t.TempDir()
+	var in bytes.Buffer
+	for i := 200000; i > 0; i-- {
+		in.WriteString(strconv.Itoa(i*7919%200003) + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "in"), in.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := exec.Command(sortPath, "-n", filepath.Join(dir, "in")).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	e, err := Run(context.Background(), Spec{Argv: []string{sortPath, "--parallel=2", "-S", "64M", "-n", "in"}, Dir: dir,
+		TraceExecs: true, Stdout: &out, Stderr: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Err != nil || e.Code != 0 || !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("traced sort --parallel=2: exit %d, %v, %d bytes of output, want %d", e.Code, e.Err, out.Len(), len(want))
+	}
+}
+
+// runFilter runs a filter of untracedFilter's instructions (loads of
+// seccomp_data words, jumps on constants, returns) on one call.
+func runFilter(t *testing.T, f []unix.SockFilter, arch, nr, flags uint32) uint32 {
+	t.Helper()
+	data := map[uint32]uint32{offNr: nr, offArch: arch, offArg0: flags}
+	var acc uint32
+	for pc := 0; pc < len(f); pc++ {
+		in := f[pc]
+		switch in.Code {
+		case unix.BPF_LD | unix.BPF_W | unix.BPF_ABS:
+			acc = data[in.K]
+		case unix.BPF_RET | unix.BPF_K:
+			return in.K
+		case unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K,
+			unix.BPF_JMP | unix.BPF_JGT | unix.BPF_K, unix.BPF_JMP | unix.BPF_JSET | unix.BPF_K:
+			ok := map[uint16]bool{unix.BPF_JEQ: acc == in.K, unix.BPF_JGE: acc >= in.K, unix.BPF_JGT: acc > in.K,
+				unix.BPF_JSET: acc&in.K != 0}[in.Code&0xf0]
+			if ok {
+				pc += int(in.Jt)
+			} else {
+				pc += int(in.Jf)
+			}
+		default:
+			t.Fatalf("instruction %d: code %#x", pc, in.Code)
+		}
+	}
+	t.Fatal("the filter ran off its end")
+	return 0
+}
+
+// TestUntracedFilter: the filter's answers for both machines' ABI tables
+// (so arm64's is checked here too): an untraced clone stops for the
+// tracer (or is refused), clone3 and io_uring are ENOSYS, x32 is
+// ENOSYS, an ABI not in the table is ENOSYS, and everything else, other
+// clones included, is allowed; it stays a few instructions long (it runs
+// at every system call of a traced command).
+func TestUntracedFilter(t *testing.T) {
+	const untraced, plain = unix.CLONE_UNTRACED | uint32(syscall.SIGCHLD), unix.CLONE_VM | unix.CLONE_VFORK | unix.CLONE_PIDFD | uint32(syscall.SIGCHLD)
+	for _, tc := range []struct {
+		name   string
+		arches []syscallArch
+		native []uint32 // audit arch, clone, read, execve
+		compat []uint32
+	}{
+		{"amd64", []syscallArch{{audit: unix.AUDIT_ARCH_X86_64, clone: 56, x32: true, follow: followNative}, {audit: unix.AUDIT_ARCH_I386, clone: 120, follow: followCompat}},
+			[]uint32{unix.AUDIT_ARCH_X86_64, 56, 0, 59}, []uint32{unix.AUDIT_ARCH_I386, 120, 3, 11}},
+		{"arm64", []syscallArch{{audit: auditArchAARCH64, clone: 220}, {audit: auditArchARM, clone: 120}},
+			[]uint32{auditArchAARCH64, 220, 63, 221}, []uint32{auditArchARM, 120, 3, 11}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := untracedFilter(tc.arches)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f) > 32 {
+				t.Errorf("%d instructions", len(f))
+			}
+			for i, abi := range [][]uint32{tc.native, tc.compat} {
+				arch, clone, read, execve := abi[0], abi[1], abi[2], abi[3]
+				stop := retEPERM
+				if tc.arches[i].follow != 0 {
+					stop = retTrace | uint32(tc.arches[i].follow)
+				}
+				for _, c := range []struct {
+					nr, flags, want uint32
+				}{
+					{clone, untraced, stop},
+					{clone, untraced | unix.CLONE_VM | unix.CLONE_VFORK, stop},
+					{clone, unix.CLONE_UNTRACED | unix.CLONE_THREAD | unix.CLONE_SIGHAND | unix.CLONE_VM, stop},
+					{clone, plain, retAllow},
+					{clone, 0, retAllow},
+					{nrClone3, 0, retNoSys},
+					{nrIOUringSetup, 0, retNoSys},
+					{426, 0, retNoSys},
+					{nrIOUringRegister, 0, retNoSys},
+					{424, 0, retAllow},
+					{428, 0, retAllow},
+					{read, untraced, retAllow},
+					{execve, untraced, retAllow},
+				} {
+					if got := runFilter(t, f, arch, c.nr, c.flags); got != c.want {
+						t.Errorf("arch %#x nr %d flags %#x: %#x, want %#x", arch, c.nr, c.flags, got, c.want)
+					}
+				}
+			}
+			if tc.name == "amd64" {
+				if got := runFilter(t, f, unix.AUDIT_ARCH_X86_64, 56|x32SyscallBit, untraced); got != retNoSys {
+					t.Errorf("x32 clone: %#x", got)
+				}
+			}
+			if got := runFilter(t, f, 0xdead, 1, 0); got != retNoSys {
+				t.Errorf("an unknown ABI: %#x", got)
+			}
+		})
+	}
+}
