@@ -135,16 +135,24 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 			}
 		case stop == syscall.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_SECCOMP:
 			// A clone with CLONE_UNTRACED, stopped before the kernel ran
-			// it: the flag is cleared and the clone followed.
-			if fault == nil {
-				which, err := syscall.PtraceGetEventMsg(pid)
-				if err == nil {
+			// it: the flag is cleared and the clone followed. Let go
+			// unchanged, the kernel would run it untraced (the filter's
+			// second answer, after the tracer's stop, is an allow), so a
+			// clone the tracer cannot change is killed first: a process
+			// with SIGKILL pending skips the call.
+			err := fault
+			if err == nil {
+				var which uint
+				if which, err = syscall.PtraceGetEventMsg(pid); err == nil {
 					err = followUntraced(pid, which)
 				}
 				if err != nil && err != syscall.ESRCH {
 					fault = fmt.Errorf("%w: following an untraced clone of %d: %v", errTracer, pid, err)
 					c.signalAll(syscall.SIGKILL)
 				}
+			}
+			if err != nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		case stop == syscall.SIGTRAP && ws.TrapCause() > 0:
 			// fork, vfork, clone: the new process or thread is attached
