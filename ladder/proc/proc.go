@@ -483,7 +483,9 @@ func (p *Process) wait() {
 	case ok:
 		e.Code, e.Signal, e.Leftovers, e.PrivateProc = rep.code, rep.signal, rep.left, rep.privateProc
 		e.Execs, e.ExecsDropped, e.NoKeyring = rep.execs, rep.dropped, rep.noKeyring
-		if rep.err != "" {
+		if rest, ok := strings.CutPrefix(rep.err, ErrTracer.Error()); ok {
+			e.Err = fmt.Errorf("%w%s", ErrTracer, rest)
+		} else if rep.err != "" {
 			e.Err = errors.New(rep.err)
 		}
 		if werr != nil && !errors.As(werr, &ee) && e.Err == nil {

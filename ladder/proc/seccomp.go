@@ -201,7 +201,7 @@ func untracedFilter(arches []syscallArch) ([]unix.SockFilter, error) {
 func refuseUntraced() error {
 	arches := syscallArches()
 	if arches == nil {
-		return fmt.Errorf("%w: no filter against untraced clones is written for %s", errTracer, runtime.GOARCH)
+		return fmt.Errorf("%w: no filter against untraced clones is written for %s", ErrTracer, runtime.GOARCH)
 	}
 	insns, err := untracedFilter(arches)
 	if err != nil {
@@ -234,7 +234,7 @@ func refuseUntraced() error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%w: installing the filter against untraced clones: %v", errTracer, err)
+		return fmt.Errorf("%w: installing the filter against untraced clones: %v", ErrTracer, err)
 	}
 	return nil
 }

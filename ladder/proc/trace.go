@@ -49,10 +49,12 @@ const (
 	ExecRecordLimit = 64 << 20
 )
 
-// errTracer marks a fault of the tracer itself (a ptrace request the
-// kernel refused, a /proc entry of a stopped tracee that could not be
-// read): the record is incomplete, which is the grader's fault.
-var errTracer = errors.New("proc: the exec tracer failed")
+// ErrTracer is wrapped by [Exit.Err], or [Start]'s error, when the tracer
+// itself failed ([Spec.TraceExecs]: a ptrace request the kernel refused, a
+// /proc entry of a stopped tracee that could not be read, the seccomp
+// filter not installed): the record is incomplete, or the command did not
+// run, which is the grader's fault, never the command's.
+var ErrTracer = errors.New("proc: the exec tracer failed")
 
 // execLog is the tracer's record, in the init's memory.
 type execLog struct {
@@ -96,7 +98,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 		}
 		if err != nil {
 			if fault == nil {
-				fault = fmt.Errorf("%w: wait: %v", errTracer, err)
+				fault = fmt.Errorf("%w: wait: %v", ErrTracer, err)
 			}
 			return code, sig, fault
 		}
@@ -121,7 +123,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 			// descendants inherit, and record it.
 			started = true
 			if err := syscall.PtraceSetOptions(pid, traceOptions); err != nil && fault == nil {
-				fault = fmt.Errorf("%w: PTRACE_SETOPTIONS: %v", errTracer, err)
+				fault = fmt.Errorf("%w: PTRACE_SETOPTIONS: %v", ErrTracer, err)
 				c.signalAll(syscall.SIGKILL)
 			}
 			if fault == nil {
@@ -147,7 +149,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 					err = followUntraced(pid, which)
 				}
 				if err != nil && err != syscall.ESRCH {
-					fault = fmt.Errorf("%w: following an untraced clone of %d: %v", errTracer, pid, err)
+					fault = fmt.Errorf("%w: following an untraced clone of %d: %v", ErrTracer, pid, err)
 					c.signalAll(syscall.SIGKILL)
 				}
 			}
@@ -165,7 +167,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 			inject = int(stop)
 		}
 		if err := syscall.PtraceCont(pid, inject); err != nil && err != syscall.ESRCH && fault == nil {
-			fault = fmt.Errorf("%w: PTRACE_CONT %d: %v", errTracer, pid, err)
+			fault = fmt.Errorf("%w: PTRACE_CONT %d: %v", ErrTracer, pid, err)
 			c.signalAll(syscall.SIGKILL)
 		}
 	}
@@ -181,28 +183,28 @@ func recordExec(pid int, log *execLog) error {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s/exe: %v (the tracer needs CAP_SYS_PTRACE to read what another user's process runs)", errTracer, base, err)
+		return fmt.Errorf("%w: %s/exe: %v (the tracer needs CAP_SYS_PTRACE to read what another user's process runs)", ErrTracer, base, err)
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(base+"/exe", &st); err != nil {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: stat %s/exe: %v", errTracer, base, err)
+		return fmt.Errorf("%w: stat %s/exe: %v", ErrTracer, base, err)
 	}
 	dir, err := os.Readlink(base + "/cwd")
 	if err != nil {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s/cwd: %v", errTracer, base, err)
+		return fmt.Errorf("%w: %s/cwd: %v", ErrTracer, base, err)
 	}
 	argv, err := readCmdline(base + "/cmdline")
 	if err != nil {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s/cmdline: %v", errTracer, base, err)
+		return fmt.Errorf("%w: %s/cmdline: %v", ErrTracer, base, err)
 	}
 	e := Exec{Pid: pid, Exe: exe, Dev: uint64(st.Dev), Ino: st.Ino, Dir: dir, Argv: argv}
 	for i, a := range argv {

@@ -3,6 +3,7 @@ package proc
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -341,4 +342,57 @@ func TestUntracedFilter(t *testing.T) {
 			}
 		})
 	}
+}
+
+// filterFullGrader is a grader-like process whose threads carry seccomp
+// filters (allowing everything) up to the kernel's bound on a thread's
+// filters (32768 instructions, 4 more per filter): the init it starts
+// inherits them and cannot add the tracer's. It prints the error of
+// starting a traced command and whether it is a tracer fault.
+func filterFullGrader() {
+	runtime.LockOSThread()
+	_ = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+	// Filters as long as fit, halving on ENOMEM, until not one
+	// instruction more does (the machine's own filters count too).
+	for n := 4096; n >= 1; {
+		insns := make([]unix.SockFilter, n)
+		for i := range insns[:n-1] {
+			insns[i] = unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr}
+		}
+		insns[n-1] = unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: retAllow}
+		prog := unix.SockFprog{Len: uint16(n), Filter: &insns[0]}
+		_, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
+		switch e {
+		case 0:
+		case unix.ENOMEM:
+			n /= 2
+		default:
+			fmt.Printf("setup %v\n", e)
+			os.Exit(0)
+		}
+	}
+	e, err := Run(context.Background(), Spec{Argv: []string{"/bin/true"}, TraceExecs: true})
+	fmt.Printf("start-error %v\ntracer-fault %t\nexit-error %v\n", err, errors.Is(err, ErrTracer), e.Err)
+	os.Exit(0)
+}
+
+// TestTracerFilterRefusedIsTracerFault: when the init cannot install the
+// filter against untraced clones (here: its grader's own filters fill the
+// kernel's bound), the traced command does not run and the error is a
+// tracer fault ([ErrTracer]: the grader's, never the command's).
+func TestTracerFilterRefusedIsTracerFault(t *testing.T) {
+	if os.Getenv(helperEnv) == "filter-full-grader" {
+		filterFullGrader()
+	}
+	out, err := reexec("TestTracerFilterRefusedIsTracerFault", "filter-full-grader").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if strings.HasPrefix(string(out), "setup ") {
+		t.Skipf("could not fill the seccomp bound here: %s", out)
+	}
+	if !strings.Contains(string(out), "tracer-fault true\n") || !strings.Contains(string(out), "untraced clones") {
+		t.Errorf("the grader said:\n%s\nwant a tracer fault about the filter", out)
+	}
+	t.Logf("%s", out)
 }
