@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/swe-refactor-bench/srb/ladder/proc/internal/compat32"
+	"github.com/swe-refactor-bench/srb/ladder/proc/internal/rawclone"
 )
 
 // forkExec forks (no CLONE_VM: the child has its own copy of memory) by
@@ -46,7 +46,7 @@ func forkExec(nr, a1, a2 uintptr, path *byte, argv []*byte) (uintptr, syscall.Er
 //go:norace
 //go:nosplit
 func forkExec32(flags uintptr, path *byte, argv []*byte) (uintptr, syscall.Errno) {
-	pid := compat32.Clone(flags)
+	pid := rawclone.Clone32(flags)
 	if pid < 0 {
 		return 0, syscall.Errno(-pid)
 	}
@@ -63,8 +63,8 @@ type cloneArgs struct {
 	flags, pidfd, childTID, parentTID, exitSignal, stack, stackSize, tls uint64
 }
 
-// compat32Clone stands for the 32-bit ABI's clone in untracedProbe's ways.
-const compat32Clone = ^uintptr(0)
+// rawClone32 stands for the 32-bit ABI's clone in untracedProbe's ways.
+const rawClone32 = ^uintptr(0)
 
 // untracedProbe is the traced command of TestTraceExecsFollowsUntraced: it
 // tries every way it knows to start a process the tracer does not follow,
@@ -90,8 +90,8 @@ func untracedProbe() {
 		{"clone-untraced-vfork", unix.SYS_CLONE, func() uintptr {
 			return unix.CLONE_UNTRACED | unix.CLONE_VFORK | uintptr(syscall.SIGCHLD)
 		}, nil},
-		{"int80-clone-untraced", compat32Clone, func() uintptr { return unix.CLONE_UNTRACED | uintptr(syscall.SIGCHLD) }, nil},
-		{"int80-clone-plain", compat32Clone, func() uintptr { return uintptr(syscall.SIGCHLD) }, nil},
+		{"int80-clone-untraced", rawClone32, func() uintptr { return unix.CLONE_UNTRACED | uintptr(syscall.SIGCHLD) }, nil},
+		{"int80-clone-plain", rawClone32, func() uintptr { return uintptr(syscall.SIGCHLD) }, nil},
 		{"clone-plain", unix.SYS_CLONE, func() uintptr { return uintptr(syscall.SIGCHLD) }, nil},
 	}
 	path, _ := syscall.BytePtrFromString("/bin/true")
@@ -105,8 +105,8 @@ func untracedProbe() {
 		}
 		var pid uintptr
 		var e syscall.Errno
-		if w.nr == compat32Clone {
-			if !compat32.Supported {
+		if w.nr == rawClone32 {
+			if !rawclone.Supported {
 				continue
 			}
 			pid, e = forkExec32(x, path, argv)
@@ -189,7 +189,7 @@ func TestTraceExecsFollowsUntraced(t *testing.T) {
 				"clone-plain":          "ran",
 				"go-os-exec":           "ran",
 			}
-			if compat32.Supported {
+			if rawclone.Supported {
 				want["int80-clone-untraced"], want["int80-clone-plain"] = untraced, "ran"
 				if syscallArches()[1].follow == 0 {
 					want["int80-clone-untraced"] = "EPERM"
@@ -395,4 +395,59 @@ func TestTracerFilterRefusedIsTracerFault(t *testing.T) {
 		t.Errorf("the grader said:\n%s\nwant a tracer fault about the filter", out)
 	}
 	t.Logf("%s", out)
+}
+
+// threadStack is the stack of threadExecProbe's thread (never used by it).
+var threadStack = make([]byte, 64<<10)
+
+// threadExecProbe is the traced command of
+// TestTraceExecsFollowsAnUntracedThread: a thread cloned with
+// CLONE_UNTRACED execs /bin/true at once, which replaces the process.
+func threadExecProbe() {
+	runtime.LockOSThread()
+	path, _ := syscall.BytePtrFromString("/bin/true")
+	a0, _ := syscall.BytePtrFromString("true")
+	a1, _ := syscall.BytePtrFromString("thread-untraced")
+	argv := []*byte{a0, a1, nil}
+	flags := uintptr(unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_THREAD |
+		unix.CLONE_SYSVSEM | unix.CLONE_UNTRACED)
+	r := rawclone.CloneThreadExec(flags, unsafe.Pointer(&threadStack[len(threadStack)-64]), path, &argv[0])
+	if r < 0 {
+		fmt.Printf("thread %s\n", unix.ErrnoName(syscall.Errno(-r)))
+		os.Exit(0)
+	}
+	time.Sleep(30 * time.Second)
+	runtime.KeepAlive(argv)
+	fmt.Println("the thread did not exec")
+	os.Exit(3)
+}
+
+// TestTraceExecsFollowsAnUntracedThread: a thread the command clones
+// with CLONE_UNTRACED that execs (taking the process over) is followed,
+// and its exec recorded, as any other.
+func TestTraceExecsFollowsAnUntracedThread(t *testing.T) {
+	if os.Getenv(helperEnv) == "thread-exec" {
+		threadExecProbe()
+	}
+	if !rawclone.Supported {
+		t.Skip("no raw thread clone on " + runtime.GOARCH)
+	}
+	s, err := CmdSpec(reexec("TestTraceExecsFollowsAnUntracedThread", "thread-exec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.TraceExecs = true
+	var out bytes.Buffer
+	s.Stdout, s.Stderr = &out, &out
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := Run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trueExe := realPath(t, "/bin/true")
+	seen := slices.ContainsFunc(e.Execs, func(x Exec) bool { return x.Exe == trueExe && slices.Contains(x.Argv, "thread-untraced") })
+	if e.Err != nil || e.Code != 0 || !seen {
+		t.Errorf("exit %d, %v, output %q; the thread's exec recorded: %t; execs %+v", e.Code, e.Err, out.String(), seen, e.Execs)
+	}
 }

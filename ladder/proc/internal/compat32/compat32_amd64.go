@@ -1,5 +1,0 @@
-package compat32
-
-const supported = true
-
-func clone(flags uintptr) uintptr
