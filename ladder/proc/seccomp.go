@@ -25,6 +25,13 @@ import (
 //     is followed like any other ([followUntraced]); where the tracer
 //     does not rewrite the register (arm64, untested there) the call
 //     fails with EPERM;
+//   - seccomp with SECCOMP_FILTER_FLAG_NEW_LISTENER fails with EPERM: a
+//     filter of the command's own that answers USER_NOTIF outranks the
+//     tracer's TRACE, and its supervisor could let the untraced clone go
+//     on as asked (SECCOMP_USER_NOTIF_FLAG_CONTINUE); filters of the
+//     command's own are otherwise allowed (every answer that outranks
+//     TRACE keeps the call from running, and a TRACE of theirs stops for
+//     the tracer all the same);
 //   - clone3 fails with ENOSYS, so the C library falls back to clone
 //     (glibc's fork, posix_spawn and pthread_create do, as they do under
 //     Docker's default profile, which answers clone3 the same; Go's
@@ -49,10 +56,12 @@ type syscallArch struct {
 	audit uint32 // AUDIT_ARCH_*, seccomp_data.arch
 	clone uint32 // clone's number; clone3 is 435 and io_uring 425–427 in every ABI below
 	x32   bool   // numbers with bit 30 set are x32's (refused)
-	// follow, when not 0, is the SECCOMP_RET_DATA of an untraced clone
-	// stopped for the tracer, telling [followUntraced] which register
-	// holds the flags; 0 refuses the clone with EPERM.
-	follow uint16
+	// seccomp is seccomp's number: a filter with a user-notification
+	// listener is refused (see above).
+	seccomp uint32
+	// follow: an untraced clone stops for the tracer, which rewrites it
+	// ([followUntraced]); otherwise it is refused with EPERM.
+	follow bool
 }
 
 const (
@@ -70,14 +79,14 @@ const (
 func syscallArches() []syscallArch {
 	switch runtime.GOARCH {
 	case "amd64":
-		return []syscallArch{{audit: unix.AUDIT_ARCH_X86_64, clone: 56, x32: true, follow: followNative},
-			{audit: unix.AUDIT_ARCH_I386, clone: 120, follow: followCompat}}
+		return []syscallArch{{audit: unix.AUDIT_ARCH_X86_64, clone: 56, seccomp: 317, x32: true, follow: true},
+			{audit: unix.AUDIT_ARCH_I386, clone: 120, seccomp: 354, follow: true}}
 	case "arm64":
 		// Refused, not followed: the tracer's rewrite of x0 is not yet
 		// tested on arm64, and a rewrite the kernel ignored would let the
 		// clone run untraced (after a tracer's stop the filter's second
 		// answer TRACE is an allow).
-		return []syscallArch{{audit: auditArchAARCH64, clone: 220}, {audit: auditArchARM, clone: 120}}
+		return []syscallArch{{audit: auditArchAARCH64, clone: 220, seccomp: 277}, {audit: auditArchARM, clone: 120, seccomp: 383}}
 	}
 	return nil
 }
@@ -92,12 +101,8 @@ const (
 	retAllow = unix.SECCOMP_RET_ALLOW
 	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	retNoSys = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	offArg1  = 24
 	retTrace = 0x7ff00000 // SECCOMP_RET_TRACE
-
-	// followNative and followCompat are the data of an untraced clone's
-	// stop: by the machine's own ABI, or by its 32-bit one.
-	followNative = 1
-	followCompat = 2
 )
 
 // bpfProg assembles a filter whose jumps name labels.
@@ -173,6 +178,7 @@ func untracedFilter(arches []syscallArch) ([]unix.SockFilter, error) {
 			p.jump(jge, x32SyscallBit, "nosys", "")
 		}
 		p.jump(jeq, a.clone, fmt.Sprint("clone", i), "")
+		p.jump(jeq, a.seccomp, "seccomp", "")
 		p.jump(jeq, nrClone3, "nosys", "")
 		p.jump(jgt, nrIOUringRegister, "allow", "")
 		p.jump(jge, nrIOUringSetup, "nosys", "allow")
@@ -181,14 +187,19 @@ func untracedFilter(arches []syscallArch) ([]unix.SockFilter, error) {
 		p.label(fmt.Sprint("clone", i))
 		p.stmt(ldW, offArg0)
 		p.jump(jset, cloneUntraced, "", "allow")
-		if a.follow != 0 {
-			p.stmt(ret, retTrace|uint32(a.follow))
+		if a.follow {
+			p.stmt(ret, retTrace)
 		} else {
 			p.stmt(ret, retEPERM)
 		}
 	}
+	p.label("seccomp")
+	p.stmt(ldW, offArg1)
+	p.jump(jset, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, "eperm", "allow")
 	p.label("allow")
 	p.stmt(ret, retAllow)
+	p.label("eperm")
+	p.stmt(ret, retEPERM)
 	p.label("nosys")
 	p.stmt(ret, retNoSys)
 	return p.resolve()

@@ -77,9 +77,6 @@ func (l *execLog) add(e Exec, size int) {
 const traceOptions = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK |
 	unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL | unix.PTRACE_O_TRACESECCOMP
 
-// errUnknownFollow is a filter's stop the tracer does not know.
-var errUnknownFollow = errors.New("a seccomp stop of unknown data")
-
 // traceUntilMainExits is the init's wait loop when it traces: main was
 // started with PTRACE_TRACEME from this goroutine's OS thread (locked),
 // and every ptrace request is made from it. It follows every process and
@@ -144,10 +141,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 			// with SIGKILL pending skips the call.
 			err := fault
 			if err == nil {
-				var which uint
-				if which, err = syscall.PtraceGetEventMsg(pid); err == nil {
-					err = followUntraced(pid, which)
-				}
+				err = followUntraced(pid)
 				if err != nil && err != syscall.ESRCH {
 					fault = fmt.Errorf("%w: following an untraced clone of %d: %v", ErrTracer, pid, err)
 					c.signalAll(syscall.SIGKILL)

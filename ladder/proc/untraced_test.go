@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -178,7 +179,7 @@ func TestTraceExecsFollowsUntraced(t *testing.T) {
 			// An untraced clone is followed (amd64) or refused (EPERM):
 			// either way nothing runs unrecorded.
 			untraced := "EPERM"
-			if syscallArches()[0].follow != 0 {
+			if syscallArches()[0].follow {
 				untraced = "ran"
 			}
 			want := map[string]string{
@@ -191,7 +192,7 @@ func TestTraceExecsFollowsUntraced(t *testing.T) {
 			}
 			if rawclone.Supported {
 				want["int80-clone-untraced"], want["int80-clone-plain"] = untraced, "ran"
-				if syscallArches()[1].follow == 0 {
+				if !syscallArches()[1].follow {
 					want["int80-clone-untraced"] = "EPERM"
 				}
 			}
@@ -249,9 +250,12 @@ func TestTraceExecsThreadsAndSpawnStillWork(t *testing.T) {
 
 // runFilter runs a filter of untracedFilter's instructions (loads of
 // seccomp_data words, jumps on constants, returns) on one call.
-func runFilter(t *testing.T, f []unix.SockFilter, arch, nr, flags uint32) uint32 {
+func runFilter(t *testing.T, f []unix.SockFilter, arch, nr uint32, args map[uint32]uint32) uint32 {
 	t.Helper()
-	data := map[uint32]uint32{offNr: nr, offArch: arch, offArg0: flags}
+	data := map[uint32]uint32{offNr: nr, offArch: arch}
+	for k, v := range args {
+		data[k] = v
+	}
 	var acc uint32
 	for pc := 0; pc < len(f); pc++ {
 		in := f[pc]
@@ -288,13 +292,14 @@ func TestUntracedFilter(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		arches []syscallArch
-		native []uint32 // audit arch, clone, read, execve
+		native []uint32 // audit arch, clone, seccomp, read, execve
 		compat []uint32
 	}{
-		{"amd64", []syscallArch{{audit: unix.AUDIT_ARCH_X86_64, clone: 56, x32: true, follow: followNative}, {audit: unix.AUDIT_ARCH_I386, clone: 120, follow: followCompat}},
-			[]uint32{unix.AUDIT_ARCH_X86_64, 56, 0, 59}, []uint32{unix.AUDIT_ARCH_I386, 120, 3, 11}},
-		{"arm64", []syscallArch{{audit: auditArchAARCH64, clone: 220}, {audit: auditArchARM, clone: 120}},
-			[]uint32{auditArchAARCH64, 220, 63, 221}, []uint32{auditArchARM, 120, 3, 11}},
+		{"amd64", []syscallArch{{audit: unix.AUDIT_ARCH_X86_64, clone: 56, seccomp: 317, x32: true, follow: true},
+			{audit: unix.AUDIT_ARCH_I386, clone: 120, seccomp: 354, follow: true}},
+			[]uint32{unix.AUDIT_ARCH_X86_64, 56, 317, 0, 59}, []uint32{unix.AUDIT_ARCH_I386, 120, 354, 3, 11}},
+		{"arm64", []syscallArch{{audit: auditArchAARCH64, clone: 220, seccomp: 277}, {audit: auditArchARM, clone: 120, seccomp: 383}},
+			[]uint32{auditArchAARCH64, 220, 277, 63, 221}, []uint32{auditArchARM, 120, 383, 3, 11}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := untracedFilter(tc.arches)
@@ -305,10 +310,10 @@ func TestUntracedFilter(t *testing.T) {
 				t.Errorf("%d instructions", len(f))
 			}
 			for i, abi := range [][]uint32{tc.native, tc.compat} {
-				arch, clone, read, execve := abi[0], abi[1], abi[2], abi[3]
+				arch, clone, secc, read, execve := abi[0], abi[1], abi[2], abi[3], abi[4]
 				stop := retEPERM
-				if tc.arches[i].follow != 0 {
-					stop = retTrace | uint32(tc.arches[i].follow)
+				if tc.arches[i].follow {
+					stop = retTrace
 				}
 				for _, c := range []struct {
 					nr, flags, want uint32
@@ -326,18 +331,26 @@ func TestUntracedFilter(t *testing.T) {
 					{428, 0, retAllow},
 					{read, untraced, retAllow},
 					{execve, untraced, retAllow},
+					{secc, 0, retAllow},
+					{secc, unix.SECCOMP_FILTER_FLAG_TSYNC, retAllow},
+					{secc, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, retEPERM},
+					{secc, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_TSYNC, retEPERM},
 				} {
-					if got := runFilter(t, f, arch, c.nr, c.flags); got != c.want {
+					args := map[uint32]uint32{offArg0: c.flags}
+					if c.nr == secc {
+						args = map[uint32]uint32{offArg0: unix.SECCOMP_SET_MODE_FILTER, offArg1: c.flags}
+					}
+					if got := runFilter(t, f, arch, c.nr, args); got != c.want {
 						t.Errorf("arch %#x nr %d flags %#x: %#x, want %#x", arch, c.nr, c.flags, got, c.want)
 					}
 				}
 			}
 			if tc.name == "amd64" {
-				if got := runFilter(t, f, unix.AUDIT_ARCH_X86_64, 56|x32SyscallBit, untraced); got != retNoSys {
+				if got := runFilter(t, f, unix.AUDIT_ARCH_X86_64, 56|x32SyscallBit, map[uint32]uint32{offArg0: untraced}); got != retNoSys {
 					t.Errorf("x32 clone: %#x", got)
 				}
 			}
-			if got := runFilter(t, f, 0xdead, 1, 0); got != retNoSys {
+			if got := runFilter(t, f, 0xdead, 1, nil); got != retNoSys {
 				t.Errorf("an unknown ABI: %#x", got)
 			}
 		})
@@ -449,5 +462,171 @@ func TestTraceExecsFollowsAnUntracedThread(t *testing.T) {
 	seen := slices.ContainsFunc(e.Execs, func(x Exec) bool { return x.Exe == trueExe && slices.Contains(x.Argv, "thread-untraced") })
 	if e.Err != nil || e.Code != 0 || !seen {
 		t.Errorf("exit %d, %v, output %q; the thread's exec recorded: %t; execs %+v", e.Code, e.Err, out.String(), seen, e.Execs)
+	}
+}
+
+// notifProbe is the traced command of TestTraceExecsNoUserNotifListener:
+// it installs a filter of its own on its thread that hands clone to a
+// user-space supervisor (SECCOMP_RET_USER_NOTIF outranks the tracer's
+// SECCOMP_RET_TRACE), whose thread answers every call "continue" (the
+// kernel then runs it as asked, untraced), and clones untraced.
+func notifProbe() {
+	var listener atomic.Uintptr
+	// The supervisor's thread is made first, without the filter, and
+	// waits for the listener in the kernel (raw calls: the Go runtime
+	// must not need a new thread meanwhile, whose clone, from the
+	// filtered thread, would wait for this very supervisor).
+	go func() {
+		runtime.LockOSThread()
+		ts := unix.Timespec{Nsec: 1e6}
+		for listener.Load() == 0 {
+			unix.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(&ts)), 0, 0)
+		}
+		fd := listener.Load()
+		for {
+			var req [80]byte // struct seccomp_notif
+			if _, _, e := unix.RawSyscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&req))); e != 0 {
+				if e == unix.EINTR || e == unix.ENOENT {
+					continue
+				}
+				return
+			}
+			var resp [24]byte // struct seccomp_notif_resp: id, val, error, flags
+			copy(resp[:8], req[:8])
+			resp[20] = unix.SECCOMP_USER_NOTIF_FLAG_CONTINUE
+			unix.RawSyscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp)))
+		}
+	}()
+	time.Sleep(50 * time.Millisecond)
+	runtime.LockOSThread()
+	_ = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+	insns := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_CLONE, Jt: 0, Jf: 1},
+		{Code: unix.BPF_RET | unix.BPF_K, K: 0x7fc00000}, // SECCOMP_RET_USER_NOTIF
+		{Code: unix.BPF_RET | unix.BPF_K, K: retAllow},
+	}
+	prog := unix.SockFprog{Len: uint16(len(insns)), Filter: &insns[0]}
+	path, _ := syscall.BytePtrFromString("/bin/true")
+	a0, _ := syscall.BytePtrFromString("true")
+	a1, _ := syscall.BytePtrFromString("notif-untraced")
+	argv := []*byte{a0, a1, nil}
+	fd, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+	if e != 0 {
+		fmt.Printf("listener %s\n", unix.ErrnoName(e))
+		os.Exit(0)
+	}
+	listener.Store(fd)
+	pid, e := forkExec(unix.SYS_CLONE, unix.CLONE_UNTRACED|uintptr(syscall.SIGCHLD), 0, path, argv)
+	runtime.KeepAlive(argv)
+	if e != 0 {
+		fmt.Printf("clone %s\n", unix.ErrnoName(e))
+		os.Exit(0)
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(int(pid), &ws, unix.WALL, nil)
+	fmt.Printf("clone ran %v\n", ws)
+	os.Exit(0)
+}
+
+// TestTraceExecsNoUserNotifListener: a traced command cannot make a
+// seccomp user-notification listener, whose supervisor could let an
+// untraced clone go on past the tracer (a filter's USER_NOTIF outranks
+// the tracer filter's TRACE); before, the clone ran and its exec was not
+// recorded.
+func TestTraceExecsNoUserNotifListener(t *testing.T) {
+	if os.Getenv(helperEnv) == "notif-probe" {
+		notifProbe()
+	}
+	s, err := CmdSpec(reexec("TestTraceExecsNoUserNotifListener", "notif-probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.TraceExecs = true
+	var out bytes.Buffer
+	s.Stdout, s.Stderr = &out, &out
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := Run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trueExe := realPath(t, "/bin/true")
+	seen := slices.ContainsFunc(e.Execs, func(x Exec) bool { return x.Exe == trueExe && slices.Contains(x.Argv, "notif-untraced") })
+	t.Logf("probe: %q, exit %d, %v; the clone's exec recorded: %t", out.String(), e.Code, e.Err, seen)
+	if strings.HasPrefix(out.String(), "clone ran") && !seen {
+		t.Errorf("an untraced clone continued by a user-notification supervisor ran unrecorded")
+	}
+	if out.String() != "listener EPERM\n" {
+		t.Errorf("probe said %q, want the listener refused (EPERM)", out.String())
+	}
+}
+
+// ownTraceProbe is the traced command of TestTraceExecsOwnTraceFilter: a
+// filter of its own answers TRACE (with data of its choosing) for clone
+// and getpid, which outranks the tracer filter's TRACE; then it clones
+// untraced and calls getpid.
+func ownTraceProbe() {
+	runtime.LockOSThread()
+	_ = unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+	insns := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: offNr},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_CLONE, Jt: 2},
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_GETPID, Jt: 2},
+		{Code: unix.BPF_RET | unix.BPF_K, K: retAllow},
+		{Code: unix.BPF_RET | unix.BPF_K, K: retTrace | 0x55},
+		{Code: unix.BPF_RET | unix.BPF_K, K: retTrace | 0x66},
+	}
+	prog := unix.SockFprog{Len: uint16(len(insns)), Filter: &insns[0]}
+	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); e != 0 {
+		fmt.Printf("filter %s\n", unix.ErrnoName(e))
+		os.Exit(0)
+	}
+	path, _ := syscall.BytePtrFromString("/bin/true")
+	a0, _ := syscall.BytePtrFromString("true")
+	a1, _ := syscall.BytePtrFromString("own-trace-untraced")
+	argv := []*byte{a0, a1, nil}
+	pid, e := forkExec(unix.SYS_CLONE, unix.CLONE_UNTRACED|uintptr(syscall.SIGCHLD), 0, path, argv)
+	runtime.KeepAlive(argv)
+	if e != 0 {
+		fmt.Printf("clone %s\n", unix.ErrnoName(e))
+		os.Exit(0)
+	}
+	var ws syscall.WaitStatus
+	syscall.Wait4(int(pid), &ws, unix.WALL, nil)
+	p, _, e := unix.RawSyscall(unix.SYS_GETPID, 0, 0, 0)
+	fmt.Printf("clone ran %v getpid %d %d\n", ws, p, e)
+	os.Exit(0)
+}
+
+// TestTraceExecsOwnTraceFilter: a command's own filter that stops calls
+// for the tracer (its TRACE outranks the tracer filter's, with data of
+// its choosing) neither hides an untraced clone nor makes a tracer fault:
+// the tracer asks the kernel what the call is, follows the clone and
+// lets any other call go on.
+func TestTraceExecsOwnTraceFilter(t *testing.T) {
+	if os.Getenv(helperEnv) == "own-trace-probe" {
+		ownTraceProbe()
+	}
+	if !syscallArches()[0].follow {
+		t.Skip("the untraced clone is refused here, not followed")
+	}
+	s, err := CmdSpec(reexec("TestTraceExecsOwnTraceFilter", "own-trace-probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.TraceExecs = true
+	var out bytes.Buffer
+	s.Stdout, s.Stderr = &out, &out
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := Run(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trueExe := realPath(t, "/bin/true")
+	seen := slices.ContainsFunc(e.Execs, func(x Exec) bool { return x.Exe == trueExe && slices.Contains(x.Argv, "own-trace-untraced") })
+	if e.Err != nil || e.Code != 0 || !seen || !strings.HasPrefix(out.String(), "clone ran 0 getpid ") || !strings.HasSuffix(out.String(), " 0\n") {
+		t.Errorf("probe %q, exit %d, %v; the clone's exec recorded: %t", out.String(), e.Code, e.Err, seen)
 	}
 }
