@@ -127,8 +127,9 @@ type Spec struct {
 	// Nor can it start a process the tracer does not follow: it runs
 	// under a seccomp filter the init installs (seccomp.go) that makes a
 	// clone with CLONE_UNTRACED stop for the tracer, which clears the flag
-	// (on arm64 it is refused with EPERM), and answers clone3 and io_uring
-	// with ENOSYS.
+	// (on arm64 it is refused with EPERM), answers clone3 and io_uring
+	// with ENOSYS, and refuses a user-notification listener (EPERM). The
+	// tracer needs Linux 5.3 (PTRACE_GET_SYSCALL_INFO).
 	TraceExecs bool
 	// Cgroups are cgroup.procs files (one per cgroup v1 hierarchy, or one
 	// of cgroup v2) the init moves itself into before it starts the

@@ -17,7 +17,8 @@ import (
 // filter cannot read. So the init installs a seccomp filter on the thread
 // that starts a traced command, before it forks it; the command, and
 // everything it starts, inherits it (a filter cannot be removed, only
-// added to, and the strictest answer of all filters wins):
+// added to, and of all filters' answers the first in the kernel's order wins:
+// KILL, TRAP, ERRNO, USER_NOTIF, TRACE, LOG, ALLOW):
 //
 //   - clone with CLONE_UNTRACED stops for the tracer (SECCOMP_RET_TRACE),
 //     which clears the flag in the stopped thread's register (no other
