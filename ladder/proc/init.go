@@ -76,6 +76,16 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 		status.Write(rep.encode())
 		return 0
 	}
+	if sys.Ptrace {
+		// Before the fork: the command inherits the filter from this
+		// thread, so no process of it can clone one the tracer does not
+		// follow (seccomp.go).
+		if err := refuseUntraced(); err != nil {
+			rep.code, rep.left, rep.err = -1, 0, err.Error()
+			status.Write(rep.encode())
+			return 0
+		}
+	}
 	child, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys: sys})
 	if err != nil {

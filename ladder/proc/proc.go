@@ -124,6 +124,12 @@ type Spec struct {
 	// fault ([Exit.Err]). A user namespace is not used for a traced
 	// command (its init would read the host's /proc): not root, it runs
 	// under a subreaper. A traced command cannot stop itself with SIGSTOP.
+	// Nor can it start a process the tracer does not follow: it runs
+	// under a seccomp filter the init installs (seccomp.go) that makes a
+	// clone with CLONE_UNTRACED stop for the tracer, which clears the flag
+	// (on arm64 it is refused with EPERM), answers clone3 and io_uring
+	// with ENOSYS, and refuses a user-notification listener (EPERM). The
+	// tracer needs Linux 5.3 (PTRACE_GET_SYSCALL_INFO).
 	TraceExecs bool
 	// Cgroups are cgroup.procs files (one per cgroup v1 hierarchy, or one
 	// of cgroup v2) the init moves itself into before it starts the
@@ -478,7 +484,9 @@ func (p *Process) wait() {
 	case ok:
 		e.Code, e.Signal, e.Leftovers, e.PrivateProc = rep.code, rep.signal, rep.left, rep.privateProc
 		e.Execs, e.ExecsDropped, e.NoKeyring = rep.execs, rep.dropped, rep.noKeyring
-		if rep.err != "" {
+		if rest, ok := strings.CutPrefix(rep.err, ErrTracer.Error()); ok {
+			e.Err = fmt.Errorf("%w%s", ErrTracer, rest)
+		} else if rep.err != "" {
 			e.Err = errors.New(rep.err)
 		}
 		if werr != nil && !errors.As(werr, &ee) && e.Err == nil {

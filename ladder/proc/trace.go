@@ -49,10 +49,12 @@ const (
 	ExecRecordLimit = 64 << 20
 )
 
-// errTracer marks a fault of the tracer itself (a ptrace request the
-// kernel refused, a /proc entry of a stopped tracee that could not be
-// read): the record is incomplete, which is the grader's fault.
-var errTracer = errors.New("proc: the exec tracer failed")
+// ErrTracer is wrapped by [Exit.Err], or [Start]'s error, when the tracer
+// itself failed ([Spec.TraceExecs]: a ptrace request the kernel refused, a
+// /proc entry of a stopped tracee that could not be read, the seccomp
+// filter not installed): the record is incomplete, or the command did not
+// run, which is the grader's fault, never the command's.
+var ErrTracer = errors.New("proc: the exec tracer failed")
 
 // execLog is the tracer's record, in the init's memory.
 type execLog struct {
@@ -70,8 +72,10 @@ func (l *execLog) add(e Exec, size int) {
 	l.execs = append(l.execs, e)
 }
 
+// traceOptions: TRACESECCOMP for the filter's stop of an untraced clone
+// (seccomp.go), the only call it stops.
 const traceOptions = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK |
-	unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL
+	unix.PTRACE_O_TRACECLONE | unix.PTRACE_O_EXITKILL | unix.PTRACE_O_TRACESECCOMP
 
 // traceUntilMainExits is the init's wait loop when it traces: main was
 // started with PTRACE_TRACEME from this goroutine's OS thread (locked),
@@ -91,7 +95,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 		}
 		if err != nil {
 			if fault == nil {
-				fault = fmt.Errorf("%w: wait: %v", errTracer, err)
+				fault = fmt.Errorf("%w: wait: %v", ErrTracer, err)
 			}
 			return code, sig, fault
 		}
@@ -116,7 +120,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 			// descendants inherit, and record it.
 			started = true
 			if err := syscall.PtraceSetOptions(pid, traceOptions); err != nil && fault == nil {
-				fault = fmt.Errorf("%w: PTRACE_SETOPTIONS: %v", errTracer, err)
+				fault = fmt.Errorf("%w: PTRACE_SETOPTIONS: %v", ErrTracer, err)
 				c.signalAll(syscall.SIGKILL)
 			}
 			if fault == nil {
@@ -127,6 +131,24 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 				if fault = recordExec(pid, log); fault != nil {
 					c.signalAll(syscall.SIGKILL)
 				}
+			}
+		case stop == syscall.SIGTRAP && ws.TrapCause() == unix.PTRACE_EVENT_SECCOMP:
+			// A clone with CLONE_UNTRACED, stopped before the kernel ran
+			// it: the flag is cleared and the clone followed. Let go
+			// unchanged, the kernel would run it untraced (the filter's
+			// second answer, after the tracer's stop, is an allow), so a
+			// clone the tracer cannot change is killed first: a process
+			// with SIGKILL pending skips the call.
+			err := fault
+			if err == nil {
+				err = followUntraced(pid)
+				if err != nil && err != syscall.ESRCH {
+					fault = fmt.Errorf("%w: following an untraced clone of %d: %v", ErrTracer, pid, err)
+					c.signalAll(syscall.SIGKILL)
+				}
+			}
+			if err != nil {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		case stop == syscall.SIGTRAP && ws.TrapCause() > 0:
 			// fork, vfork, clone: the new process or thread is attached
@@ -139,7 +161,7 @@ func traceUntilMainExits(main int, c containment, log *execLog) (code int, sig s
 			inject = int(stop)
 		}
 		if err := syscall.PtraceCont(pid, inject); err != nil && err != syscall.ESRCH && fault == nil {
-			fault = fmt.Errorf("%w: PTRACE_CONT %d: %v", errTracer, pid, err)
+			fault = fmt.Errorf("%w: PTRACE_CONT %d: %v", ErrTracer, pid, err)
 			c.signalAll(syscall.SIGKILL)
 		}
 	}
@@ -155,28 +177,28 @@ func recordExec(pid int, log *execLog) error {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s/exe: %v (the tracer needs CAP_SYS_PTRACE to read what another user's process runs)", errTracer, base, err)
+		return fmt.Errorf("%w: %s/exe: %v (the tracer needs CAP_SYS_PTRACE to read what another user's process runs)", ErrTracer, base, err)
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(base+"/exe", &st); err != nil {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: stat %s/exe: %v", errTracer, base, err)
+		return fmt.Errorf("%w: stat %s/exe: %v", ErrTracer, base, err)
 	}
 	dir, err := os.Readlink(base + "/cwd")
 	if err != nil {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s/cwd: %v", errTracer, base, err)
+		return fmt.Errorf("%w: %s/cwd: %v", ErrTracer, base, err)
 	}
 	argv, err := readCmdline(base + "/cmdline")
 	if err != nil {
 		if gone(err) {
 			return nil
 		}
-		return fmt.Errorf("%w: %s/cmdline: %v", errTracer, base, err)
+		return fmt.Errorf("%w: %s/cmdline: %v", ErrTracer, base, err)
 	}
 	e := Exec{Pid: pid, Exe: exe, Dev: uint64(st.Dev), Ino: st.Ino, Dir: dir, Argv: argv}
 	for i, a := range argv {

@@ -175,6 +175,11 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	before := cg.Counts()
 	p, err := proc.Start(spec)
 	if err != nil {
+		if errors.Is(err, proc.ErrTracer) {
+			// The tracer could not be set up (its seccomp filter): the
+			// command never ran, by the grader's fault.
+			m.harnessFault(err)
+		}
 		return procResult{Err: err, Exit: -1}
 	}
 	// Every process of the command is killed at the timeout; Wait returns
