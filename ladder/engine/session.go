@@ -832,3 +832,13 @@ func (p *pidWriter) flush() {
 		p.head = nil
 	}
 }
+
+// launches is a [Container] that may serve srb's program launcher.
+type launches interface{ Launches() bool }
+
+// Launches reports whether the session serves srb's program launcher
+// ([Spec.Launcher]: SRB_LAUNCH is set in its commands' environment).
+func (s *Session) Launches() bool {
+	l, ok := s.c.(launches)
+	return ok && l.Launches()
+}

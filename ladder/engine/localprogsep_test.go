@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// probeEnv makes this test binary the launched probe of
+// TestLocalLauncherSeparatesTheProgram (started through the launcher under
+// a name other than srb-launch).
+const probeEnv = "SRB_TEST_PROGSEP_PROBE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(probeEnv) != "" {
+		os.Exit(progsepProbe(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// progsepProbe is forge-pass's reach, tried on the process whose pid (in
+// this machine's PID namespace) is in the file args[0], a process of the
+// candidate's uid: each line says what one attempt got.
+func progsepProbe(args []string) int {
+	b, err := os.ReadFile(args[0])
+	if err != nil {
+		fmt.Println("pidfile:", err)
+		return 2
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	res := func(what string, err error) {
+		if err == nil {
+			fmt.Printf("%s=ok\n", what)
+		} else {
+			fmt.Printf("%s=%v\n", what, err)
+		}
+	}
+	runtime.LockOSThread()
+	err = syscall.PtraceAttach(pid)
+	res("ptrace", err)
+	if err == nil {
+		syscall.PtraceDetach(pid)
+	}
+	f, err := os.OpenFile(fmt.Sprintf("/proc/%d/mem", pid), os.O_RDWR, 0)
+	res("mem", err)
+	if err == nil {
+		f.Close()
+	}
+	res("signal", syscall.Kill(pid, 0))
+	err = os.WriteFile(fmt.Sprintf("/proc/%d/cwd/forged", pid), []byte("x"), 0o644)
+	res("cwd", err)
+	res("caller-file", os.WriteFile("mine.txt", []byte("forged\n"), 0o644))
+	fmt.Printf("uid=%d\n", os.Getuid())
+	return 0
+}
+
+// TestLocalLauncherSeparatesTheProgram: a program run through a session's
+// launcher (Spec.Launcher) gets the caller's streams, working folder and
+// arguments and answers with its status, but cannot ptrace, open the
+// memory of, signal or write the working folder of a process of the
+// caller's uid, nor write the caller's files: forge-pass's class
+// (docs/LADDER.md, known holes).
+func TestLocalLauncherSeparatesTheProgram(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the launcher runs programs as a uid of their own: root only")
+	}
+	l := &Local{}
+	s := startSession(t, l, Spec{Launcher: true})
+	if !s.Launches() {
+		t.Fatal("a session started with Launcher serves no launcher")
+	}
+	st, err := os.Stat(s.Path("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := int(st.Sys().(*syscall.Stat_t).Gid)
+	if err := s.CopyInOwned(t.Context(), t.TempDir(), "/work", 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	work := s.Path("/work")
+	// The stand-in for the candidate runner: a process of the caller's
+	// uid, found by the test (as root) in this machine's /proc.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			ents, _ := os.ReadDir("/proc")
+			for _, e := range ents {
+				pid, err := strconv.Atoi(e.Name())
+				if err != nil {
+					continue
+				}
+				cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+				if string(cmd) != "sleep\x00313.5\x00" {
+					continue
+				}
+				var fi os.FileInfo
+				if fi, err = os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil || int(fi.Sys().(*syscall.Stat_t).Uid) != uid {
+					continue
+				}
+				os.WriteFile(filepath.Join(work, "target.pid"), []byte(strconv.Itoa(pid)), 0o644)
+				return
+			}
+		}
+	}()
+	script := `set -u
+umask 022
+chmod 750 .
+echo mine >mine.txt
+printf 'a b c\n' >in.txt
+out=$(printf 'x y\n' | "$SRB_LAUNCH" /bin/sh -c 'wc -w; cat in.txt; exit 7'); echo "status=$? out=[$out]"
+"$SRB_LAUNCH" /bin/sh -c 'kill -TERM $$; sleep 5'; echo "signalled=$?"
+"$SRB_LAUNCH" ./nothing-here; echo "missing=$?"
+(cd / && sleep 313.5) &
+target=$!
+for i in $(seq 200); do [ -s target.pid ] && break; sleep 0.1; done
+ln -s "$SRB_LAUNCH" probe
+SRB_TEST_PROGSEP_PROBE=1 "$SRB_LAUNCH" ./probe target.pid; echo "probe=$?"
+echo "mine=$(cat mine.txt) forged=$(ls /proc/$target/cwd/forged 2>/dev/null)"
+"$SRB_LAUNCH" /bin/sleep 60 & l=$!
+sleep 1; kill -TERM $l; wait $l; echo "terminated=$?"
+kill $target
+echo "caller-uid=$(id -u)"
+`
+	start := time.Now()
+	r := sh(t, s, script, func(es *ExecSpec) { es.WorkDir = "/work"; es.Timeout = 2 * time.Minute })
+	<-done
+	out := string(r.Stdout)
+	t.Logf("%s (%v)\nstderr: %s", out, time.Since(start), r.Stderr)
+	for _, want := range []string{
+		"status=7 out=[2\na b c]",
+		"signalled=143",
+		"missing=125",
+		"probe=0",
+		"mine=mine forged=\n",
+		"terminated=143",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in the output", want)
+		}
+	}
+	for _, attempt := range []string{"ptrace", "mem", "signal", "cwd", "caller-file"} {
+		if strings.Contains(out, attempt+"=ok") {
+			t.Errorf("the launched program's %s reached the caller", attempt)
+		}
+		if !strings.Contains(out, attempt+"=") {
+			t.Errorf("the probe did not try %s", attempt)
+		}
+	}
+	if strings.Contains(out, fmt.Sprintf("\nuid=%d\n", uid)) || !strings.Contains(out, "\nuid=") {
+		t.Errorf("the launched program ran as the caller's uid %d", uid)
+	}
+}
