@@ -320,6 +320,11 @@ func (c *Container) start(ctx context.Context, labels map[string]string) (*engin
 		// A candidate stays the unprivileged user it is started as: no
 		// setuid program in the image makes it root again.
 		NoNewPrivileges: true,
+		// The task's runner may run the submission's programs through
+		// srb's launcher (SRB_LAUNCH), as a uid of their own, so they
+		// cannot take over the candidate that runs them (forge-pass,
+		// docs/LADDER.md). Served by engine.Local as root today.
+		Launcher: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: the verification image %s: %w", c.cfg.Image, err)
