@@ -157,3 +157,23 @@ echo "caller-uid=$(id -u)"
 		t.Errorf("the launched program ran as the caller's uid %d", uid)
 	}
 }
+
+// TestLocalLauncherCost logs what a launch costs against running the
+// program directly (SRB_PROGSEP_COST=N launches of /bin/true; skipped
+// without it).
+func TestLocalLauncherCost(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("SRB_PROGSEP_COST"))
+	if n <= 0 || os.Geteuid() != 0 {
+		t.Skip("SRB_PROGSEP_COST=N as root measures N launches")
+	}
+	s := startSession(t, &Local{}, Spec{Launcher: true})
+	script := `n=$1
+s=$(date +%s%N); for i in $(seq $n); do /bin/true; done; e=$(date +%s%N); echo "direct $(( (e-s)/n/1000 )) us"
+s=$(date +%s%N); for i in $(seq $n); do "$SRB_LAUNCH" /bin/true || exit 1; done; e=$(date +%s%N); echo "launched $(( (e-s)/n/1000 )) us"
+`
+	r := sh(t, s, script, func(es *ExecSpec) { es.Argv = append(es.Argv, "sh", strconv.Itoa(n)); es.Timeout = 10 * time.Minute })
+	if r.ExitCode != 0 {
+		t.Fatalf("exit %d: %s", r.ExitCode, r.Stderr)
+	}
+	t.Logf("%d calls: %s", n, r.Stdout)
+}

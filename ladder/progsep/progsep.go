@@ -60,6 +60,10 @@ const LaunchFault = 125
 // maxRequest bounds a request's JSON (command line and environment).
 const maxRequest = 4 << 20
 
+// MaxLaunches bounds the launches one broker runs at once; a request past
+// it is refused (the client exits [LaunchFault]).
+const MaxLaunches = 64
+
 func init() {
 	if len(os.Args) > 0 && filepath.Base(os.Args[0]) == ClientName {
 		os.Exit(Client(os.Args[1:], os.Stderr))
@@ -143,6 +147,11 @@ func Client(args []string, stderr io.Writer) int {
 	}
 	rights := syscall.UnixRights(0, 1, 2)
 	if _, _, err := conn.WriteMsgUnix(append(req, '\n'), rights, nil); err != nil {
+		// A broker that refused the caller answered and closed first.
+		var rep Reply
+		if json.NewDecoder(conn).Decode(&rep) == nil && rep.Error != "" {
+			return fail("%s", rep.Error)
+		}
 		return fail("send the request: %v", err)
 	}
 	go func() {
@@ -175,6 +184,7 @@ type Launch func(ctx context.Context, req Request, stdio [3]*os.File, stop <-cha
 // Broker serves one socket. Close stops it and waits for every launch.
 type Broker struct {
 	ln     *net.UnixListener
+	slots  chan struct{}
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	active sync.WaitGroup
@@ -185,7 +195,7 @@ type Broker struct {
 // request with launch, one goroutine per connection.
 func Serve(ln *net.UnixListener, clientUID int, launch Launch) *Broker {
 	ctx, cancel := context.WithCancel(context.Background())
-	b := &Broker{ln: ln, cancel: cancel}
+	b := &Broker{ln: ln, cancel: cancel, slots: make(chan struct{}, MaxLaunches)}
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
@@ -201,7 +211,14 @@ func Serve(ln *net.UnixListener, clientUID int, launch Launch) *Broker {
 			go func() {
 				defer b.active.Done()
 				defer conn.Close()
-				serveConn(ctx, conn, clientUID, launch)
+				select {
+				case b.slots <- struct{}{}:
+					defer func() { <-b.slots }()
+					serveConn(ctx, conn, clientUID, launch)
+				default:
+					b, _ := json.Marshal(Reply{Code: -1, Error: fmt.Sprintf("more than %d programs launched at once", MaxLaunches)})
+					conn.Write(append(b, '\n'))
+				}
 			}()
 		}
 	}()
