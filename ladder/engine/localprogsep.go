@@ -27,10 +27,11 @@ import (
 // or write the files of the session's processes), whose only
 // supplementary group is the session user's (so it reads what that
 // group may read: the working folder a runner opened to its group), in a
-// PID, mount (a private /proc), IPC and network namespace of its own
-// (the network namespace: loopback only; the caller's is not joined, so
-// a server the candidate starts through the launcher is out of its
-// reach: see docs/LADDER.md), in the session's cgroup, with a HOME and
+// PID, mount (a private /proc) and IPC namespace of its own, in its
+// caller's network namespace (the session's own loopback, so a server the
+// candidate starts through the launcher is one it reaches; a session on
+// the host's network gets the host's), in the session's cgroup, with a
+// HOME and
 // TMPDIR of its own. When the program's main process ends, everything
 // it started is ended, its uid swept and what it left in the shared
 // temporary folders removed.
@@ -179,15 +180,22 @@ func (c *localContainer) launch(ctx context.Context, req progsep.Request, stdio 
 	env = append(env, "HOME="+home, "TMPDIR="+home)
 	spec := proc.Spec{Path: req.Path, Argv: req.Argv, Dir: req.Dir, Env: env,
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
-		Credential:   &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{uint32(c.uid)}},
-		Cloneflags:   syscall.CLONE_NEWIPC | syscall.CLONE_NEWNET,
-		Unshareflags: 0,
-		WaitDelay:    2 * time.Second,
+		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{uint32(c.uid)}},
+		Cloneflags: syscall.CLONE_NEWIPC,
+		WaitDelay:  2 * time.Second,
 	}
 	if c.cg != nil {
 		spec.Cgroups = c.cg.Procs()
 	}
-	p, err := proc.Start(spec)
+	var p *proc.Process
+	if c.spec.Network == "" || c.spec.Network == "none" {
+		// The program joins its caller's network namespace (the
+		// session's own, loopback only), so a server the candidate
+		// starts through the launcher is one it can reach.
+		p, err = startInNetNS(req.PeerPID, c.uid, spec)
+	} else {
+		p, err = proc.Start(spec)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -219,4 +227,22 @@ func cutEq(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
+}
+
+// startInNetNS starts spec in the network namespace of process pid,
+// which must be uid's (the caller, by the socket's peer credentials).
+func startInNetNS(pid, uid int, spec proc.Spec) (*proc.Process, error) {
+	ns, err := os.Open(fmt.Sprintf("/proc/%d/ns/net", pid))
+	if err != nil {
+		return nil, fmt.Errorf("the caller's network namespace: %w", err)
+	}
+	defer ns.Close()
+	// The pid may have been reused since the caller connected: the
+	// namespace is taken only from a process of the session's user.
+	var st syscall.Stat_t
+	if err := syscall.Stat(fmt.Sprintf("/proc/%d", pid), &st); err != nil || int(st.Uid) != uid {
+		return nil, fmt.Errorf("the caller (pid %d) is gone", pid)
+	}
+	spec.NetNS = ns
+	return proc.Start(spec)
 }

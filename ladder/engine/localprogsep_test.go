@@ -123,13 +123,15 @@ for i in $(seq 200); do [ -s target.pid ] && break; sleep 0.1; done
 ln -s "$SRB_LAUNCH" probe
 SRB_TEST_PROGSEP_PROBE=1 "$SRB_LAUNCH" ./probe target.pid; echo "probe=$?"
 echo "mine=$(cat mine.txt) forged=$(ls /proc/$target/cwd/forged 2>/dev/null)"
+mine=$(readlink /proc/self/ns/net); theirs=$("$SRB_LAUNCH" /bin/readlink /proc/self/ns/net)
+[ -n "$mine" ] && [ "$mine" = "$theirs" ] && echo "netns=same" || echo "netns=[$mine] [$theirs]"
 "$SRB_LAUNCH" /bin/sleep 60 & l=$!
 sleep 1; kill -TERM $l; wait $l; echo "terminated=$?"
 kill $target
 echo "caller-uid=$(id -u)"
 `
 	start := time.Now()
-	r := sh(t, s, script, func(es *ExecSpec) { es.WorkDir = "/work"; es.Timeout = 2 * time.Minute })
+	r := sh(t, s, script, func(es *ExecSpec) { es.Argv[0] = "bash"; es.WorkDir = "/work"; es.Timeout = 2 * time.Minute })
 	<-done
 	out := string(r.Stdout)
 	t.Logf("%s (%v)\nstderr: %s", out, time.Since(start), r.Stderr)
@@ -140,6 +142,7 @@ echo "caller-uid=$(id -u)"
 		"probe=0",
 		"mine=mine forged=\n",
 		"terminated=143",
+		"netns=same",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in the output", want)

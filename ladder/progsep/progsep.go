@@ -78,6 +78,9 @@ type Request struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`
 	Dir  string   `json:"dir"`
+	// PeerPID is the caller's pid in the broker's PID namespace (the
+	// socket's peer credentials), never taken from the request.
+	PeerPID int `json:"-"`
 }
 
 // Reply is the broker's answer once the program and everything it started
@@ -236,22 +239,19 @@ func (b *Broker) Close() {
 	b.active.Wait()
 }
 
-func peerUID(conn *net.UnixConn) (int, error) {
+func peerCred(conn *net.UnixConn) (*syscall.Ucred, error) {
 	raw, err := conn.SyscallConn()
 	if err != nil {
-		return -1, err
+		return nil, err
 	}
 	var cred *syscall.Ucred
 	var cerr error
 	if err := raw.Control(func(fd uintptr) {
 		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
 	}); err != nil {
-		return -1, err
+		return nil, err
 	}
-	if cerr != nil {
-		return -1, cerr
-	}
-	return int(cred.Uid), nil
+	return cred, cerr
 }
 
 func serveConn(ctx context.Context, conn *net.UnixConn, clientUID int, launch Launch) {
@@ -259,9 +259,13 @@ func serveConn(ctx context.Context, conn *net.UnixConn, clientUID int, launch La
 		b, _ := json.Marshal(r)
 		conn.Write(append(b, '\n'))
 	}
-	uid, err := peerUID(conn)
-	if err != nil || (clientUID >= 0 && uid != clientUID) {
-		reply(Reply{Error: fmt.Sprintf("caller uid %d may not launch here", uid)})
+	cred, err := peerCred(conn)
+	if err != nil {
+		reply(Reply{Error: "caller: " + err.Error()})
+		return
+	}
+	if clientUID >= 0 && int(cred.Uid) != clientUID {
+		reply(Reply{Error: fmt.Sprintf("caller uid %d may not launch here", cred.Uid)})
 		return
 	}
 	// The first read carries the descriptors with the first bytes of the
@@ -309,6 +313,7 @@ func serveConn(ctx context.Context, conn *net.UnixConn, clientUID int, launch La
 		reply(Reply{Error: "request: " + err.Error()})
 		return
 	}
+	req.PeerPID = int(cred.Pid)
 	if !filepath.IsAbs(req.Path) || !filepath.IsAbs(req.Dir) || len(req.Argv) == 0 {
 		reply(Reply{Error: "request: the program and working folder must be absolute paths"})
 		return
