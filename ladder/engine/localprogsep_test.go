@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -179,4 +181,72 @@ s=$(date +%s%N); for i in $(seq $n); do "$SRB_LAUNCH" /bin/true || exit 1; done;
 		t.Fatalf("exit %d: %s", r.ExitCode, r.Stderr)
 	}
 	t.Logf("%d calls: %s", n, r.Stdout)
+}
+
+// TestDockerLauncherSeparatesTheProgram: the verification image's
+// launcher (the helper as broker, as the container's root, under
+// no-new-privileges and Docker's default seccomp: no PID namespace): a
+// program launched by the candidate user gets its streams, working folder
+// and status through, runs as another uid, and cannot signal, read the
+// environment or memory of, or write through /proc/PID/cwd a process of
+// the candidate's, nor write the candidate's files; what it leaves
+// running is ended.
+func TestDockerLauncherSeparatesTheProgram(t *testing.T) {
+	const image = "srb/lang90-tally-c-to-go:verification"
+	d := requireEngine(t, "docker")
+	if _, err := d.Image(t.Context(), image); err != nil {
+		t.Skipf("no %s here: %v", image, err)
+	}
+	helper := filepath.Join(t.TempDir(), "srb-helper")
+	build := exec.Command("go", "build", "-o", helper, "../../cmd/srb-helper")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the helper: %v %s", err, out)
+	}
+	s, err := d.Start(t.Context(), Spec{Image: image, NoNewPrivileges: true, Launcher: true,
+		Copies: []Copy{{HostPath: helper, ContainerPath: launchHelper}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close(context.Background()) })
+	if !s.Launches() {
+		t.Fatal("the container serves no launcher")
+	}
+	if r := sh(t, s, `mkdir -p /work && chown 65532:65532 /work`, func(es *ExecSpec) { es.User = "0" }); r.ExitCode != 0 {
+		t.Fatalf("%s", r.Stderr)
+	}
+	script := `set -u
+umask 022
+cd /work && chmod 750 .
+echo mine >mine.txt
+printf 'a b c\n' >in.txt
+out=$(printf 'x y\n' | "$SRB_LAUNCH" /bin/sh -c 'wc -w; cat in.txt; exit 7'); echo "status=$? out=[$out]"
+sleep 300 & target=$!
+"$SRB_LAUNCH" /bin/sh -c "kill -0 $target" 2>/dev/null; echo "signal=$?"
+"$SRB_LAUNCH" /bin/sh -c "cat /proc/$target/environ" >/dev/null 2>&1; echo "environ=$?"
+"$SRB_LAUNCH" /bin/sh -c "exec 3<>/proc/$target/mem" 2>/dev/null; echo "mem=$?"
+"$SRB_LAUNCH" /bin/sh -c "echo x >/proc/$target/cwd/forged" 2>/dev/null; echo "cwd=$?"
+"$SRB_LAUNCH" /bin/sh -c 'echo forged >mine.txt' 2>/dev/null; echo "write=$? mine=$(cat mine.txt)"
+echo "theirs=$("$SRB_LAUNCH" id -u) mine=$(id -u)"
+"$SRB_LAUNCH" /bin/sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0'
+n=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" -ge 70000 ] && n=$((n+1)); done; echo "left=$n"
+s=$(date +%s%N); for i in $(seq 20); do "$SRB_LAUNCH" /bin/true; done; e=$(date +%s%N); echo "cost $(( (e-s)/20000 )) us a launch"
+kill $target
+`
+	r := sh(t, s, script, func(es *ExecSpec) { es.Argv[0] = "bash"; es.User = "65532:65532"; es.Timeout = 2 * time.Minute })
+	out := string(r.Stdout)
+	t.Logf("%s\nstderr: %s", out, r.Stderr)
+	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "left=0"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("want %q in the output", want)
+		}
+	}
+	for _, attempt := range []string{"signal", "environ", "mem", "cwd", "write"} {
+		if !strings.Contains(out, attempt+"=") || strings.Contains(out, attempt+"=0") {
+			t.Errorf("the launched program's %s reached the candidate (or was not tried)", attempt)
+		}
+	}
+	if !strings.Contains(out, "theirs=7") || strings.Contains(out, "theirs=65532") {
+		t.Errorf("the launched program ran as the candidate's uid, or not as a launched one")
+	}
 }

@@ -65,8 +65,13 @@ const maxRequest = 4 << 20
 const MaxLaunches = 64
 
 func init() {
-	if len(os.Args) > 0 && filepath.Base(os.Args[0]) == ClientName {
-		os.Exit(Client(os.Args[1:], os.Stderr))
+	if len(os.Args) > 0 {
+		switch filepath.Base(os.Args[0]) {
+		case ClientName:
+			os.Exit(Client(os.Args[1:], os.Stderr))
+		case BrokerName:
+			os.Exit(BrokerMain(os.Args[1:], os.Stderr))
+		}
 	}
 }
 
@@ -81,6 +86,9 @@ type Request struct {
 	// PeerPID is the caller's pid in the broker's PID namespace (the
 	// socket's peer credentials), never taken from the request.
 	PeerPID int `json:"-"`
+	// PeerUID and PeerGID are the caller's, from the same credentials.
+	PeerUID int `json:"-"`
+	PeerGID int `json:"-"`
 }
 
 // Reply is the broker's answer once the program and everything it started
@@ -148,7 +156,14 @@ func Client(args []string, stderr io.Writer) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	rights := syscall.UnixRights(0, 1, 2)
+	// The working folder goes as a descriptor too, so the broker can
+	// tell the folder named is the caller's own.
+	cwd, err := os.Open(".")
+	if err != nil {
+		return fail("working folder: %v", err)
+	}
+	defer cwd.Close()
+	rights := syscall.UnixRights(0, 1, 2, int(cwd.Fd()))
 	if _, _, err := conn.WriteMsgUnix(append(req, '\n'), rights, nil); err != nil {
 		// A broker that refused the caller answered and closed first.
 		var rep Reply
@@ -271,7 +286,7 @@ func serveConn(ctx context.Context, conn *net.UnixConn, clientUID int, launch La
 	// The first read carries the descriptors with the first bytes of the
 	// request; the rest of the line follows.
 	buf := make([]byte, 64<<10)
-	oob := make([]byte, syscall.CmsgSpace(3*4))
+	oob := make([]byte, syscall.CmsgSpace(4*4))
 	n, oobn, _, _, err := conn.ReadMsgUnix(buf, oob)
 	if err != nil {
 		return
@@ -291,8 +306,8 @@ func serveConn(ctx context.Context, conn *net.UnixConn, clientUID int, launch La
 			f.Close()
 		}
 	}()
-	if len(files) != 3 {
-		reply(Reply{Error: fmt.Sprintf("the request carried %d descriptors, want 3", len(files))})
+	if len(files) != 4 {
+		reply(Reply{Error: fmt.Sprintf("the request carried %d descriptors, want 4", len(files))})
 		return
 	}
 	data := buf[:n]
@@ -313,9 +328,18 @@ func serveConn(ctx context.Context, conn *net.UnixConn, clientUID int, launch La
 		reply(Reply{Error: "request: " + err.Error()})
 		return
 	}
-	req.PeerPID = int(cred.Pid)
+	req.PeerPID, req.PeerUID, req.PeerGID = int(cred.Pid), int(cred.Uid), int(cred.Gid)
 	if !filepath.IsAbs(req.Path) || !filepath.IsAbs(req.Dir) || len(req.Argv) == 0 {
 		reply(Reply{Error: "request: the program and working folder must be absolute paths"})
+		return
+	}
+	// The working folder is the caller's own (the descriptor it sent):
+	// the init enters it as root and the program inherits it, so never a
+	// folder the request merely names.
+	var want, got syscall.Stat_t
+	if syscall.Stat(req.Dir, &want) != nil || syscall.Fstat(int(files[3].Fd()), &got) != nil ||
+		want.Dev != got.Dev || want.Ino != got.Ino {
+		reply(Reply{Error: fmt.Sprintf("%s is not the caller's working folder", req.Dir)})
 		return
 	}
 	// Anything more from the client (a forwarded signal) or its going
