@@ -438,6 +438,10 @@ ln -sf "$1" /srb/bin/srb-launch && ln -sf "$1" /srb/bin/srb-launch-broker`, "sh"
 			c.launchEnv = []string{"SRB_LAUNCH=" + dockerLaunchClient, "SRB_LAUNCH_SOCKET=" + launchSocket}
 			return
 		}
+		// A helper without the broker exits at once (its usage).
+		if in, err := c.d.Client.ContainerExecInspect(ctx, created.ID); err != nil || !in.Running {
+			return
+		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
