@@ -12,6 +12,9 @@ import (
 	"os"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural/kinds"
+	// Started as srb-launch or srb-launch-broker, the helper is stage 3's
+	// program launcher (docs/PROGSEP.md).
+	_ "github.com/swe-refactor-bench/srb/ladder/progsep"
 )
 
 func main() { os.Exit(kinds.Main(os.Args[1:], os.Stdout, os.Stderr)) }

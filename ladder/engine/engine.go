@@ -93,6 +93,15 @@ type Spec struct {
 	// of its root processes; a process that drops to another user (and
 	// execs) has none of them.
 	CapAdd []string
+	// Launcher serves srb's program launcher in the session (stage 3's
+	// program separation, ladder/progsep): every command finds in
+	// SRB_LAUNCH a program (`$SRB_LAUNCH PROGRAM ARG...`, the socket in
+	// SRB_LAUNCH_SOCKET) that runs PROGRAM as a uid of its own, apart
+	// from the command's processes and files, with the caller's standard
+	// streams, environment and working folder, and exits with its status.
+	// Only [Local] as root serves it today; elsewhere the variables are
+	// not set ([Session.Launches] says whether they are).
+	Launcher bool
 }
 
 // Result is how a container or an exec ended and what it printed.

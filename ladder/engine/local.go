@@ -257,6 +257,14 @@ func (h *Local) Start(ctx context.Context, spec Spec) (*Session, error) {
 			return nil, fmt.Errorf("%s: read-only %s: %w", what, p, err)
 		}
 	}
+	if spec.Launcher && c.uid >= 0 {
+		vars, err := c.startLauncher(cmpOr(base, os.TempDir()))
+		if err != nil {
+			s.Close(ctx)
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		c.spec.Env = append(slices.Clone(c.spec.Env), vars...)
+	}
 	return s, nil
 }
 
@@ -268,6 +276,11 @@ type localContainer struct {
 	root string
 	uid  int
 	cg   *cgroup.Group // nil: no limit enforced
+
+	// launcher is the session's program launcher (Spec.Launcher as root),
+	// nil without one; launcherOnce stops it once.
+	launcher     *localLauncher
+	launcherOnce sync.Once
 
 	// mu is held shared by each Exec and exclusively by the copies and
 	// Remove, so no process of the session runs while a copy walks what
@@ -396,9 +409,14 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 		last := len(c.running) == 0
 		c.pmu.Unlock()
 		// Nothing of the session's user outlives its last running Exec
-		// (a backstop: proc's PID namespace has ended it already).
+		// (a backstop: proc's PID namespace has ended it already), nor
+		// anything it launched (its clients are gone, so the broker is
+		// ending their programs).
 		if last && c.uid >= 0 {
 			hostuser.Sweep(c.uid)
+		}
+		if last && c.launcher != nil {
+			c.launcher.broker.Idle()
 		}
 	}()
 	res := &Result{}
@@ -661,6 +679,7 @@ func (c *localContainer) Kill(context.Context) error {
 // in the shared temporary folders and the root folder are removed.
 func (c *localContainer) Remove(ctx context.Context) error {
 	c.Kill(ctx)
+	c.launcherOnce.Do(c.stopLauncher)
 	defer c.exclusive()()
 	c.pmu.Lock()
 	c.gone = true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -325,6 +326,11 @@ func (d *Docker) Start(ctx context.Context, spec Spec) (*Session, error) {
 		s.Close(ctx)
 		return nil, fmt.Errorf("docker start %s: %w", spec.Image, err)
 	}
+	if spec.Launcher {
+		// Before the list of the container's own processes: the broker
+		// is one of them, which Reap spares.
+		c.startLauncher(ctx)
+	}
 	// What runs before any command is the container's own: Reap spares it
 	// (killing the keep-alive command would stop the container).
 	c.own, c.ownErr = c.listOwn(ctx)
@@ -392,6 +398,52 @@ type dockerContainer struct {
 	ownErr error
 	// hard is what Start added to the container's limits.
 	hard Hardening
+	// launchEnv is what every command finds the launcher by (nil: the
+	// container serves none).
+	launchEnv []string
+}
+
+// The in-container launcher (Spec.Launcher, docs/PROGSEP.md): the image's
+// helper, linked under the client's and the broker's names, the broker
+// started as root by a detached exec before the container's own processes
+// are listed (so Reap spares it), on a socket under /srb/launch. An image
+// whose helper has no broker (one built before it) serves none.
+const (
+	launchHelper       = "/opt/srb/bin/srb-helper"
+	launchSocket       = "/srb/launch/sock"
+	dockerLaunchClient = "/srb/bin/srb-launch"
+	// launchUIDs is the first uid launched programs run as: none of an
+	// image's users, nor the candidate user's 65532.
+	launchUIDs = "70000"
+)
+
+// Launches implements [launches].
+func (c *dockerContainer) Launches() bool { return c.launchEnv != nil }
+
+func (c *dockerContainer) startLauncher(ctx context.Context) {
+	if _, err := c.rootExec(ctx, "/bin/sh", "-c", `mkdir -p /srb/bin /srb/launch && chmod 755 /srb /srb/bin /srb/launch &&
+ln -sf "$1" /srb/bin/srb-launch && ln -sf "$1" /srb/bin/srb-launch-broker`, "sh", launchHelper); err != nil {
+		return
+	}
+	created, err := c.d.Client.ContainerExecCreate(ctx, c.id, container.ExecOptions{
+		User: "0", Cmd: []string{"/srb/bin/srb-launch-broker", "--socket", launchSocket, "--uids", launchUIDs}})
+	if err != nil {
+		return
+	}
+	if err := c.d.Client.ContainerExecStart(ctx, created.ID, container.ExecStartOptions{Detach: true}); err != nil {
+		return
+	}
+	for i := 0; i < 50; i++ {
+		if _, err := c.rootExec(ctx, "test", "-S", launchSocket); err == nil {
+			c.launchEnv = []string{"SRB_LAUNCH=" + dockerLaunchClient, "SRB_LAUNCH_SOCKET=" + launchSocket}
+			return
+		}
+		// A helper without the broker exits at once (its usage).
+		if in, err := c.d.Client.ContainerExecInspect(ctx, created.ID); err != nil || !in.Running {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // listScript prints the pids of the container's processes but its own.
@@ -511,7 +563,7 @@ func (c *dockerContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error
 	argv := append([]string{"/bin/sh", "-c", wrapper, "srb-exec"}, es.Argv...)
 	what := fmt.Sprintf("exec %q in %s", es.Argv[0], c.image)
 	created, err := c.d.Client.ContainerExecCreate(ctx, c.id, container.ExecOptions{
-		User: es.User, WorkingDir: es.WorkDir, Env: es.Env, Cmd: argv,
+		User: es.User, WorkingDir: es.WorkDir, Env: append(slices.Clone(c.launchEnv), es.Env...), Cmd: argv,
 		AttachStdin: es.Stdin != nil, AttachStdout: true, AttachStderr: true,
 	})
 	if err != nil {
@@ -831,4 +883,14 @@ func (p *pidWriter) flush() {
 		p.w.Write(p.head)
 		p.head = nil
 	}
+}
+
+// launches is a [Container] that may serve srb's program launcher.
+type launches interface{ Launches() bool }
+
+// Launches reports whether the session serves srb's program launcher
+// ([Spec.Launcher]: SRB_LAUNCH is set in its commands' environment).
+func (s *Session) Launches() bool {
+	l, ok := s.c.(launches)
+	return ok && l.Launches()
 }

@@ -68,6 +68,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Containment names how a command's processes were held together.
@@ -138,6 +140,12 @@ type Spec struct {
 	// limits (the init, a few threads, is counted too). Moving needs root;
 	// when a move fails the command does not run and [Exit.Err] says why.
 	Cgroups []string
+	// NetNS, when set, is a network namespace (an open
+	// /proc/PID/ns/net) the init is started in, so the command lives in
+	// it (a Cloneflags CLONE_NEWNET would make a fresh one instead).
+	// Joining needs CAP_SYS_ADMIN; when it fails the command does not
+	// run.
+	NetNS *os.File
 }
 
 // ErrInitKilled is wrapped by [Exit.Err] when the init ended without a
@@ -315,7 +323,18 @@ func start(s Spec, path string, env []string, m int) (*Process, error) {
 	started := make(chan error)
 	go func() {
 		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
+		if s.NetNS != nil {
+			// The thread joins the namespace for the fork, and is never
+			// unlocked after: it ends with this goroutine rather than
+			// serve another in that namespace.
+			if err := setns(s.NetNS, syscall.CLONE_NEWNET); err != nil {
+				runtime.UnlockOSThread()
+				started <- fmt.Errorf("proc: join the network namespace: %w", err)
+				return
+			}
+		} else {
+			defer runtime.UnlockOSThread()
+		}
 		err := cmd.Start()
 		started <- err
 		if err == nil {
@@ -687,3 +706,7 @@ func CmdSpec(cmd *exec.Cmd) (Spec, error) {
 	}
 	return s, nil
 }
+
+// setns joins f's namespace of kind nstype (this thread only, for a
+// network namespace).
+func setns(f *os.File, nstype int) error { return unix.Setns(int(f.Fd()), nstype) }

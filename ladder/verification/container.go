@@ -134,7 +134,7 @@ const MinRestoreTimeout = 60 * time.Second
 // sandbox:
 //
 //	/srb/trees/<token>      the working tree a candidate runs in (the candidate user's)
-//	/srb/candidates/<file>  candidate files (root's, readable)
+//	/srb/candidates/<file>  candidate files (the candidate user's, 0700)
 //	/srb/run                SRB_WORK;  /srb/home: HOME;  /srb/tmp: TMPDIR (the candidate user's)
 //
 // and on the grader's side, in Work, the pristine trees (.git left out)
@@ -320,6 +320,11 @@ func (c *Container) start(ctx context.Context, labels map[string]string) (*engin
 		// A candidate stays the unprivileged user it is started as: no
 		// setuid program in the image makes it root again.
 		NoNewPrivileges: true,
+		// The task's runner may run the submission's programs through
+		// srb's launcher (SRB_LAUNCH), as a uid of their own, so they
+		// cannot take over the candidate that runs them (forge-pass,
+		// docs/LADDER.md). Served by engine.Local as root today.
+		Launcher: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: the verification image %s: %w", c.cfg.Image, err)
@@ -1034,12 +1039,16 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	tmp, err := os.MkdirTemp(c.work, "candidate-")
 	if err == nil {
 		defer os.RemoveAll(tmp)
+		// The candidate is the candidate user's alone (0700): a program
+		// under test run apart (the launcher, docs/PROGSEP.md) reads what
+		// that user's group may, and must not read the candidate's
+		// expectations out of its source.
 		hostFile := filepath.Join(tmp, cand.Filename)
-		if err = os.WriteFile(hostFile, []byte(cand.Code), 0o755); err == nil {
-			err = os.Chmod(hostFile, 0o755)
+		if err = os.WriteFile(hostFile, []byte(cand.Code), 0o700); err == nil {
+			err = os.Chmod(hostFile, 0o700)
 		}
 		if err == nil {
-			err = sess.CopyIn(ctx, hostFile, path.Join(containerCand, cand.Filename))
+			err = sess.CopyInOwned(ctx, hostFile, path.Join(containerCand, cand.Filename), c.uid, c.gid)
 		}
 	}
 	if err != nil {

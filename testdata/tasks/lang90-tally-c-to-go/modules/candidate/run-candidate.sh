@@ -64,11 +64,28 @@ fi
 run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
 cp "$out/tally" "$run/tally" || fault 70 "cannot copy the built program"
 candidate=$SRB_CANDIDATE
-cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
 export TALLY="$run/tally"
+# The program under test never runs as the candidate's user when srb
+# serves its launcher (SRB_LAUNCH): TALLY is then a wrapper that has the
+# launcher run the built program as a user of its own, apart from the
+# candidate's processes and files (it could otherwise ptrace this runner
+# and make every run pass: docs/LADDER.md, "Programs under test run
+# apart"). That user may read what this user's group may, so the scratch
+# folder and what the candidate writes are opened to the group, never
+# made writable by it.
+launch=""
+if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
+	launch="$run.launch"
+	umask 022
+	chmod g+x "$SRB_WORK" && chmod 750 "$run" && mkdir "$launch" &&
+		printf '#!/bin/sh\nexec %q --socket %q -- %q "$@"\n' "$SRB_LAUNCH" "$SRB_LAUNCH_SOCKET" "$run/tally" >"$launch/tally" &&
+		chmod 755 "$launch" "$launch/tally" || fault 70 "cannot write the launcher's wrapper"
+	TALLY="$launch/tally"
+fi
+cd "$run" || fault 70 "cannot enter $run"
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
 # the scratch folder and reports the candidate's status, 64-78 as 1.
-exec /bin/bash -c 'run=$1; shift; "$@" </dev/null; status=$?; cd / && rm -rf "$run"
-if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" /bin/bash "$candidate"
+exec /bin/bash -c 'run=$1 launch=$2; shift 2; "$@" </dev/null; status=$?; cd / && rm -rf "$run" ${launch:+"$launch"}
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" "$launch" /bin/bash "$candidate"

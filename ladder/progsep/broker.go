@@ -1,0 +1,147 @@
+package progsep
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/swe-refactor-bench/srb/ladder/proc"
+)
+
+// BrokerName is the name the in-container broker is started under (a
+// binary linking this package, the stage images' helper, run as the
+// container's root): `srb-launch-broker --socket PATH --uids BASE`.
+const BrokerName = "srb-launch-broker"
+
+// BrokerMain serves a container's launcher until it is killed: every
+// caller but root may launch; each launch runs as the next uid from BASE
+// (never one of the image's), its only supplementary group the caller's
+// gid, through ladder/proc (a PID namespace where the container allows
+// one, else a subreaper), in the caller's working folder, with a HOME and
+// TMPDIR of its own under the socket's folder; when it ends every process
+// of its uid is killed (as root: kill needs no namespace) and its HOME
+// removed. No namespace, network or mount, is made: the container's are
+// the caller's.
+func BrokerMain(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet(BrokerName, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sock := fs.String("socket", "", "the socket to serve")
+	base := fs.Int("uids", 0, "the first uid launched programs run as")
+	if err := fs.Parse(args); err != nil || *sock == "" || *base <= 0 {
+		fmt.Fprintln(stderr, "usage: srb-launch-broker --socket PATH --uids BASE")
+		return 2
+	}
+	dir := filepath.Dir(*sock)
+	homes := filepath.Join(dir, "home")
+	for _, d := range []string{dir, homes} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+	}
+	os.Chmod(homes, 0o711)
+	os.Remove(*sock)
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: *sock, Net: "unix"})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	// Any user may connect; root's requests are refused by launch.
+	os.Chmod(*sock, 0o666)
+	var next atomic.Int64
+	launch := func(ctx context.Context, req Request, stdio [3]*os.File, stop <-chan struct{}) Reply {
+		uid := *base + int(next.Add(1)%1_000_000)
+		return launchAs(req, stdio, stop, uid, filepath.Join(homes, strconv.Itoa(uid)))
+	}
+	Serve(ln, -1, launch)
+	select {}
+}
+
+// launchAs is one launch of the in-container broker.
+func launchAs(req Request, stdio [3]*os.File, stop <-chan struct{}, uid int, home string) Reply {
+	fail := func(err error) Reply { return Reply{Code: -1, Error: err.Error()} }
+	if req.PeerUID == 0 {
+		return fail(errors.New("root launches nothing"))
+	}
+	sweepUID(uid)
+	os.RemoveAll(home)
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(home)
+	if err := os.Chown(home, uid, uid); err != nil {
+		return fail(err)
+	}
+	env := make([]string, 0, len(req.Env)+2)
+	for _, kv := range req.Env {
+		if k, _, _ := strings.Cut(kv, "="); k != "HOME" && k != "TMPDIR" {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "HOME="+home, "TMPDIR="+home)
+	p, err := proc.Start(proc.Spec{Path: req.Path, Argv: req.Argv, Dir: req.Dir, Env: env,
+		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2], WaitDelay: 2 * time.Second,
+		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{uint32(req.PeerGID)}}})
+	if err != nil {
+		return fail(err)
+	}
+	defer sweepUID(uid)
+	go func() {
+		select {
+		case <-stop:
+			p.Terminate(2 * time.Second)
+		case <-p.Done():
+		}
+	}()
+	e := p.Wait()
+	switch {
+	case e.Err != nil:
+		return fail(e.Err)
+	case e.Signal != 0:
+		return Reply{Code: -1, Signal: int(e.Signal)}
+	}
+	return Reply{Code: e.Code}
+}
+
+// sweepUID SIGKILLs every process whose real, effective or saved uid is
+// uid, until none is left (a subreaper's escapees included).
+func sweepUID(uid int) {
+	for round := 0; round < 100; round++ {
+		ents, _ := os.ReadDir("/proc")
+		found := false
+		for _, e := range ents {
+			pid, err := strconv.Atoi(e.Name())
+			if err != nil || pid == os.Getpid() {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if f := strings.Fields(line); len(f) >= 4 && f[0] == "Uid:" {
+					for _, id := range f[1:4] {
+						if id == strconv.Itoa(uid) {
+							syscall.Kill(pid, syscall.SIGKILL)
+							found = true
+						}
+					}
+				}
+			}
+		}
+		if !found {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
