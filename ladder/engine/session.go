@@ -392,6 +392,10 @@ type dockerContainer struct {
 	ownErr error
 	// hard is what Start added to the container's limits.
 	hard Hardening
+	// cgroups are the container's cgroup paths (controller, "" for v2
+	// → path under cgroup.Root), read from its first process when it
+	// started; nil when the engine's processes are not on this machine.
+	cgroups map[string]string
 }
 
 // listScript prints the pids of the container's processes but its own.
