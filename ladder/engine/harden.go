@@ -98,6 +98,9 @@ func (c *dockerContainer) harden(ctx context.Context, memory int64, guard bool) 
 		c.hard = Hardening{OOMGuard: err.Error(), TCPLimit: err.Error()}
 		return
 	}
+	if oom, _, _ := countsAt(paths, cgroup.Root); oom >= 0 {
+		c.cgroups = paths
+	}
 	c.hard.OOMGuard = "the container runs a command of its own"
 	if guard {
 		c.hard.OOMGuard = guardOwn(pid, len(c.own))

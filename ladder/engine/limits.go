@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
+
+	"github.com/docker/docker/api/types/container"
 
 	"github.com/swe-refactor-bench/srb/ladder/cgroup"
 )
@@ -114,21 +117,50 @@ func (s *Session) LimitHits(ctx context.Context) (LimitHits, error) {
 	return s.c.LimitHits(ctx)
 }
 
-// LimitHits implements [Container].
+// limitSettle bounds how long [dockerContainer.LimitHits] waits for the
+// engine to record the end of a container whose first process ended.
+const limitSettle = 10 * time.Second
+
+// LimitHits implements [Container]. The counts come from the container's
+// cgroups on this machine, found when it started ([dockerContainer.harden]);
+// OOMKilled also from the engine. When those cgroups could be read at the
+// start and cannot now, the container's first process has ended (the OOM
+// killer may have chosen it, where the container's own processes cannot
+// be exempted, and the engine then removes its cgroups): the engine is
+// waited for (at most [limitSettle]) to record the container's end, with
+// its OOMKilled, before it is read. Read before that, a run whose
+// processes reached the memory limit and stopped the container read as
+// no limit reached, its failure as the grader's (seen under load: the
+// clearing after the run failed with exit 126, a harness error, where
+// the other side's same run was recorded at its memory limit).
 func (c *dockerContainer) LimitHits(ctx context.Context) (LimitHits, error) {
 	h := LimitHits{OOMKills: -1, MemoryPeak: -1, PidsMax: -1}
 	info, err := c.d.Client.ContainerInspect(ctx, c.id)
 	if err != nil {
 		return h, fmt.Errorf("docker inspect %s: %w", c.image, err)
 	}
-	if info.State != nil {
-		h.OOMKilled = info.State.OOMKilled
-		if info.State.Pid > 0 {
-			h.OOMKills, h.MemoryPeak, h.PidsMax = cgroupCounts(fmt.Sprintf("/proc/%d/cgroup", info.State.Pid), "/sys/fs/cgroup")
-			if h.OOMKills > 0 {
-				h.OOMKilled = true
+	if c.cgroups != nil {
+		h.OOMKills, h.MemoryPeak, h.PidsMax = countsAt(c.cgroups, cgroup.Root)
+		if h.OOMKills < 0 && info.State != nil && (info.State.Running || info.State.Restarting) {
+			wctx, cancel := context.WithTimeout(ctx, limitSettle)
+			waitC, errC := c.d.Client.ContainerWait(wctx, c.id, container.WaitConditionNotRunning)
+			select {
+			case <-waitC:
+			case <-errC:
+			}
+			cancel()
+			if again, err := c.d.Client.ContainerInspect(ctx, c.id); err == nil {
+				info = again
 			}
 		}
+	} else if info.State != nil && info.State.Pid > 0 {
+		h.OOMKills, h.MemoryPeak, h.PidsMax = cgroupCounts(fmt.Sprintf("/proc/%d/cgroup", info.State.Pid), cgroup.Root)
+	}
+	if info.State != nil {
+		h.OOMKilled = info.State.OOMKilled
+	}
+	if h.OOMKills > 0 {
+		h.OOMKilled = true
 	}
 	return h, nil
 }
@@ -144,6 +176,13 @@ func cgroupCounts(procFile, root string) (oomKills, memoryPeak, pidsMax int64) {
 	if err != nil {
 		return
 	}
+	return countsAt(paths, root)
+}
+
+// countsAt is [cgroupCounts] of a process whose cgroup paths (controller,
+// "" for v2, → path) are paths.
+func countsAt(paths map[string]string, root string) (oomKills, memoryPeak, pidsMax int64) {
+	oomKills, memoryPeak, pidsMax = -1, -1, -1
 	if p, ok := paths["memory"]; ok {
 		oomKills, memoryPeak = cgroup.ReadMemory(filepath.Join(root, "memory", p), false)
 	} else if p, ok := paths[""]; ok {

@@ -401,6 +401,10 @@ type dockerContainer struct {
 	// launchEnv is what every command finds the launcher by (nil: the
 	// container serves none).
 	launchEnv []string
+	// cgroups are the container's cgroup paths (controller, "" for v2
+	// → path under cgroup.Root), read from its first process when it
+	// started; nil when the engine's processes are not on this machine.
+	cgroups map[string]string
 }
 
 // The in-container launcher (Spec.Launcher, docs/PROGSEP.md): the image's
