@@ -180,9 +180,10 @@ func (m *module) command(argv []string, dir string, env []string) (*exec.Cmd, ja
 	return m.commandNet(argv, dir, env, true)
 }
 
-// commandNet is [module.command]; ownNet false keeps the host's network
-// even when the jail gives each process its own (an http module's
-// server, which the grader must reach on 127.0.0.1).
+// commandNet is [module.command]; with ownNet false the jail makes no
+// network namespace for the process even when it gives each process its
+// own: the caller starts it in one it made (an http module's server,
+// which the helper must reach: [newNetNS], proc.Spec.NetNS).
 func (m *module) commandNet(argv []string, dir string, env []string, ownNet bool) (*exec.Cmd, jailStatus) {
 	prog := lookPathIn(argv[0], env)
 	j := m.jail()
