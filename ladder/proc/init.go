@@ -35,7 +35,7 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	syscall.CloseOnExec(3)
 	status := os.NewFile(3, "status")
 	var rep report
-	sys, cgroups, err := decodeChildSys(attrs)
+	sys, cgroups, cgroupNS, err := decodeChildSys(attrs)
 	if err == nil {
 		err = joinCgroups(cgroups)
 	}
@@ -70,6 +70,18 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	// thread, the one that starts the command (PTRACE_TRACEME names it)
 	// and waits.
 	runtime.LockOSThread()
+	if cgroupNS {
+		// After the cgroups were joined: they are the namespace's root,
+		// which the command's /proc/self/cgroup shows as "/", and what
+		// is above them (the grader's own cgroup) has no name there. A
+		// namespace is a thread's, as the keyring is: this thread forks
+		// the command.
+		if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
+			rep.code, rep.left, rep.err = -1, 0, fmt.Sprintf("proc: the command would see the grader's cgroup path: a cgroup namespace of its own was refused: %v", err)
+			status.Write(rep.encode())
+			return 0
+		}
+	}
 	rep.noKeyring, err = freshSessionKeyring()
 	if err != nil {
 		rep.code, rep.left, rep.err = -1, 0, err.Error()

@@ -80,6 +80,7 @@ func (k *httpKind) observe(m *module) error {
 	var p *proc.Process
 	if err == nil {
 		spec.Cgroups = m.cgroup().Procs()
+		spec.CgroupNS = m.cgroupNS()
 		spec.NetNS = ns
 		p, err = proc.Start(spec)
 	}

@@ -315,6 +315,17 @@ func (m *module) cgroup() *cgroup.Group {
 	return nil
 }
 
+// cgroupNS says whether the submission's processes get a cgroup namespace
+// of their own (proc.Spec.CgroupNS): with --host as root (the jail's
+// mount namespace), so their /proc/self/cgroup reads "/" for the stage
+// run's group (or, with none, for the cgroups srb runs in) and names none
+// of srb's cgroups. A stage container (no CAP_SYS_ADMIN) cannot make
+// one; its processes see the container's cgroups, not srb's.
+func (m *module) cgroupNS() bool {
+	j := m.jail()
+	return j != nil && j.Mount && len(m.plan.Helper) > 0
+}
+
 // baseEnv is the environment every process of the tree under test starts
 // from: with a jail, the allow-listed names, HOME and TMPDIR in the
 // sandbox, and the task's declared variables; without one, the helper's
