@@ -163,9 +163,11 @@ func cgroupNames(t *testing.T) []string {
 // group: its /proc/self/cgroup, a setsid child's, its init's
 // (/proc/1/cgroup) and the cgroup mounts in /proc/self/mountinfo show
 // the session's cgroups as "/" (the root of the command's cgroup
-// namespace) and what is above them as "/.." steps. So too a session
-// without limits, rooted where srb runs. Before, the command read
-// 4:memory:/<srb's cgroup>/srb-session-… in full.
+// namespace) and what is above them as "/.." steps, and /sys/fs/cgroup,
+// whose folders name every cgroup of the machine, is empty. So too a
+// session without limits, rooted where srb runs. Before, the command read
+// 4:memory:/<srb's cgroup>/srb-session-… in full, and found every srb's
+// groups by listing /sys/fs/cgroup.
 func TestLocalCgroupPathHidden(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a cgroup namespace per command is made as root")
@@ -177,7 +179,7 @@ func TestLocalCgroupPathHidden(t *testing.T) {
 		hidden = append(hidden, filepath.Base(d))
 	}
 	for what, s := range map[string]*Session{"a session with limits": limited, "a session without": free} {
-		r := sh(t, s, `cat /proc/self/cgroup; setsid sh -c 'cat /proc/self/cgroup' </dev/null; cat /proc/1/cgroup; grep cgroup /proc/self/mountinfo; true`)
+		r := sh(t, s, `cat /proc/self/cgroup; setsid sh -c 'cat /proc/self/cgroup' </dev/null; cat /proc/1/cgroup; grep cgroup /proc/self/mountinfo; find /sys/fs/cgroup -maxdepth 4 2>&1; true`)
 		out := string(r.Stdout)
 		if r.ExitCode != 0 || !strings.Contains(out, ":memory:/\n") {
 			t.Fatalf("%s: exit %d, %q %q", what, r.ExitCode, out, r.Stderr)

@@ -266,3 +266,39 @@ func TestCgroupNamespaceHidesTheGrader(t *testing.T) {
 		})
 	}
 }
+
+// With a cgroup namespace and a mount namespace of its own (as root),
+// the command finds /sys/fs/cgroup empty: its folders name every cgroup
+// of the machine (srb's, its groups, other srb's groups), which a listing
+// gave away whatever /proc/self/cgroup said. The machine's own mounts are
+// untouched.
+func TestCgroupFSHidden(t *testing.T) {
+	mem := v1Cgroup(t, "memory", "memory.limit_in_bytes", strconv.Itoa(256<<20))
+	hidden := append(ownCgroupNames(t), filepath.Base(mem))
+	for _, spec := range []Spec{{Cgroups: []string{filepath.Join(mem, "cgroup.procs")}}, {CgroupNS: true}} {
+		var out bytes.Buffer
+		spec.Argv, spec.Env, spec.Stdout, spec.Stderr = []string{"sh", "-c", "find /sys/fs/cgroup 2>&1; echo end"}, []string{"PATH=/usr/bin:/bin"}, &out, &out
+		spec.Credential = &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}
+		e, err := Run(context.Background(), spec)
+		if err == nil {
+			err = e.Err
+		}
+		if err != nil || e.Code != 0 {
+			t.Fatalf("exit %+v, err %v, output %q", e, err, out.String())
+		}
+		if !e.PrivateProc {
+			t.Skip("no mount namespace of the command's own here")
+		}
+		if out.String() != "/sys/fs/cgroup\nend\n" {
+			t.Errorf("cgroups %v: the command found in /sys/fs/cgroup:\n%s", spec.Cgroups, out.String())
+		}
+		for _, n := range hidden {
+			if strings.Contains(out.String(), n) {
+				t.Errorf("cgroups %v: the command saw %q", spec.Cgroups, n)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(mem, "cgroup.procs")); err != nil {
+		t.Errorf("the machine's cgroup file system: %v", err)
+	}
+}

@@ -47,7 +47,8 @@
 //   - A command that joins cgroups ([Spec.Cgroups]), or asks for it
 //     ([Spec.CgroupNS]), runs in a cgroup namespace of its own, made by
 //     the init once it joined them: its /proc/self/cgroup shows them as
-//     "/" and names no cgroup above them (the caller's own).
+//     "/" and names no cgroup above them (the caller's own); as root,
+//     /sys/fs/cgroup is an empty folder in its mount namespace.
 //
 // A binary that imports this package runs the init from this package's
 // init function when started with the init's marker; nothing else is
@@ -152,9 +153,12 @@ type Spec struct {
 	// (CLONE_NEWCGROUP), so the cgroups the command starts in are the
 	// namespace's root. Its /proc/self/cgroup then reads "/" for each, and
 	// a cgroup above it (the caller's own, where srb keeps its groups) is
-	// shown as "/.." steps, never by name. It is implied by Cgroups. It
-	// needs CAP_SYS_ADMIN (root, or a user namespace); when the kernel
-	// refuses it the command does not run and [Exit.Err] says why.
+	// shown as "/.." steps, never by name. Where the init has a mount
+	// namespace of its own ([PIDNamespace] as root), an empty read-only
+	// tmpfs also covers /sys/fs/cgroup there, whose folders name every
+	// cgroup of the machine. It is implied by Cgroups. It needs
+	// CAP_SYS_ADMIN (root, or a user namespace); when the kernel refuses
+	// it the command does not run and [Exit.Err] says why.
 	CgroupNS bool
 	// NetNS, when set, is a network namespace (an open
 	// /proc/PID/ns/net) the init is started in, so the command lives in

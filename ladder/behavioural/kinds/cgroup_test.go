@@ -115,9 +115,11 @@ func TestRunProcJailedInitSurvivesFullPids(t *testing.T) {
 // srb's cgroups (where srb runs, and keeps the stage run's group) nor of
 // the stage run's group: its /proc/self/cgroup, a setsid child's and the
 // cgroup mounts in /proc/self/mountinfo show the group as "/" (the root of
-// its cgroup namespace) and what is above it as "/.." steps, in a jail
-// with a group and in one without (rooted where srb runs). Before, it
-// read 4:memory:/<srb's cgroup>/srb-kinds-test-… in full.
+// its cgroup namespace) and what is above it as "/.." steps, and
+// /sys/fs/cgroup, whose folders name every cgroup of the machine, is
+// empty, in a jail with a group and in one without (rooted where srb
+// runs). Before, it read 4:memory:/<srb's cgroup>/srb-kinds-test-… in
+// full, and found every srb's groups by listing /sys/fs/cgroup.
 func TestRunProcJailedCgroupPathHidden(t *testing.T) {
 	withGroup := jailWithCgroup(t, 256<<20, 256)
 	root := searchableTempDir(t)
@@ -148,7 +150,7 @@ func TestRunProcJailedCgroupPathHidden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		script := `cat /proc/self/cgroup; setsid sh -c 'cat /proc/self/cgroup' </dev/null; grep cgroup /proc/self/mountinfo; true`
+		script := `cat /proc/self/cgroup; setsid sh -c 'cat /proc/self/cgroup' </dev/null; grep cgroup /proc/self/mountinfo; find /sys/fs/cgroup -maxdepth 4 2>&1; true`
 		r := m.runProc([]string{"sh", "-c", script}, dir, m.baseEnv(), nil, 30*time.Second)
 		out := string(r.Stdout)
 		if r.Err != nil || r.Exit != 0 || strings.Count(out, ":memory:/\n") != 2 {
