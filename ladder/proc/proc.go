@@ -44,6 +44,11 @@
 //     the command does not run. The user keyrings of the command's uid
 //     (@u, @us) are that uid's as everywhere: a command running as srb's
 //     own user can reach srb's.
+//   - A command that joins cgroups ([Spec.Cgroups]), or asks for it
+//     ([Spec.CgroupNS]), runs in a cgroup namespace of its own, made by
+//     the init once it joined them: its /proc/self/cgroup shows them as
+//     "/" and names no cgroup above them (the caller's own); as root,
+//     /sys/fs/cgroup is an empty folder in its mount namespace.
 //
 // A binary that imports this package runs the init from this package's
 // init function when started with the init's marker; nothing else is
@@ -139,7 +144,22 @@ type Spec struct {
 	// setsid ones included, are born in those cgroups and bound by their
 	// limits (the init, a few threads, is counted too). Moving needs root;
 	// when a move fails the command does not run and [Exit.Err] says why.
+	// A command that joins Cgroups always gets a cgroup namespace of its
+	// own rooted at them (see CgroupNS).
 	Cgroups []string
+	// CgroupNS gives the command a cgroup namespace of its own: once it
+	// has joined Cgroups (or, with none, where the init was started), the
+	// init's thread that starts the command unshares one
+	// (CLONE_NEWCGROUP), so the cgroups the command starts in are the
+	// namespace's root. Its /proc/self/cgroup then reads "/" for each, and
+	// a cgroup above it (the caller's own, where srb keeps its groups) is
+	// shown as "/.." steps, never by name. Where the init has a mount
+	// namespace of its own ([PIDNamespace] as root), an empty read-only
+	// tmpfs also covers /sys/fs/cgroup there, whose folders name every
+	// cgroup of the machine. It is implied by Cgroups. It needs
+	// CAP_SYS_ADMIN (root, or a user namespace); when the kernel refuses
+	// it the command does not run and [Exit.Err] says why.
+	CgroupNS bool
 	// NetNS, when set, is a network namespace (an open
 	// /proc/PID/ns/net) the init is started in, so the command lives in
 	// it (a Cloneflags CLONE_NEWNET would make a fresh one instead).
@@ -296,7 +316,7 @@ func start(s Spec, path string, env []string, m int) (*Process, error) {
 	if m == modeSubreaper {
 		mode = Subreaper
 	}
-	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags, s.TraceExecs, s.Cgroups}.encode(), path}, s.Argv...)
+	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags, s.TraceExecs, s.Cgroups, s.CgroupNS || len(s.Cgroups) > 0}.encode(), path}, s.Argv...)
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: s.Dir, Env: env,
 		Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, WaitDelay: s.WaitDelay,
 		ExtraFiles: []*os.File{w}}
@@ -644,6 +664,7 @@ type childSys struct {
 	Unshareflags uintptr             `json:"unshareflags,omitempty"`
 	Trace        bool                `json:"trace,omitempty"`
 	Cgroups      []string            `json:"cgroups,omitempty"`
+	CgroupNS     bool                `json:"cgroupns,omitempty"`
 }
 
 func (c childSys) encode() string {
@@ -651,17 +672,18 @@ func (c childSys) encode() string {
 	return string(b)
 }
 
-// decodeChildSys returns the command's process attributes and the
-// cgroup.procs files the init joins ([Spec.Cgroups]).
-func decodeChildSys(s string) (*syscall.SysProcAttr, []string, error) {
+// decodeChildSys returns the command's process attributes, the
+// cgroup.procs files the init joins ([Spec.Cgroups]) and whether the
+// command gets a cgroup namespace of its own ([Spec.CgroupNS]).
+func decodeChildSys(s string) (*syscall.SysProcAttr, []string, bool, error) {
 	var c childSys
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
-		return nil, nil, fmt.Errorf("proc: bad process attributes %q: %w", s, err)
+		return nil, nil, false, fmt.Errorf("proc: bad process attributes %q: %w", s, err)
 	}
 	if c.Credential != nil && c.Credential.Groups == nil {
 		c.Credential.Groups = []uint32{}
 	}
-	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags, Ptrace: c.Trace}, c.Cgroups, nil
+	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags, Ptrace: c.Trace}, c.Cgroups, c.CgroupNS, nil
 }
 
 // StartCmd starts cmd contained: it is [Start] of the Spec that cmd's

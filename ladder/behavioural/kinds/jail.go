@@ -180,9 +180,10 @@ func (m *module) command(argv []string, dir string, env []string) (*exec.Cmd, ja
 	return m.commandNet(argv, dir, env, true)
 }
 
-// commandNet is [module.command]; ownNet false keeps the host's network
-// even when the jail gives each process its own (an http module's
-// server, which the grader must reach on 127.0.0.1).
+// commandNet is [module.command]; with ownNet false the jail makes no
+// network namespace for the process even when it gives each process its
+// own: the caller starts it in one it made (an http module's server,
+// which the helper must reach: [newNetNS], proc.Spec.NetNS).
 func (m *module) commandNet(argv []string, dir string, env []string, ownNet bool) (*exec.Cmd, jailStatus) {
 	prog := lookPathIn(argv[0], env)
 	j := m.jail()
@@ -312,6 +313,17 @@ func (m *module) cgroup() *cgroup.Group {
 		return j.Cgroup
 	}
 	return nil
+}
+
+// cgroupNS says whether the submission's processes get a cgroup namespace
+// of their own (proc.Spec.CgroupNS): with --host as root (the jail's
+// mount namespace), so their /proc/self/cgroup reads "/" for the stage
+// run's group (or, with none, for the cgroups srb runs in) and names none
+// of srb's cgroups. A stage container (no CAP_SYS_ADMIN) cannot make
+// one; its processes see the container's cgroups, not srb's.
+func (m *module) cgroupNS() bool {
+	j := m.jail()
+	return j != nil && j.Mount && len(m.plan.Helper) > 0
 }
 
 // baseEnv is the environment every process of the tree under test starts

@@ -172,6 +172,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	spec.TraceExecs = trace
 	cg := m.cgroup()
 	spec.Cgroups = cg.Procs()
+	spec.CgroupNS = m.cgroupNS()
 	before := cg.Counts()
 	p, err := proc.Start(spec)
 	if err != nil {
