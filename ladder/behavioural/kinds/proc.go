@@ -173,7 +173,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	cg := m.cgroup()
 	spec.Cgroups = cg.Procs()
 	before := cg.Counts()
-	p, err := proc.Start(spec)
+	p, sv, err := m.procs.start(spec)
 	if err != nil {
 		if errors.Is(err, proc.ErrTracer) {
 			// The tracer could not be set up (its seccomp filter): the
@@ -195,6 +195,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	}
 	timer.Stop()
 	e := p.Wait()
+	m.procs.put(sv)
 	// The stage's memory limit (--host as root, the jail's cgroup): the
 	// OOM killer may choose the init of a process (it cannot always be
 	// exempted), which ends every process of it, or the jail before it
