@@ -1,11 +1,13 @@
 package kinds
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
 // benchReps is how many interleaved rounds (a baseline round, then the
@@ -73,15 +76,54 @@ func benchCommandModule(b *testing.B) func(n int) {
 // bareSpawns runs /bin/true n times bare (os/exec, nothing contained,
 // nothing captured) with the parallelism a parallel command module has:
 // one worker per CPU.
-func bareSpawns(b *testing.B, n int) {
+func bareSpawns(b *testing.B, n int) { spawns(b, n, spawnBare) }
+
+// How [spawns] runs each /bin/true: bare; bare with its stdout and
+// stderr captured (what a case observes); captured and contained in a
+// reused process init ([proc.Server], one per worker), as a case is.
+const (
+	spawnBare = iota
+	spawnCaptured
+	spawnContained
+)
+
+func spawns(b *testing.B, n, how int) {
 	workers := runtime.NumCPU()
 	next := make(chan struct{})
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for range next {
-				if err := exec.Command("/bin/true").Run(); err != nil {
+			var sv *proc.Server
+			if how == spawnContained {
+				var err error
+				if sv, err = proc.NewServer(); err != nil {
 					b.Error(err)
+					return
+				}
+				defer sv.Close()
+			}
+			for range next {
+				var out, errb bytes.Buffer
+				switch how {
+				case spawnBare:
+					if err := exec.Command("/bin/true").Run(); err != nil {
+						b.Error(err)
+					}
+				case spawnCaptured:
+					cmd := exec.Command("/bin/true")
+					cmd.Stdout, cmd.Stderr = &out, &errb
+					if err := cmd.Run(); err != nil {
+						b.Error(err)
+					}
+				case spawnContained:
+					p, err := sv.Start(proc.Spec{Argv: []string{"/bin/true"}, Stdout: &out, Stderr: &errb})
+					if err != nil {
+						b.Error(err)
+						continue
+					}
+					if e := p.Wait(); e.Err != nil || e.Code != 0 {
+						b.Errorf("exit %+v", e)
+					}
 				}
 			}
 		})
@@ -107,24 +149,31 @@ func measure(f func()) (wall, cpu time.Duration) {
 // scrubbed environment, each case contained by ladder/proc, its output
 // captured and normalised, the observation, its check, the result file),
 // with one worker per CPU, beside 500 bare spawns of /bin/true with the
-// same parallelism, interleaved (at least five rounds of each, their
-// order swapped every other round). It reports cases per second and bare
+// same parallelism, interleaved (at least five rounds of each, the order
+// swapped every other round). It reports cases per second and bare
 // spawns per second, their ratio ("x-bare-rate", target ≥ 0.9), the CPU
 // time per case and per bare spawn and their ratio ("x-bare-cpu"), and
-// target-met.
+// target-met. Two more baselines, in the same rounds, say where a case's
+// cost over a bare spawn goes: a spawn whose stdout and stderr are
+// captured ("captured-cpu-ms/spawn": what observing costs) and one also
+// contained in a reused process init as a case is
+// ("contained-cpu-ms/spawn": what containment costs); the rest is the
+// module's own work.
 func BenchmarkCommandCases(b *testing.B) {
 	const n = 500
 	run := benchCommandModule(b)
-	var bare, ours, bareCPU, oursCPU time.Duration
+	var bare, ours, bareCPU, oursCPU, capturedCPU, containedCPU time.Duration
 	reps := max(b.N, benchReps)
 	b.ResetTimer()
 	for i := range reps {
 		steps := []func(){
 			func() { w, c := measure(func() { bareSpawns(b, n) }); bare, bareCPU = bare+w, bareCPU+c },
 			func() { w, c := measure(func() { run(n) }); ours, oursCPU = ours+w, oursCPU+c },
+			func() { _, c := measure(func() { spawns(b, n, spawnCaptured) }); capturedCPU += c },
+			func() { _, c := measure(func() { spawns(b, n, spawnContained) }); containedCPU += c },
 		}
 		if i%2 == 1 {
-			steps[0], steps[1] = steps[1], steps[0]
+			slices.Reverse(steps)
 		}
 		for _, s := range steps {
 			s()
@@ -134,15 +183,19 @@ func BenchmarkCommandCases(b *testing.B) {
 	rate, bareRate := total/ours.Seconds(), total/bare.Seconds()
 	ratio := rate / bareRate
 	met := ratio >= 0.9
+	ms := func(d time.Duration) float64 { return float64(d) / total / 1e6 }
 	b.ReportMetric(rate, "cases/s")
 	b.ReportMetric(bareRate, "bare-spawns/s")
 	b.ReportMetric(ratio, "x-bare-rate")
-	b.ReportMetric(float64(oursCPU)/total/1e6, "cpu-ms/case")
-	b.ReportMetric(float64(bareCPU)/total/1e6, "bare-cpu-ms/spawn")
+	b.ReportMetric(ms(oursCPU), "cpu-ms/case")
+	b.ReportMetric(ms(bareCPU), "bare-cpu-ms/spawn")
+	b.ReportMetric(ms(capturedCPU), "captured-cpu-ms/spawn")
+	b.ReportMetric(ms(containedCPU), "contained-cpu-ms/spawn")
 	b.ReportMetric(float64(oursCPU)/float64(bareCPU), "x-bare-cpu")
 	b.ReportMetric(boolMetric(met), "target-met")
-	b.Logf("%d rounds: %.0f command cases/s, bare spawns %.0f/s (%d workers each): %.2f× the bare rate, target >= 0.9: %s; CPU %.3f ms/case, bare %.3f ms/spawn (%.2f×); load average: %s",
-		reps, rate, bareRate, runtime.NumCPU(), ratio, metWord(met), float64(oursCPU)/total/1e6, float64(bareCPU)/total/1e6, float64(oursCPU)/float64(bareCPU), loadAverage())
+	b.Logf("%d rounds: %.0f command cases/s, bare spawns %.0f/s (%d workers each): %.2f× the bare rate, target >= 0.9: %s; CPU ms a case %.3f, a bare spawn %.3f (%.2f×), captured %.3f, captured and contained %.3f; load average: %s",
+		reps, rate, bareRate, runtime.NumCPU(), ratio, metWord(met), ms(oursCPU), ms(bareCPU), float64(oursCPU)/float64(bareCPU),
+		ms(capturedCPU), ms(containedCPU), loadAverage())
 }
 
 func boolMetric(ok bool) float64 {
