@@ -43,6 +43,18 @@ func TestImageJailStartsAsTheSubmission(t *testing.T) {
 		t.Fatal(err)
 	}
 	uid := strconv.Itoa(behavioural.SubmissionUID)
+	// Alone (an init per process), then as a command module's cases (in
+	// the inits it keeps).
+	for _, pooled := range []bool{false, true} {
+		if pooled {
+			m.procs = &procPool{}
+			defer m.procs.close()
+		}
+		imageJailCases(t, m, dir, plain, uid)
+	}
+}
+
+func imageJailCases(t *testing.T, m *module, dir, plain, uid string) {
 	for _, c := range []struct {
 		argv       []string
 		out        string
@@ -62,8 +74,8 @@ func TestImageJailStartsAsTheSubmission(t *testing.T) {
 			r := m.runProcTraced(c.argv, dir, []string{"A=b", "PATH=/usr/bin:/bin"}, nil, 10*time.Second, trace)
 			got := strings.ReplaceAll(string(r.Stdout), "SHLVL=1\n", "")
 			if got != c.out || statusText(r) != c.exit || m.harness != "" || errors.Is(r.Err, errJail) {
-				t.Errorf("%q (traced %t, so through the jail command %t): stdout %q, exit %v, harness %q; want %q, %v",
-					c.argv, trace, trace, got, statusText(r), m.harness, c.out, c.exit)
+				t.Errorf("%q (traced %t, so through the jail command %t; in kept inits %t): stdout %q, exit %v, harness %q; want %q, %v",
+					c.argv, trace, trace, m.procs != nil, got, statusText(r), m.harness, c.out, c.exit)
 			}
 		}
 	}
