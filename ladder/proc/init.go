@@ -17,6 +17,9 @@ import (
 // one (argv[0] "srb-proc-init" and SRB_PROC_INIT=1); it never returns
 // then. Otherwise it does nothing.
 func init() {
+	if os.Getenv(initEnv) == "1" && len(os.Args) == 2 && os.Args[0] == serveName {
+		os.Exit(runServe(Containment(os.Args[1])))
+	}
 	if os.Getenv(initEnv) != "1" || len(os.Args) < 5 || os.Args[0] != initName {
 		return
 	}

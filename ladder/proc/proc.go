@@ -239,6 +239,18 @@ type Process struct {
 	killedInit atomic.Bool
 	mu         sync.Mutex
 	sent       []string
+
+	// A command of a [Server]: srv runs it as its command seq; srb copies
+	// its streams through the pipes it made (childEnds until the init has
+	// its own copies, parentEnds srb's), waiting at most waitDelay for
+	// them to drain after the command's end.
+	srv        *Server
+	seq        uint64
+	waitDelay  time.Duration
+	childEnds  []*os.File
+	parentEnds []*os.File
+	copies     sync.WaitGroup
+	copyErr    error
 }
 
 const (
@@ -456,6 +468,20 @@ func (p *Process) Kill() {
 	}
 	p.stopped.Store(true)
 	p.note("SIGKILL")
+	if p.srv != nil {
+		// The server's init SIGKILLs this command's processes (it ignores
+		// the request once the command is over); if it does not report
+		// soon, it is killed itself.
+		p.srv.control("kill", p.seq)
+		select {
+		case <-p.done:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		p.srv.kill()
+		<-p.done
+		return
+	}
 	// The init SIGKILLs its containment on SIGUSR1 and reports; if it
 	// does not end soon, it is killed itself (in a PID namespace the
 	// kernel then kills the rest).
@@ -483,7 +509,11 @@ func (p *Process) Terminate(grace time.Duration) []string {
 	p.stopped.Store(true)
 	p.note("SIGTERM")
 	sent := []string{"SIGTERM"}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	if p.srv != nil {
+		p.srv.control("term", p.seq)
+	} else {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
 	select {
 	case <-p.done:
 		return sent
