@@ -13,6 +13,10 @@
 #   SRB_MAIN_JOB_OUT   where results go (default: runs/main-job); each task's
 #                      under <out>/<task-id>/<fixture>/
 #   SRB_MAIN_JOB_JOBS  submissions graded at once (default: 2)
+#   SRB_MAIN_JOB_FIXTURES  the names of the fixtures to grade, separated by
+#                      spaces (default: every fixture of the task); CI grades
+#                      a task's stage-1 and stage-2 fixtures this way and
+#                      leaves the longer stage-3 ones to srb ladder
 #   SRB_MAIN_JOB_VERIFY=full   verify images with srb build --verify (no
 #                      cache, slow) instead of a cached build compared with
 #                      the committed images.lock
@@ -93,6 +97,10 @@ ladder() {
 	local dir=$1 id=$2 fx=() d
 	for d in testdata/submissions/"$id"/*/; do
 		[ -e "$d/untouched" ] || [ -f "$d/base" ] || [ -d "$d/overlay" ] || [ -f "$d/delete.txt" ] || continue
+		if [ -n "${SRB_MAIN_JOB_FIXTURES:-}" ] && [[ " $SRB_MAIN_JOB_FIXTURES " != *" $(basename "$d") "* ]]; then
+			echo "main-job: not graded here ($(basename "$d")): not in SRB_MAIN_JOB_FIXTURES" >&2
+			continue
+		fi
 		if [ -f "$d/open.txt" ]; then
 			# An attack the grader does not hold yet (docs/LADDER.md, known
 			# holes): its expect.json is the honest score, which it would miss.
