@@ -276,8 +276,10 @@ type backItem struct {
 // files the copy carried in ([CopyIn]'s copied) that it changed, where
 // dst holds a regular file the copy carried in (never one the program
 // could not read) or nothing. Links, FIFOs and the like it left are not
-// brought back; nothing is removed from dst. It returns the first error
-// and the number of files written.
+// brought back; nothing is removed from dst; a name the caller made
+// meanwhile, or where the caller may not write, keeps what it holds. It
+// returns the first error (a full disk, the bounds) and the number of
+// files written.
 func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, error) {
 	items := make(chan backItem)
 	stop := make(chan struct{})
@@ -387,8 +389,13 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 				// Never writable by the caller's group (every launched
 				// program is in it).
 				err = writeFrom(it.f, to, it.p, it.perm&^0o022, create)
-				if err == nil {
+				switch {
+				case err == nil:
 					written++
+				case errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrPermission):
+					// The caller made that name meanwhile, or may not
+					// write there itself: its own file or folder wins.
+					err = nil
 				}
 			}
 			it.f.Close()
