@@ -29,6 +29,7 @@ import (
 	"os"
 	"path"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -268,6 +269,23 @@ type backItem struct {
 	dir  bool
 	perm fs.FileMode
 	f    *os.File
+	link string // a link's target (f nil, dir false)
+}
+
+// localLink says whether a link's target leads only to its own folder or
+// below: relative, with no "..". Such a link the program left (a shared
+// library's libfoo.so -> libfoo.so.1) comes back; any other is left out,
+// since the caller would follow it wherever the program chose.
+func localLink(target string) bool {
+	if target == "" || path.IsAbs(target) {
+		return false
+	}
+	for _, c := range strings.Split(target, "/") {
+		if c == ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // CopyBack brings what the program wrote in its folder (work, read as
@@ -275,11 +293,12 @@ type backItem struct {
 // folder dst, written as caller: folders it made, files it made, and
 // files the copy carried in ([CopyIn]'s copied) that it changed, where
 // dst holds a regular file the copy carried in (never one the program
-// could not read) or nothing. Links, FIFOs and the like it left are not
-// brought back; nothing is removed from dst; a name the caller made
-// meanwhile, or where the caller may not write, keeps what it holds. It
-// returns the first error (a full disk, the bounds) and the number of
-// files written.
+// could not read) or nothing; links it left whose target stays in their
+// folder ([localLink]) where dst holds nothing. Other links, FIFOs and
+// the like are not brought back; nothing is removed from dst; a name the
+// caller made meanwhile, or where the caller may not write, keeps what it
+// holds. It returns the first error (a full disk, the bounds) and the
+// number of entries written.
 func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, error) {
 	items := make(chan backItem)
 	stop := make(chan struct{})
@@ -327,6 +346,12 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 						return nil
 					}
 					it.f = f
+				case fi.Mode()&fs.ModeSymlink != 0:
+					target, err := from.Readlink(p)
+					if err != nil || !localLink(target) {
+						return nil
+					}
+					it.link = target
 				default:
 					return nil
 				}
@@ -383,6 +408,15 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 				continue
 			}
 			create := errors.Is(lerr, fs.ErrNotExist)
+			if it.f == nil {
+				// A link: only where dst holds nothing.
+				if create {
+					if err := to.Symlink(it.link, it.p); err == nil {
+						written++
+					}
+				}
+				continue
+			}
 			_, carried := copied[it.p]
 			var err error
 			if create || (lerr == nil && fi.Mode().IsRegular() && carried) {

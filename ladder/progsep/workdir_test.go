@@ -10,9 +10,10 @@ import (
 // TestCopyInAndBack (root: the copies run as two other uids): the copy
 // carries what the caller's group may read (folders, files, links as
 // links), never a file only the caller may read; back come the files the
-// program made and the carried files it changed, as the caller's, never
-// over a file it could not read, never through a link of the caller's
-// folder, never a link or FIFO it left.
+// program made and the carried files it changed, as the caller's, and a
+// link it made within its folder; never over a file it could not read,
+// never through a link of the caller's folder, never a link leading out
+// of its folder, nor a FIFO.
 func TestCopyInAndBack(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the copies run as other uids: root only")
@@ -88,6 +89,9 @@ func TestCopyInAndBack(t *testing.T) {
 	as(filepath.Join(work, "out"))
 	write("out/escaped", "escaped\n")
 	os.Symlink("/etc/passwd", filepath.Join(work, "link"))
+	os.Symlink("../w/in.txt", filepath.Join(work, "uplink"))
+	os.Symlink("y", filepath.Join(work, "newdir", "y.1"))
+	os.Lchown(filepath.Join(work, "newdir", "y.1"), launchedID, launchedID)
 	syscall.Mkfifo(filepath.Join(work, "fifo"), 0o644)
 
 	n, err := CopyBack(work, w, copied, launched, caller)
@@ -101,8 +105,11 @@ func TestCopyInAndBack(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", f, b, err, s)
 		}
 	}
-	if n != 3 {
-		t.Errorf("%d files brought back, want 3", n)
+	if n != 4 {
+		t.Errorf("%d entries brought back, want 4", n)
+	}
+	if l, err := os.Readlink(filepath.Join(w, "newdir", "y.1")); err != nil || l != "y" {
+		t.Errorf("a link within its folder did not come back: %q %v", l, err)
 	}
 	for _, f := range []string{"made.txt", "newdir", "newdir/y"} {
 		fi, err := os.Lstat(filepath.Join(w, f))
@@ -115,7 +122,7 @@ func TestCopyInAndBack(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(outside, "escaped")); err == nil {
 		t.Error("a file came back through the caller's link")
 	}
-	for _, f := range []string{"link", "fifo"} {
+	for _, f := range []string{"link", "uplink", "fifo"} {
 		if _, err := os.Lstat(filepath.Join(w, f)); err == nil {
 			t.Errorf("the program's %s came back", f)
 		}
