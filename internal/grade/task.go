@@ -102,7 +102,7 @@ func StageTask(t *task.Task, p Providers) *stages.Task {
 	}
 	tv := t.Verification
 	v.Verification = stages.VerificationSpec{Prompt: tv.Prompt, CandidateCommand: tv.CandidateCommand,
-		WarmCommand: tv.WarmCommand, WarmTimeoutSec: tv.WarmTimeoutSec,
+		WarmCommand: tv.WarmCommand, WarmTimeoutSec: tv.WarmTimeoutSec, WarmUpTimeoutSec: tv.WarmUpTimeoutSec,
 		CandidateTimeoutSec: tv.CandidateTimeoutSec, FaultExitCodes: tv.FaultExitCodes, NetworkAllowed: tv.NetworkAllowed,
 		RunTimeoutSec: tv.RunTimeoutSec, AllowedCommands: tv.AllowedCommands, Reruns: tv.Reruns,
 		RequireDeterministic: tv.RequireDeterministic, Adjudicator: model(tv.Adjudicator), Assets: task.VerificationAssets,

@@ -257,6 +257,7 @@ type Verification struct {
 	CandidateTimeoutSec  int         `json:"candidate_timeout_sec"`
 	WarmCommand          []string    `json:"warm_command"`
 	WarmTimeoutSec       int         `json:"warm_timeout_sec"`
+	WarmUpTimeoutSec     int         `json:"warm_up_timeout_sec"`
 	RunTimeoutSec        int         `json:"run_timeout_sec"`
 	AllowedCommands      []string    `json:"allowed_commands"`
 	Surfaces             []Surface   `json:"surfaces"`

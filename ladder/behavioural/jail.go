@@ -68,11 +68,13 @@ type Jail struct {
 	Mount bool `json:"mount,omitempty"`
 	// Hide are the grader's folders (absolute).
 	Hide []string `json:"hide,omitempty"`
-	// Net starts each process (but an http module's server, which the
-	// grader must reach) in a network namespace of its own with only its
-	// loopback, up: the host's services and other sandboxes are out of
-	// reach, as in a stage container (network "none"). Set by [NewJail]
-	// with mount when the kernel allows it; NetRefused then says why not.
+	// Net starts each process in a network namespace of its own with
+	// only its loopback, up: the host's services (listening on its
+	// loopback, or on abstract unix sockets) and other sandboxes are out
+	// of reach, as in a stage container (network "none"). An http
+	// module's server, which the grader must reach, gets one the helper
+	// made and dials into. Set by [NewJail] with mount when the kernel
+	// allows it; NetRefused then says why not.
 	Net        bool   `json:"net,omitempty"`
 	NetRefused string `json:"net_refused,omitempty"`
 	// NProc, when above zero, is the RLIMIT_NPROC (soft and hard) every

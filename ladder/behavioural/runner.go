@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -130,19 +131,35 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 	var writeErr error
 	// checkpoint writes the stage result so far. Between modules it is a
 	// checkpoint (atomic, not synced: a crash loses at most the last one,
-	// and the stage is then re-run); the last write of every path
-	// (final) is synced, so what the stage published survives a crash.
+	// and the stage is then re-run), encoded at once and written in the
+	// background, so the next module does not wait on its write and
+	// rename (a checkpoint not yet written when the next comes is
+	// replaced by it); the last write of every path (final) waits for
+	// the checkpoints before it and is synced, so what the stage
+	// published survives a crash.
+	cw := newCheckpointWriter(r.ResultPath, func(err error) {
+		writeErr = err
+		r.logf("checkpoint: %v", err)
+	})
+	defer cw.close()
 	checkpoint := func(final bool) {
 		st.DurationSec = time.Since(start).Seconds()
 		r.summarise(st)
 		if r.ResultPath == "" {
 			return
 		}
-		write := st.WriteCheckpoint
-		if final {
-			write = st.Write
+		if !final {
+			data, err := st.CheckpointBytes()
+			if err != nil {
+				writeErr = err
+				r.logf("checkpoint: %v", err)
+				return
+			}
+			cw.put(data)
+			return
 		}
-		if err := write(r.ResultPath); err != nil {
+		cw.flush()
+		if err := st.Write(r.ResultPath); err != nil {
 			writeErr = err
 			r.logf("checkpoint: %v", err)
 		}
@@ -172,11 +189,40 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 		_ = os.Chmod(p, 0o700) // the grader's: plans, results, the ledger
 	}
 	checkpoint(false)
+	// Each module runs in a process init of its own, started while the
+	// module before it runs ([proc.Server], used once): its start (a Go
+	// program's, a few milliseconds) is not on the suite's path.
+	next := prestartInit()
+	defer func() {
+		if next != nil {
+			go func(ch <-chan *proc.Server) {
+				if sv := <-ch; sv != nil {
+					sv.Close()
+				}
+			}(next)
+		}
+	}()
 	for i, m := range s.Modules {
 		if ctx.Err() != nil {
 			break
 		}
-		unit, checks := r.runModule(ctx, s, m)
+		sv := <-next
+		next = nil
+		started := func() {
+			if i+1 < len(s.Modules) {
+				next = prestartInit()
+			}
+		}
+		unit, checks := r.runModule(ctx, s, m, sv, started)
+		if next == nil {
+			started() // the module did not start
+		}
+		if sv != nil {
+			// Every process of the module is gone (its report said so):
+			// the init's own end, and its namespaces', need not be
+			// waited for.
+			go sv.Close()
+		}
 		st.Units[i] = unit // in place: declared order kept (bug 58)
 		st.Checks = append(st.Checks, checks...)
 		MarkTruthGaps(st, unit)
@@ -206,6 +252,78 @@ func (r *Runner) Run(ctx context.Context, s *Suite) (*result.Stage, error) {
 	}
 	checkpoint(true)
 	return st, writeErr
+}
+
+// checkpointWriter writes a runner's checkpoints in the background, in
+// order, each replaced by the next when that comes before it was
+// written.
+type checkpointWriter struct {
+	path   string
+	fail   func(error) // called on the runner's goroutine, from flush
+	mu     sync.Mutex
+	cond   *sync.Cond
+	next   []byte // waiting to be written
+	busy   bool   // a write is under way
+	err    error
+	closed bool
+}
+
+func newCheckpointWriter(path string, fail func(error)) *checkpointWriter {
+	w := &checkpointWriter{path: path, fail: fail}
+	w.cond = sync.NewCond(&w.mu)
+	return w
+}
+
+// put hands data over to be written.
+func (w *checkpointWriter) put(data []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.next = data
+	if !w.busy {
+		w.busy = true
+		go w.loop()
+	}
+}
+
+func (w *checkpointWriter) loop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.next != nil {
+		data := w.next
+		w.next = nil
+		w.mu.Unlock()
+		err := result.WriteCheckpointBytes(w.path, data)
+		w.mu.Lock()
+		if err != nil && w.err == nil {
+			w.err = err
+		}
+	}
+	w.busy = false
+	w.cond.Broadcast()
+}
+
+// flush waits until every checkpoint handed over is written and reports
+// the first error (once).
+func (w *checkpointWriter) flush() {
+	w.mu.Lock()
+	for w.busy {
+		w.cond.Wait()
+	}
+	err := w.err
+	w.err = nil
+	w.mu.Unlock()
+	if err != nil {
+		w.fail(err)
+	}
+}
+
+// close waits for the writes under way: none outlives Run.
+func (w *checkpointWriter) close() {
+	w.mu.Lock()
+	for w.busy {
+		w.cond.Wait()
+	}
+	w.mu.Unlock()
 }
 
 // metaStageClock marks, between runModule and Run, a module the stage's
@@ -269,8 +387,24 @@ func (r *Runner) summarise(st *result.Stage) {
 // ModuleWork returns $SRB_WORK of module id under work.
 func ModuleWork(work, id string) string { return filepath.Join(work, id) }
 
-// runModule runs one module and returns its unit and collected checks.
-func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit, []result.Check) {
+// prestartInit starts a process init for a module ahead of it; it
+// yields nil when none could be made (the module then starts its own).
+func prestartInit() <-chan *proc.Server {
+	ch := make(chan *proc.Server, 1)
+	go func() {
+		sv, err := proc.NewServer()
+		if err != nil {
+			sv = nil
+		}
+		ch <- sv
+	}()
+	return ch
+}
+
+// runModule runs one module and returns its unit and collected checks;
+// sv, when set, is the idle process init it runs in (used once), else
+// it starts one; started is called once its command runs.
+func (r *Runner) runModule(ctx context.Context, s *Suite, m Module, sv *proc.Server, started func()) (result.Unit, []result.Check) {
 	u := result.Unit{ID: m.ID, Title: titleOf(m), Weight: m.Weight, Status: result.UnitError, Metadata: map[string]any{"about": m.About}}
 	for k, v := range m.Metadata {
 		u.Metadata[k] = v
@@ -360,11 +494,21 @@ func (r *Runner) runModule(ctx context.Context, s *Suite, m Module) (result.Unit
 	cmd.Stdin = nil
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
-	p, err := proc.StartCmd(cmd)
+	spec, err := proc.CmdSpec(cmd)
+	var p *proc.Process
+	if err == nil && sv != nil {
+		p, err = sv.Start(spec)
+		if errors.Is(err, proc.ErrNotServed) || errors.Is(err, proc.ErrServerGone) {
+			p, err = proc.Start(spec)
+		}
+	} else if err == nil {
+		p, err = proc.Start(spec)
+	}
 	if err != nil {
 		u.Summary = fmt.Sprintf("the module could not start: %v", err)
 		return u, nil
 	}
+	started()
 
 	grace := r.Grace
 	if grace <= 0 {

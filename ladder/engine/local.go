@@ -375,6 +375,10 @@ func (c *localContainer) Exec(ctx context.Context, es ExecSpec) (*Result, error)
 		WaitDelay: 2 * time.Second, Cloneflags: c.cloneflags()}
 	if c.uid >= 0 {
 		spec.Credential = &syscall.Credential{Uid: uint32(c.uid), Gid: uint32(c.uid), Groups: []uint32{}}
+		// As root: a cgroup namespace rooted at the session's cgroups
+		// (or, with none, where srb runs), so the command's
+		// /proc/self/cgroup names none of srb's cgroups.
+		spec.CgroupNS = true
 	}
 	if c.cg != nil {
 		spec.Cgroups = c.cg.Procs()

@@ -44,9 +44,12 @@ func TestLocalCgroupLimits(t *testing.T) {
 
 	r := sh(t, s, `setsid sh -c 'cat /proc/self/cgroup' </dev/null`)
 	for _, d := range dirs {
-		// /sys/fs/cgroup/<controller>/<path> is "N:<controller>:/<path>".
-		ctl, rel, _ := strings.Cut(strings.TrimPrefix(d, cgroup.Root+"/"), "/")
-		if !strings.Contains(string(r.Stdout), ":"+ctl+":/"+rel+"\n") {
+		// The command's cgroup namespace is rooted at the session's
+		// cgroups (the init joined them, then made it): a process in
+		// them reads "N:<controller>:/", one anywhere else would read
+		// a path.
+		ctl, _, _ := strings.Cut(strings.TrimPrefix(d, cgroup.Root+"/"), "/")
+		if !strings.Contains(string(r.Stdout), ":"+ctl+":/\n") {
 			t.Errorf("a setsid process is in %q, not in the session's cgroup %s", r.Stdout, d)
 		}
 	}
@@ -131,5 +134,60 @@ func TestLocalCgroupsOfAFixedRoot(t *testing.T) {
 	ca, cb := a.c.(*localContainer).cg, b.c.(*localContainer).cg
 	if ca == nil || cb == nil || ca.Dirs[0] == cb.Dirs[0] {
 		t.Fatalf("two sessions named root: cgroups %v and %v", ca, cb)
+	}
+}
+
+// cgroupNames returns the names in the cgroup paths of /proc/self/cgroup
+// ("process_api", "e01d…" for 4:memory:/process_api/e01d…).
+func cgroupNames(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if parts := strings.SplitN(line, ":", 3); len(parts) == 3 {
+			for _, n := range strings.Split(parts[2], "/") {
+				if n != "" {
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// A session's command on --host as root learns no name of srb's cgroups
+// (where srb runs, and so where it keeps its groups) nor of its session's
+// group: its /proc/self/cgroup, a setsid child's, its init's
+// (/proc/1/cgroup) and the cgroup mounts in /proc/self/mountinfo show
+// the session's cgroups as "/" (the root of the command's cgroup
+// namespace) and what is above them as "/.." steps, and /sys/fs/cgroup,
+// whose folders name every cgroup of the machine, is empty. So too a
+// session without limits, rooted where srb runs. Before, the command read
+// 4:memory:/<srb's cgroup>/srb-session-… in full, and found every srb's
+// groups by listing /sys/fs/cgroup.
+func TestLocalCgroupPathHidden(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("a cgroup namespace per command is made as root")
+	}
+	_, limited := cgroupSession(t, Spec{Memory: 64 << 20, Pids: 40})
+	free := startSession(t, &Local{}, Spec{})
+	hidden := cgroupNames(t)
+	for _, d := range limited.c.(*localContainer).cg.Dirs {
+		hidden = append(hidden, filepath.Base(d))
+	}
+	for what, s := range map[string]*Session{"a session with limits": limited, "a session without": free} {
+		r := sh(t, s, `cat /proc/self/cgroup; setsid sh -c 'cat /proc/self/cgroup' </dev/null; cat /proc/1/cgroup; grep cgroup /proc/self/mountinfo; find /sys/fs/cgroup -maxdepth 4 2>&1; true`)
+		out := string(r.Stdout)
+		if r.ExitCode != 0 || !strings.Contains(out, ":memory:/\n") {
+			t.Fatalf("%s: exit %d, %q %q", what, r.ExitCode, out, r.Stderr)
+		}
+		for _, n := range hidden {
+			if strings.Contains(out, n) {
+				t.Errorf("%s: the command saw %q:\n%s", what, n, out)
+			}
+		}
 	}
 }

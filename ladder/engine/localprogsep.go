@@ -192,6 +192,7 @@ func (c *localContainer) launch(ctx context.Context, req progsep.Request, stdio 
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{uint32(c.uid)}},
 		Cloneflags: syscall.CLONE_NEWIPC,
+		CgroupNS:   true, // no name of srb's cgroups in its /proc/self/cgroup
 		WaitDelay:  2 * time.Second,
 	}
 	if c.cg != nil {

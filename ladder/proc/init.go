@@ -17,6 +17,9 @@ import (
 // one (argv[0] "srb-proc-init" and SRB_PROC_INIT=1); it never returns
 // then. Otherwise it does nothing.
 func init() {
+	if os.Getenv(initEnv) == "1" && len(os.Args) == 2 && os.Args[0] == serveName {
+		os.Exit(runServe(Containment(os.Args[1])))
+	}
 	if os.Getenv(initEnv) != "1" || len(os.Args) < 5 || os.Args[0] != initName {
 		return
 	}
@@ -35,7 +38,7 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	syscall.CloseOnExec(3)
 	status := os.NewFile(3, "status")
 	var rep report
-	sys, cgroups, err := decodeChildSys(attrs)
+	sys, cgroups, cgroupNS, err := decodeChildSys(attrs)
 	if err == nil {
 		err = joinCgroups(cgroups)
 	}
@@ -70,6 +73,29 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	// thread, the one that starts the command (PTRACE_TRACEME names it)
 	// and waits.
 	runtime.LockOSThread()
+	if cgroupNS {
+		// After the cgroups were joined: they are the namespace's root,
+		// which the command's /proc/self/cgroup shows as "/", and what
+		// is above them (the grader's own cgroup) has no name there. A
+		// namespace is a thread's, as the keyring is: this thread forks
+		// the command.
+		if err := unix.Unshare(unix.CLONE_NEWCGROUP); err != nil {
+			rep.code, rep.left, rep.err = -1, 0, fmt.Sprintf("proc: the command would see the grader's cgroup path: a cgroup namespace of its own was refused: %v", err)
+			status.Write(rep.encode())
+			return 0
+		}
+		// The cgroup file system's folders name every cgroup of the
+		// machine, srb's and its groups among them: in the init's own
+		// mount namespace (private, so nothing of it reaches the
+		// machine's) they are covered.
+		if rep.privateProc {
+			if err := hideCgroupFS(); err != nil {
+				rep.code, rep.left, rep.err = -1, 0, "proc: the command would see the grader's cgroups: "+err.Error()
+				status.Write(rep.encode())
+				return 0
+			}
+		}
+	}
 	rep.noKeyring, err = freshSessionKeyring()
 	if err != nil {
 		rep.code, rep.left, rep.err = -1, 0, err.Error()
@@ -171,6 +197,22 @@ func joinCgroups(procs []string) error {
 		if err != nil {
 			return fmt.Errorf("proc: the command would run outside its cgroup: %w", err)
 		}
+	}
+	return nil
+}
+
+// cgroupFS is where the machine's cgroup file systems are mounted.
+const cgroupFS = "/sys/fs/cgroup"
+
+// hideCgroupFS covers cgroupFS (when it is a folder) with an empty,
+// read-only tmpfs in the calling process's mount namespace, which must be
+// its own and private.
+func hideCgroupFS() error {
+	if st, err := os.Lstat(cgroupFS); err != nil || !st.IsDir() {
+		return nil
+	}
+	if err := unix.Mount("tmpfs", cgroupFS, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0555"); err != nil {
+		return fmt.Errorf("covering %s: %w", cgroupFS, err)
 	}
 	return nil
 }

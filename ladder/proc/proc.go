@@ -44,6 +44,11 @@
 //     the command does not run. The user keyrings of the command's uid
 //     (@u, @us) are that uid's as everywhere: a command running as srb's
 //     own user can reach srb's.
+//   - A command that joins cgroups ([Spec.Cgroups]), or asks for it
+//     ([Spec.CgroupNS]), runs in a cgroup namespace of its own, made by
+//     the init once it joined them: its /proc/self/cgroup shows them as
+//     "/" and names no cgroup above them (the caller's own); as root,
+//     /sys/fs/cgroup is an empty folder in its mount namespace.
 //
 // A binary that imports this package runs the init from this package's
 // init function when started with the init's marker; nothing else is
@@ -139,7 +144,22 @@ type Spec struct {
 	// setsid ones included, are born in those cgroups and bound by their
 	// limits (the init, a few threads, is counted too). Moving needs root;
 	// when a move fails the command does not run and [Exit.Err] says why.
+	// A command that joins Cgroups always gets a cgroup namespace of its
+	// own rooted at them (see CgroupNS).
 	Cgroups []string
+	// CgroupNS gives the command a cgroup namespace of its own: once it
+	// has joined Cgroups (or, with none, where the init was started), the
+	// init's thread that starts the command unshares one
+	// (CLONE_NEWCGROUP), so the cgroups the command starts in are the
+	// namespace's root. Its /proc/self/cgroup then reads "/" for each, and
+	// a cgroup above it (the caller's own, where srb keeps its groups) is
+	// shown as "/.." steps, never by name. Where the init has a mount
+	// namespace of its own ([PIDNamespace] as root), an empty read-only
+	// tmpfs also covers /sys/fs/cgroup there, whose folders name every
+	// cgroup of the machine. It is implied by Cgroups. It needs
+	// CAP_SYS_ADMIN (root, or a user namespace); when the kernel refuses
+	// it the command does not run and [Exit.Err] says why.
+	CgroupNS bool
 	// NetNS, when set, is a network namespace (an open
 	// /proc/PID/ns/net) the init is started in, so the command lives in
 	// it (a Cloneflags CLONE_NEWNET would make a fresh one instead).
@@ -219,6 +239,18 @@ type Process struct {
 	killedInit atomic.Bool
 	mu         sync.Mutex
 	sent       []string
+
+	// A command of a [Server]: srv runs it as its command seq; srb copies
+	// its streams through the pipes it made (childEnds until the init has
+	// its own copies, parentEnds srb's), waiting at most waitDelay for
+	// them to drain after the command's end.
+	srv        *Server
+	seq        uint64
+	waitDelay  time.Duration
+	childEnds  []*os.File
+	parentEnds []*os.File
+	copies     sync.WaitGroup
+	copyErr    error
 }
 
 const (
@@ -296,7 +328,7 @@ func start(s Spec, path string, env []string, m int) (*Process, error) {
 	if m == modeSubreaper {
 		mode = Subreaper
 	}
-	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags, s.TraceExecs, s.Cgroups}.encode(), path}, s.Argv...)
+	args := append([]string{initName, string(mode), childSys{s.Credential, s.Cloneflags, s.Unshareflags, s.TraceExecs, s.Cgroups, s.CgroupNS || len(s.Cgroups) > 0}.encode(), path}, s.Argv...)
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Dir: s.Dir, Env: env,
 		Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, WaitDelay: s.WaitDelay,
 		ExtraFiles: []*os.File{w}}
@@ -436,6 +468,20 @@ func (p *Process) Kill() {
 	}
 	p.stopped.Store(true)
 	p.note("SIGKILL")
+	if p.srv != nil {
+		// The server's init SIGKILLs this command's processes (it ignores
+		// the request once the command is over); if it does not report
+		// soon, it is killed itself.
+		p.srv.control("kill", p.seq)
+		select {
+		case <-p.done:
+			return
+		case <-time.After(2 * time.Second):
+		}
+		p.srv.kill()
+		<-p.done
+		return
+	}
 	// The init SIGKILLs its containment on SIGUSR1 and reports; if it
 	// does not end soon, it is killed itself (in a PID namespace the
 	// kernel then kills the rest).
@@ -463,7 +509,11 @@ func (p *Process) Terminate(grace time.Duration) []string {
 	p.stopped.Store(true)
 	p.note("SIGTERM")
 	sent := []string{"SIGTERM"}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	if p.srv != nil {
+		p.srv.control("term", p.seq)
+	} else {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
 	select {
 	case <-p.done:
 		return sent
@@ -644,6 +694,7 @@ type childSys struct {
 	Unshareflags uintptr             `json:"unshareflags,omitempty"`
 	Trace        bool                `json:"trace,omitempty"`
 	Cgroups      []string            `json:"cgroups,omitempty"`
+	CgroupNS     bool                `json:"cgroupns,omitempty"`
 }
 
 func (c childSys) encode() string {
@@ -651,17 +702,18 @@ func (c childSys) encode() string {
 	return string(b)
 }
 
-// decodeChildSys returns the command's process attributes and the
-// cgroup.procs files the init joins ([Spec.Cgroups]).
-func decodeChildSys(s string) (*syscall.SysProcAttr, []string, error) {
+// decodeChildSys returns the command's process attributes, the
+// cgroup.procs files the init joins ([Spec.Cgroups]) and whether the
+// command gets a cgroup namespace of its own ([Spec.CgroupNS]).
+func decodeChildSys(s string) (*syscall.SysProcAttr, []string, bool, error) {
 	var c childSys
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
-		return nil, nil, fmt.Errorf("proc: bad process attributes %q: %w", s, err)
+		return nil, nil, false, fmt.Errorf("proc: bad process attributes %q: %w", s, err)
 	}
 	if c.Credential != nil && c.Credential.Groups == nil {
 		c.Credential.Groups = []uint32{}
 	}
-	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags, Ptrace: c.Trace}, c.Cgroups, nil
+	return &syscall.SysProcAttr{Credential: c.Credential, Cloneflags: c.Cloneflags, Unshareflags: c.Unshareflags, Ptrace: c.Trace}, c.Cgroups, c.CgroupNS, nil
 }
 
 // StartCmd starts cmd contained: it is [Start] of the Spec that cmd's

@@ -523,10 +523,21 @@ func (s *Stage) Write(path string) error {
 // a crash may lose (the stage is then re-run). The stage's last write
 // must be [Stage.Write], which validates and syncs.
 func (s *Stage) WriteCheckpoint(path string) error {
-	data, err := marshalPy(s)
+	data, err := s.CheckpointBytes()
 	if err != nil {
 		return fmt.Errorf("write stage result %s: %w", path, err)
 	}
+	return WriteCheckpointBytes(path, data)
+}
+
+// CheckpointBytes is what [Stage.WriteCheckpoint] writes, encoded now:
+// for a runner that writes it later, or elsewhere (in the background),
+// while s goes on changing.
+func (s *Stage) CheckpointBytes() ([]byte, error) { return marshalPy(s) }
+
+// WriteCheckpointBytes writes data ([Stage.CheckpointBytes]) to path as
+// [Stage.WriteCheckpoint] does: atomically, not synced.
+func WriteCheckpointBytes(path string, data []byte) error {
 	if err := writeAtomicNoSync(path, data); err != nil {
 		return fmt.Errorf("write stage result: %w", err)
 	}

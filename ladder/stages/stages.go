@@ -124,6 +124,12 @@ type VerificationSpec struct {
 	// (seconds; 0: 600).
 	WarmCommand    []string
 	WarmTimeoutSec int
+	// WarmUpTimeoutSec bounds each tree's warm-up run, the candidate
+	// runner building the tree before a round's first candidate
+	// (seconds; 0: CandidateTimeoutSec; the task's
+	// verification.warm_up_timeout_sec, verification.ContainerConfig's
+	// WarmUpTimeout).
+	WarmUpTimeoutSec int
 	// RunTimeoutSec bounds each of an adversary's commands (seconds);
 	// AllowedCommands are what it may run.
 	RunTimeoutSec   int

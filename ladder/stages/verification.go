@@ -288,15 +288,17 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 				Command:    v.CandidateCommand,
 				Paths:      []string{v.Assets},
 				Timeout:    time.Duration(v.CandidateTimeoutSec) * time.Second,
-				FaultCodes: v.FaultExitCodes,
-				Network:    v.NetworkAllowed,
-				Pids:       t.Limits.Pids,
-				Memory:     t.Limits.Memory,
-				Disk:       t.Limits.Disk,
-				CPUs:       t.Limits.CPUs,
-				Work:       opts.KeepWork,
-				Keep:       opts.KeepWork != "",
-				HomeSeed:   homeSeed,
+				// The warm-up builds the tree: its own, wider bound.
+				WarmUpTimeout: time.Duration(v.WarmUpTimeoutSec) * time.Second,
+				FaultCodes:    v.FaultExitCodes,
+				Network:       v.NetworkAllowed,
+				Pids:          t.Limits.Pids,
+				Memory:        t.Limits.Memory,
+				Disk:          t.Limits.Disk,
+				CPUs:          t.Limits.CPUs,
+				Work:          opts.KeepWork,
+				Keep:          opts.KeepWork != "",
+				HomeSeed:      homeSeed,
 			}
 			if opts.Host {
 				cfg.ToolEnv = hostToolEnv

@@ -163,12 +163,14 @@ func TestStage3OnlyFaultIsNoInvalidVerdict(t *testing.T) {
 	}
 }
 
-// Open (a protocol decision, docs/LADDER.md "Known holes"): a build that
-// hangs in stage 3 alone times every run of the submission's side out, and
-// a timeout is undecided on either side (issue 15), so every round is an
-// error and the verdict invalid, never the low score its defect earns. The
-// test runs the attack and skips while srb does what it does today; it
-// fails should the round ever read as a survival.
+// A build that hangs in stage 3 alone timed every run of the submission's
+// side out, and a timeout is undecided on either side (issue 15), so every
+// round was an error and the verdict invalid, never the low score its
+// defect earns (the test skipped as an open protocol hole). The warm-up is
+// no candidate but the task's runner building the tree, with a bound of
+// its own (ContainerConfig.WarmUpTimeout): past it, where State A's
+// warm-up ended within it, the submission's side cannot be tested, every
+// run of it fails, and a pair whose State A run passes is a break.
 func TestStage3OnlyHangIsNoInvalidVerdict(t *testing.T) {
 	t.Parallel()
 	c := buildContainer(t, `if [ -n "$SRB_WORK" ]; then sleep 600; fi`, 0, func(cfg *ContainerConfig) { cfg.Timeout = 2 * time.Second })
@@ -179,29 +181,57 @@ func TestStage3OnlyHangIsNoInvalidVerdict(t *testing.T) {
 			return scripted(t, "m", try("c1", "exit 0"), try("c2", "timeout 1 true"), found("c2", "the submission cannot run"), nothing("the submission could not be tested")), nil
 		},
 	}
-	openProtocolHole(t, cfg)
+	_, rounds := runStage(t, cfg)
+	if r := roundOf(t, rounds, "a01"); r["outcome"] != OutcomeBroken {
+		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+	}
+	r := c.Execute(t.Context(), &Candidate{Name: "ok", Filename: "ok.sh", Code: "exit 0\n"}, RoleSubmission)
+	if r.Harness != "" || r.Passed || r.TimedOut || !strings.Contains(r.Stderr, "warm-up run") || !strings.Contains(r.Stderr, "where State A's did") {
+		t.Fatalf("the submission's run after its warm-up hung: %+v", r)
+	}
+}
+
+// The warm-up's bound is its own: a genuine tree whose first build takes
+// longer than one candidate run may (a cold build, cached in SRB_WORK for
+// the runs after it) is tested like any other, its runs starting from
+// what the warm-up built. Before the warm-up had its own bound, it timed
+// out with the run's, its snapshot held no build, and every run of the
+// side built again and timed out: every pair undecided.
+func TestWarmUpHasItsOwnBound(t *testing.T) {
+	t.Parallel()
+	c := buildContainer(t, `if [ ! -f "$SRB_WORK/built" ]; then sleep 4; touch "$SRB_WORK/built"; fi`, 0, func(cfg *ContainerConfig) {
+		cfg.Timeout, cfg.WarmUpTimeout = 2*time.Second, time.Minute
+	})
+	ok := &Candidate{Name: "ok", Filename: "ok.sh", Code: "exit 0\n"}
+	for i := range 2 {
+		if r := c.Execute(t.Context(), ok, RoleSubmission); !r.Passed || r.Harness != "" {
+			t.Fatalf("the submission's run %d after a warm-up of 4 s within its bound: %+v", i, r)
+		}
+	}
+}
+
+// State A's warm-up past its bound is the task's bound or the machine,
+// never the submission's: the run is a harness error (an invalid verdict),
+// whichever side ran first, and the submission's side is not ruled
+// untestable on it.
+func TestStateAWarmUpPastItsBoundIsAnError(t *testing.T) {
+	t.Parallel()
+	for _, first := range []string{RoleOriginal, RoleSubmission} {
+		c := buildContainer(t, `sleep 600`, 0, func(cfg *ContainerConfig) {
+			cfg.Original = cfg.Submission
+			cfg.Timeout = 2 * time.Second
+		})
+		r := c.Execute(t.Context(), &Candidate{Name: "ok", Filename: "ok.sh", Code: "exit 0\n"}, first)
+		if r.Harness == "" || !strings.Contains(r.Harness, "State A's warm-up run") {
+			t.Fatalf("the %s's run first, State A's warm-up hung: %+v; want a harness error naming State A's warm-up", first, r)
+		}
+	}
 }
 
 // nopClose is a sandbox whose Close the test leaves to its cleanup.
 type nopClose struct{ Sandbox }
 
 func (nopClose) Close() error { return nil }
-
-// openProtocolHole plays cfg's one round against a submission untestable
-// in stage 3 alone and checks it is never a survival; today's error is
-// the open hole.
-func openProtocolHole(t *testing.T, cfg Config) {
-	t.Helper()
-	_, rounds := runStage(t, cfg)
-	r := roundOf(t, rounds, "a01")
-	switch r["outcome"] {
-	case OutcomeBroken:
-	case OutcomeError:
-		t.Skipf("open (a protocol decision): the round is an error, an invalid verdict the submission chose: %v", r["reason"])
-	default:
-		t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
-	}
-}
 
 // poisonStarter starts sessions through a Fake whose containers act as a
 // view container does once a command run in it as root replaced the

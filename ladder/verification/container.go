@@ -84,7 +84,11 @@ const CandidateUser = "65532:65532"
 // (nil: [agent.ContainerEnv]); a HOME it gives as "" is a folder of each
 // view's own. RestoreTimeout bounds putting the submission's side back
 // from its snapshot before each run (0: Timeout, at least
-// [MinRestoreTimeout]; see [Container]). FreshPerRun starts every
+// [MinRestoreTimeout]; see [Container]). WarmUpTimeout bounds each side's
+// warm-up run ([WarmUp]: the task's runner building the tree before a
+// round's first candidate; 0: Timeout): a submission whose warm-up does
+// not end within it, where State A's does, cannot be tested (every run of
+// its side fails); State A's that does not is an error. FreshPerRun starts every
 // candidate run of a side in a fresh sandbox of the image (the side's
 // previous one removed), restored from the side's snapshot: a container
 // keeps the kernel state of its namespaces from one exec to the next (the
@@ -116,6 +120,7 @@ type ContainerConfig struct {
 	ToolEnv    func(string) string
 
 	RestoreTimeout time.Duration
+	WarmUpTimeout  time.Duration
 	FreshPerRun    bool
 }
 
@@ -215,6 +220,9 @@ func NewContainer(ctx context.Context, cfg ContainerConfig) (*Container, error) 
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 300 * time.Second
+	}
+	if cfg.WarmUpTimeout <= 0 {
+		cfg.WarmUpTimeout = cfg.Timeout
 	}
 	if cfg.RestoreTimeout <= 0 {
 		cfg.RestoreTimeout = max(cfg.Timeout, MinRestoreTimeout)
@@ -917,6 +925,8 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	w := WarmUp
 	if run := c.execute(ctx, &w, role, false); run.Harness != "" {
 		return fmt.Errorf("the warm-up run on the tree could not be carried out: %s", run.Harness)
+	} else if run.TimedOut {
+		return c.warmUpTimedOut(ctx, role)
 	} else if side.spent {
 		// The tree's build reached the sandbox's memory limit and left
 		// it unusable: the submission's fails every run (its own
@@ -953,6 +963,38 @@ func (c *Container) prime(ctx context.Context, role string) error {
 	}
 	side.unfit = ""
 	side.primed, side.clean = true, true
+	return nil
+}
+
+// warmUpTimedOut rules on role's warm-up run that did not end within
+// [ContainerConfig.WarmUpTimeout]. A timed-out candidate decides nothing
+// (issue 15: a loaded machine or a slow but correct tree), but the
+// warm-up is no candidate: it is the task's runner building the tree,
+// which stage 2 built and ran within its own bounds before stage 3 could
+// start, and the bound is the task's, set above any genuine build (the
+// schema's default is twice stage 2's default build bound). A submission
+// whose build hangs in stage 3 alone (its build sees SRB_WORK, the
+// candidate user, the verification image) made every pair undecided,
+// every round an error and the verdict invalid, never the low score its
+// defect earns: now, with State A's warm-up ending within the same bound
+// on the same machine as the witness (run first if it has not run), the
+// submission's side is unfit and every run of it fails, so a pair whose
+// State A run passes discriminates, and is reproduced and ruled on like
+// any other. State A's own warm-up past the bound is the task's bound or
+// the machine, never the submission: an error.
+func (c *Container) warmUpTimedOut(ctx context.Context, role string) error {
+	bound := c.cfg.WarmUpTimeout
+	if role != RoleSubmission {
+		return fmt.Errorf("State A's warm-up run (the task's runner building the tree) did not end within %s, the task's verification.warm_up_timeout_sec: the bound is too small for State A's build, or the machine too loaded", bound)
+	}
+	if !c.sides[RoleOriginal].primed {
+		if err := c.prime(ctx, RoleOriginal); err != nil {
+			return err
+		}
+	}
+	side := c.sides[role]
+	side.unfit = fmt.Sprintf("the submission's tree cannot be tested: its warm-up run (the task's runner building it, before any candidate) did not end within %s, the task's verification.warm_up_timeout_sec, where State A's did", bound)
+	side.primed = true
 	return nil
 }
 
@@ -1011,8 +1053,10 @@ func (c *Container) candidateEnv(sess *engine.Session, cand *Candidate, role str
 
 // execute runs cand in role's sandbox: the candidate placed, every
 // leftover process ended, the side restored from its snapshot (when
-// restore), the command run as the candidate user, and what it left
-// reaped afterwards.
+// restore), the command run as the candidate user within the run's
+// timeout (the warm-up's, [ContainerConfig.WarmUpTimeout], when not
+// restore: the warm-up starts from no snapshot), and what it left reaped
+// afterwards.
 func (c *Container) execute(ctx context.Context, cand *Candidate, role string, restore bool) CandidateRun {
 	run := CandidateRun{Target: role, ExitCode: -1}
 	side := c.sides[role]
@@ -1075,8 +1119,12 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 		}
 	}
 	start := time.Now()
+	timeout := c.cfg.Timeout
+	if !restore {
+		timeout = c.cfg.WarmUpTimeout
+	}
 	res, err := sess.Exec(ctx, engine.ExecSpec{Argv: argv, Env: env, WorkDir: c.tree(role), User: c.cfg.User,
-		Timeout: c.cfg.Timeout, MaxOutput: MaxRunTail, Tail: true, OOMFirst: true})
+		Timeout: timeout, MaxOutput: MaxRunTail, Tail: true, OOMFirst: true})
 	ran := time.Since(start)
 	run.DurationSec = ran.Seconds()
 	if res != nil {

@@ -210,9 +210,12 @@ const HostProcessLimit = hostuser.ProcessLimit
 // builds (and caches, in SRB_WORK) the tree before any candidate test
 // runs; the working tree and SRB_WORK that run leaves are the side's
 // snapshot, from which every later run of the side starts (with HOME and
-// TMPDIR empty). Its outcome decides nothing: whatever it
-// was, the real runs are classed as before (a tree that does not build
-// fails them with its fault code).
+// TMPDIR empty). Its exit status decides nothing: whatever it was, the
+// real runs are classed as before (a tree that does not build fails them
+// with its fault code). A warm-up that does not end within its own bound
+// ([ContainerConfig.WarmUpTimeout]) does: the submission's side cannot be
+// tested and every run of it fails, where State A's warm-up ended in that
+// bound (State A's that does not is an error).
 var WarmUp = Candidate{Name: "warm-up", Filename: "warm-up", Code: "exit 0\n"}
 
 // copyInto copies the content of src into the existing folder dst.

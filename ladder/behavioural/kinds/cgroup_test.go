@@ -110,3 +110,56 @@ func TestRunProcJailedInitSurvivesFullPids(t *testing.T) {
 		}
 	}
 }
+
+// A process of the submission with --host as root learns no name of
+// srb's cgroups (where srb runs, and keeps the stage run's group) nor of
+// the stage run's group: its /proc/self/cgroup, a setsid child's and the
+// cgroup mounts in /proc/self/mountinfo show the group as "/" (the root of
+// its cgroup namespace) and what is above it as "/.." steps, and
+// /sys/fs/cgroup, whose folders name every cgroup of the machine, is
+// empty, in a jail with a group and in one without (rooted where srb
+// runs). Before, it read 4:memory:/<srb's cgroup>/srb-kinds-test-… in
+// full, and found every srb's groups by listing /sys/fs/cgroup.
+func TestRunProcJailedCgroupPathHidden(t *testing.T) {
+	withGroup := jailWithCgroup(t, 256<<20, 256)
+	root := searchableTempDir(t)
+	j, err := behavioural.NewJail(filepath.Join(root, "sandbox"), root, behavioural.SubmissionUID, behavioural.SubmissionGID, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := &module{plan: &behavioural.Plan{Module: "m", Helper: []string{os.Args[0]}, Jail: j}}
+	self, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hidden []string
+	for _, line := range strings.Split(strings.TrimSpace(string(self)), "\n") {
+		if parts := strings.SplitN(line, ":", 3); len(parts) == 3 {
+			for _, n := range strings.Split(parts[2], "/") {
+				if n != "" {
+					hidden = append(hidden, n)
+				}
+			}
+		}
+	}
+	for _, d := range withGroup.jail().Cgroup.Dirs {
+		hidden = append(hidden, filepath.Base(d))
+	}
+	for what, m := range map[string]*module{"with the stage's group": withGroup, "without one": without} {
+		dir, err := m.scratch("case")
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := `cat /proc/self/cgroup; setsid sh -c 'cat /proc/self/cgroup' </dev/null; grep cgroup /proc/self/mountinfo; find /sys/fs/cgroup -maxdepth 4 2>&1; true`
+		r := m.runProc([]string{"sh", "-c", script}, dir, m.baseEnv(), nil, 30*time.Second)
+		out := string(r.Stdout)
+		if r.Err != nil || r.Exit != 0 || strings.Count(out, ":memory:/\n") != 2 {
+			t.Fatalf("%s: exit %d, error %v, stdout %q, stderr %q", what, r.Exit, r.Err, out, r.Stderr)
+		}
+		for _, n := range hidden {
+			if strings.Contains(out, n) {
+				t.Errorf("%s: the submission's process saw %q:\n%s", what, n, out)
+			}
+		}
+	}
+}

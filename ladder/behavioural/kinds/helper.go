@@ -204,6 +204,9 @@ type module struct {
 	// statusDir is the root-only folder of the jail's status files
 	// ([module.newJailStatus]), made on first use.
 	statusDir string
+	// procs, when set, runs the module's processes in reused process
+	// inits ([procPool]); nil starts an init per process.
+	procs *procPool
 }
 
 // stoppedAtDeadline records that a process was cut at the module's

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -33,7 +32,22 @@ func (k *httpKind) observe(m *module) error {
 	if err != nil || build == "" {
 		return err
 	}
-	port, err := freePort()
+	// With --host as root (the jail gives each process a network
+	// namespace of its own) the server gets one too, made here, which
+	// the helper dials into: it reaches nothing of the machine's network
+	// (a service on its loopback, an abstract socket), as in a stage
+	// container. In the image, the container's network is the server's.
+	var ns *os.File
+	if j := m.jail(); j != nil && j.Net && j.Mount && len(m.plan.Helper) > 0 {
+		if ns, err = newNetNS(); err != nil {
+			err = fmt.Errorf("%w: %v", errJail, err)
+			m.harnessFault(err)
+			return err
+		}
+		defer ns.Close()
+	}
+	dial := dialIn(ns)
+	port, err := freePortIn(ns)
 	if err != nil {
 		return err
 	}
@@ -66,6 +80,8 @@ func (k *httpKind) observe(m *module) error {
 	var p *proc.Process
 	if err == nil {
 		spec.Cgroups = m.cgroup().Procs()
+		spec.CgroupNS = m.cgroupNS()
+		spec.NetNS = ns
 		p, err = proc.Start(spec)
 	}
 	if err != nil {
@@ -74,7 +90,7 @@ func (k *httpKind) observe(m *module) error {
 	}
 	exited := p.Done()
 	defer p.Terminate(5 * time.Second) // the server and all it started
-	if why := k.waitReady(addr, exited); why != "" {
+	if why := k.waitReady(dial, addr, exited); why != "" {
 		select {
 		case <-exited:
 			// A server that never came up because its sandbox could not
@@ -103,7 +119,7 @@ func (k *httpKind) observe(m *module) error {
 			return errDeadline
 		}
 		req := buildRequest(x, addr, vals)
-		resp, err := Exchange1(addr, req, 10*time.Second)
+		resp, err := exchange(dial, addr, req, 10*time.Second)
 		if err != nil {
 			for _, a := range aspects {
 				m.emit(x.ID+"/"+a, "no response: "+err.Error(), nil)
@@ -159,7 +175,7 @@ func canonicalHeaders(lines, only []string) []string {
 	return out
 }
 
-func (k *httpKind) waitReady(addr string, exited <-chan struct{}) string {
+func (k *httpKind) waitReady(dial dialer, addr string, exited <-chan struct{}) string {
 	r := k.Server.Ready
 	timeout := time.Duration(r.TimeoutSec) * time.Second
 	if timeout <= 0 {
@@ -180,22 +196,13 @@ func (k *httpKind) waitReady(addr string, exited <-chan struct{}) string {
 			return "the server exited before it became ready"
 		default:
 		}
-		resp, err := Exchange1(addr, req, time.Second)
+		resp, err := exchange(dial, addr, req, time.Second)
 		if err == nil && (r.Status == 0 || resp.Status == r.Status) {
 			return ""
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Sprintf("the server was not ready within %s (%s %s)", timeout, method, target)
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 func buildRequest(x Exchange, addr string, vals map[string]string) []byte {
@@ -230,7 +237,13 @@ func buildRequest(x Exchange, addr string, vals map[string]string) []byte {
 // Exchange1 sends req to addr on a fresh connection and reads the
 // response until the server closes it (or timeout).
 func Exchange1(addr string, req []byte, timeout time.Duration) (*Response, error) {
-	c, err := net.DialTimeout("tcp", addr, timeout)
+	return exchange(dialHost, addr, req, timeout)
+}
+
+// exchange is [Exchange1] over a connection dial makes (in the server's
+// network namespace, [dialIn]).
+func exchange(dial dialer, addr string, req []byte, timeout time.Duration) (*Response, error) {
+	c, err := dial(addr, timeout)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,9 @@ import (
 // small HTTP server (SRB_KINDS_SERVE=addr) for the modules it runs.
 func TestMain(m *testing.M) {
 	if addr := os.Getenv("SRB_KINDS_SERVE"); addr != "" {
+		if os.Getenv(EnvProbe) != "" {
+			probe()
+		}
 		serve(addr)
 		return
 	}

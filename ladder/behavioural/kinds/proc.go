@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -145,14 +146,35 @@ func (m *module) runProc(argv []string, dir string, env []string, stdin io.Reade
 // init ([proc.Spec.TraceExecs]) into the result's Execs. A tracer fault
 // is the grader's ([module.harnessFault]), as an init's is.
 func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io.Reader, timeout time.Duration, trace bool) procResult {
+	if !trace {
+		if r, ok := m.runProcVia(argv, dir, env, stdin, timeout, false, m.commandDirect); ok {
+			return r
+		}
+		// Started as the submission's user by its init, the process was
+		// refused (EPERM, EINVAL) before it ran: becoming that user, or
+		// executing the program? The jail command tells the two apart
+		// (the grader's fault, the submission's): it runs it again.
+		if s, ok := stdin.(io.Seeker); ok {
+			_, _ = s.Seek(0, io.SeekStart)
+		}
+	}
+	r, _ := m.runProcVia(argv, dir, env, stdin, timeout, trace, m.command)
+	return r
+}
+
+// runProcVia is [module.runProcTraced] with the command made by start;
+// ok is false when a command of [module.commandDirect] was refused with
+// EPERM or EINVAL before it ran (nothing is recorded then).
+func (m *module) runProcVia(argv []string, dir string, env []string, stdin io.Reader, timeout time.Duration, trace bool,
+	start func(argv []string, dir string, env []string) (*exec.Cmd, jailStatus)) (procResult, bool) {
 	// What is kept of each stream is capped; the rest is read and
 	// discarded to EOF, so a case writing without end is not blocked on
 	// its pipe (its timeout still ends it) and cannot grow the grader.
 	out, errb := newCappedBuffer(), newCappedBuffer()
-	cmd, status := m.command(argv, dir, env)
+	cmd, status := start(argv, dir, env)
 	if err := status.unprepared(); err != nil {
 		m.harnessFault(err)
-		return procResult{Err: err, Exit: -1}
+		return procResult{Err: err, Exit: -1}, true
 	}
 	cmd.Stdin = stdin
 	if stdin == nil {
@@ -167,20 +189,25 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	cmd.WaitDelay = 2 * time.Second
 	spec, err := proc.CmdSpec(cmd)
 	if err != nil {
-		return procResult{Err: err, Exit: -1}
+		return procResult{Err: err, Exit: -1}, true
 	}
 	spec.TraceExecs = trace
 	cg := m.cgroup()
 	spec.Cgroups = cg.Procs()
+	spec.CgroupNS = m.cgroupNS()
 	before := cg.Counts()
-	p, err := proc.Start(spec)
+	p, sv, err := m.procs.start(spec)
 	if err != nil {
+		if status.refused(err) {
+			return procResult{}, false
+		}
+		err = status.startError(err)
 		if errors.Is(err, proc.ErrTracer) {
 			// The tracer could not be set up (its seccomp filter): the
 			// command never ran, by the grader's fault.
 			m.harnessFault(err)
 		}
-		return procResult{Err: err, Exit: -1}
+		return procResult{Err: err, Exit: -1}, true
 	}
 	// Every process of the command is killed at the timeout; Wait returns
 	// once all of them (setsid and double-forked ones too) are gone and
@@ -195,6 +222,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 	}
 	timer.Stop()
 	e := p.Wait()
+	m.procs.put(sv)
 	// The stage's memory limit (--host as root, the jail's cgroup): the
 	// OOM killer may choose the init of a process (it cannot always be
 	// exempted), which ends every process of it, or the jail before it
@@ -228,7 +256,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 		// the grader's fault, never a check charged either way.
 		r.Err = fmt.Errorf("the process's end could not be observed: %w", e.Err)
 		m.harnessFault(r.Err)
-		return r
+		return r, true
 	}
 	if jerr := status.read(timedOut || e.Stopped || oom); jerr != nil {
 		r.Err = jerr
@@ -236,7 +264,7 @@ func (m *module) runProcTraced(argv []string, dir string, env []string, stdin io
 			m.harnessFault(jerr)
 		}
 	}
-	return r
+	return r, true
 }
 
 // devNull is /dev/null opened once for reading, the standard input of
