@@ -170,11 +170,11 @@ func TestContainerMemoryBombIsTheRuns(t *testing.T) {
 }
 
 // A candidate run that leaves a process taking every pid its container
-// may have as soon as one is free is no harness error either: the
-// grader's clearing after it still starts (joining the container's pids
-// cgroup is no fork; the reap's kills are the shell's built-in), and the
-// run is its own outcome with the pids limit recorded. (A guard: it held
-// before the memory fixes too.)
+// may have as soon as one is free is no harness error either: where the
+// grader's clearing after it cannot start (the engine's exec joins the
+// full pids cgroup: exit 126, on this machine's kernel since 2026-12-03),
+// the run is its own failure with the pids limit recorded and the side's
+// next run starts in a fresh container, as after the memory limit.
 func TestContainerPidsHeldIsTheRuns(t *testing.T) {
 	t.Parallel()
 	c := kernelContainer(t, true, func(cfg *verification.ContainerConfig) { cfg.Pids = 64 })

@@ -1188,6 +1188,21 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 				run.ExitCode = -1
 			}
 		}
+		if run.Harness != "" && !stopped && h.PidsMax > side.hits.PidsMax {
+			// The run's processes reached the sandbox's process limit
+			// and the run or the clearing after it could not start a
+			// process (the engine's exec needs one: runc's init joins
+			// the full pids cgroup, exit 126): only what the run left
+			// can hold every pid, so it is the run's failure, the
+			// tree's own behaviour; the side's next run starts in a
+			// fresh sandbox, as after the memory limit.
+			run.Stderr += "\nthe run reached the sandbox's process limit (" + run.Harness + ")"
+			run.Harness = ""
+			side.spent, side.clean = true, false
+			if run.ExitCode == 0 {
+				run.ExitCode = -1
+			}
+		}
 		side.hits = h
 	}
 	run.Passed = run.ExitCode == 0 && run.Harness == ""
