@@ -29,7 +29,7 @@
 # group may, so the scratch folder and the build are opened to the group,
 # never made writable by it. A program linked with libcmark is the tree's
 # code: the prompt says to run every one with SRB_RUN and to judge what it
-# prints in bash. cc, pkg-config, readelf and nm run as the candidate: they
+# prints in bash. cc, readelf, nm and ar run as the candidate: they
 # read what was installed and run none of it. Without the launcher (an
 # image built before it) everything runs as the candidate's user, CMARK
 # naming the installed executable itself and SRB_RUN running its command
