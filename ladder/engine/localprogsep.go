@@ -178,7 +178,17 @@ func (c *localContainer) launch(ctx context.Context, req progsep.Request, stdio 
 		}
 	}
 	env = append(env, "HOME="+home, "TMPDIR="+home)
-	spec := proc.Spec{Path: req.Path, Argv: req.Argv, Dir: req.Dir, Env: env,
+	// With --copy-cwd the program runs in a copy of its caller's folder
+	// (docs/PROGSEP.md, "Files the program writes").
+	launched := &progsep.Creds{UID: uid, GID: uid, Groups: []int{c.uid}}
+	dir, work, copied, err := progsep.PrepareCwd(req, home, launched, hostuser.RemoveAll)
+	if err != nil {
+		return fail(err)
+	}
+	if work != "" {
+		defer hostuser.RemoveAll(work)
+	}
+	spec := proc.Spec{Path: req.Path, Argv: req.Argv, Dir: dir, Env: env,
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2],
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{uint32(c.uid)}},
 		Cloneflags: syscall.CLONE_NEWIPC,
@@ -214,6 +224,14 @@ func (c *localContainer) launch(ctx context.Context, req progsep.Request, stdio 
 	e := p.Wait()
 	if e.Err != nil {
 		return fail(e.Err)
+	}
+	if work != "" {
+		// Nothing of the uid may still write its folder while it comes
+		// back.
+		hostuser.Sweep(uid)
+		if err := progsep.FinishCwd(req, work, copied, launched); err != nil {
+			return fail(err)
+		}
 	}
 	if e.Signal != 0 {
 		return progsep.Reply{Code: -1, Signal: int(e.Signal)}

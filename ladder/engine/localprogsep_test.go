@@ -119,6 +119,9 @@ printf 'a b c\n' >in.txt
 out=$(printf 'x y\n' | "$SRB_LAUNCH" /bin/sh -c 'wc -w; cat in.txt; exit 7'); echo "status=$? out=[$out]"
 "$SRB_LAUNCH" /bin/sh -c 'kill -TERM $$; sleep 5'; echo "signalled=$?"
 "$SRB_LAUNCH" ./nothing-here; echo "missing=$?"
+echo carried >carried.txt; echo secret >secret.txt; chmod 600 secret.txt; aside=$(mktemp -d) && ln -s "$aside" out
+"$SRB_LAUNCH" --copy-cwd /bin/sh -c 'cat carried.txt >/dev/null && echo changed >carried.txt && echo made >made.txt && mkdir d && echo deep >d/f && echo forged >secret.txt && rm out && mkdir out && echo x >out/escaped && echo mine >mine.txt'
+echo "copy=$? carried=$(cat carried.txt) made=$(cat made.txt) deep=$(cat d/f) secret=$(cat secret.txt) escaped=$(ls "$aside") made-by=$(stat -c %u made.txt) mine=$(cat mine.txt)"
 (cd / && sleep 313.5) &
 target=$!
 for i in $(seq 200); do [ -s target.pid ] && break; sleep 0.1; done
@@ -145,6 +148,7 @@ echo "caller-uid=$(id -u)"
 		"mine=mine forged=\n",
 		"terminated=143",
 		"netns=same",
+		fmt.Sprintf("copy=0 carried=changed made=made deep=deep secret=secret escaped= made-by=%d mine=mine\n", uid),
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in the output", want)
@@ -228,6 +232,9 @@ sleep 300 & target=$!
 "$SRB_LAUNCH" /bin/sh -c "echo x >/proc/$target/cwd/forged" 2>/dev/null; echo "cwd=$?"
 "$SRB_LAUNCH" /bin/sh -c 'echo forged >mine.txt' 2>/dev/null; echo "write=$? mine=$(cat mine.txt)"
 echo "theirs=$("$SRB_LAUNCH" id -u) mine=$(id -u)"
+echo carried >carried.txt; echo secret >secret.txt; chmod 600 secret.txt; aside=$(mktemp -d) && ln -s "$aside" out
+"$SRB_LAUNCH" --copy-cwd /bin/sh -c 'cat carried.txt >/dev/null && echo changed >carried.txt && echo made >made.txt && mkdir d && echo deep >d/f && echo forged >secret.txt && rm out && mkdir out && echo x >out/escaped && echo mine >mine.txt'
+echo "copy=$? carried=$(cat carried.txt) made=$(cat made.txt) deep=$(cat d/f) secret=$(cat secret.txt) escaped=$(ls "$aside") made-by=$(stat -c %u made.txt) mine=$(cat mine.txt)" | sed s/^/copied-/
 "$SRB_LAUNCH" /bin/sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0'
 n=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" -ge 70000 ] && n=$((n+1)); done; echo "left=$n"
 s=$(date +%s%N); for i in $(seq 20); do "$SRB_LAUNCH" /bin/true; done; e=$(date +%s%N); echo "cost $(( (e-s)/20000 )) us a launch"
@@ -236,7 +243,8 @@ kill $target
 	r := sh(t, s, script, func(es *ExecSpec) { es.Argv[0] = "bash"; es.User = "65532:65532"; es.Timeout = 2 * time.Minute })
 	out := string(r.Stdout)
 	t.Logf("%s\nstderr: %s", out, r.Stderr)
-	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "left=0"} {
+	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "left=0",
+		"copied-copy=0 carried=changed made=made deep=deep secret=secret escaped= made-by=65532 mine=mine\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in the output", want)
 		}

@@ -89,7 +89,15 @@ func launchAs(req Request, stdio [3]*os.File, stop <-chan struct{}, uid int, hom
 		}
 	}
 	env = append(env, "HOME="+home, "TMPDIR="+home)
-	p, err := proc.Start(proc.Spec{Path: req.Path, Argv: req.Argv, Dir: req.Dir, Env: env,
+	launched := &Creds{UID: uid, GID: uid, Groups: []int{req.PeerGID}}
+	dir, work, copied, err := PrepareCwd(req, home, launched, os.RemoveAll)
+	if err != nil {
+		return fail(err)
+	}
+	if work != "" {
+		defer os.RemoveAll(work)
+	}
+	p, err := proc.Start(proc.Spec{Path: req.Path, Argv: req.Argv, Dir: dir, Env: env,
 		Stdin: stdio[0], Stdout: stdio[1], Stderr: stdio[2], WaitDelay: 2 * time.Second,
 		Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid), Groups: []uint32{uint32(req.PeerGID)}}})
 	if err != nil {
@@ -104,6 +112,14 @@ func launchAs(req Request, stdio [3]*os.File, stop <-chan struct{}, uid int, hom
 		}
 	}()
 	e := p.Wait()
+	if work != "" && e.Err == nil {
+		// Nothing of the uid may still write its folder while it comes
+		// back.
+		sweepUID(uid)
+		if err := FinishCwd(req, work, copied, launched); err != nil {
+			return fail(err)
+		}
+	}
 	switch {
 	case e.Err != nil:
 		return fail(e.Err)
@@ -111,6 +127,43 @@ func launchAs(req Request, stdio [3]*os.File, stop <-chan struct{}, uid int, hom
 		return Reply{Code: -1, Signal: int(e.Signal)}
 	}
 	return Reply{Code: e.Code}
+}
+
+// PrepareCwd is a broker's first step of a launch with [Request.CopyCwd]
+// (nothing without it): the folder home+".cwd", made (root's step: with
+// mkdir's 0700, owned by launched) and filled with a copy of req.Dir read
+// as launched ([CopyIn]). It returns the folder the program runs in
+// (req.Dir without the copy), the copy ("" without it) and what was
+// carried in; removeAll removes a copy an earlier launch left.
+func PrepareCwd(req Request, home string, launched *Creds, removeAll func(string) error) (dir, work string, copied Copied, err error) {
+	if !req.CopyCwd {
+		return req.Dir, "", nil, nil
+	}
+	work = home + ".cwd"
+	removeAll(work)
+	if err := os.Mkdir(work, 0o700); err != nil {
+		return "", "", nil, err
+	}
+	if err := os.Chown(work, launched.UID, launched.GID); err != nil {
+		removeAll(work)
+		return "", "", nil, err
+	}
+	if copied, err = CopyIn(req.Dir, work, launched); err != nil {
+		removeAll(work)
+		return "", "", nil, fmt.Errorf("copy the working folder: %w", err)
+	}
+	return work, work, copied, nil
+}
+
+// FinishCwd brings what the program wrote in its copy (work) back into
+// req.Dir, written as the caller ([CopyBack]); the broker calls it once
+// no process of launched's uid is left.
+func FinishCwd(req Request, work string, copied Copied, launched *Creds) error {
+	caller := &Creds{UID: req.PeerUID, GID: req.PeerGID, Groups: []int{req.PeerGID}}
+	if _, err := CopyBack(work, req.Dir, copied, launched, caller); err != nil {
+		return fmt.Errorf("bring back what the program wrote: %w", err)
+	}
+	return nil
 }
 
 // sweepUID SIGKILLs every process whose real, effective or saved uid is

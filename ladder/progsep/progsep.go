@@ -83,6 +83,10 @@ type Request struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`
 	Dir  string   `json:"dir"`
+	// CopyCwd runs the program in a copy of Dir, a folder of its own,
+	// and brings what it wrote there back into Dir when it ends
+	// ([CopyIn], [CopyBack]; the client's --copy-cwd).
+	CopyCwd bool `json:"copy_cwd,omitempty"`
 	// PeerPID is the caller's pid in the broker's PID namespace (the
 	// socket's peer credentials), never taken from the request.
 	PeerPID int `json:"-"`
@@ -100,13 +104,17 @@ type Reply struct {
 	Error  string `json:"error,omitempty"`
 }
 
-// Client is srb-launch: `srb-launch [--socket PATH] [--] PROGRAM [ARG...]`.
+// Client is srb-launch: `srb-launch [--socket PATH] [--copy-cwd] [--]
+// PROGRAM [ARG...]`. With --copy-cwd the program runs in a copy of the
+// working folder (what the caller's group may read of it) and what it
+// writes there is brought back when it ends ([CopyBack]).
 func Client(args []string, stderr io.Writer) int {
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "srb-launch: "+format+"\n", a...)
 		return LaunchFault
 	}
 	sock := os.Getenv(SocketEnv)
+	copyCwd := false
 	for len(args) > 0 {
 		if args[0] == "--" {
 			args = args[1:]
@@ -116,6 +124,10 @@ func Client(args []string, stderr io.Writer) int {
 			sock, args = args[1], args[2:]
 			continue
 		}
+		if args[0] == "--copy-cwd" {
+			copyCwd, args = true, args[1:]
+			continue
+		}
 		if v, ok := strings.CutPrefix(args[0], "--socket="); ok {
 			sock, args = v, args[1:]
 			continue
@@ -123,7 +135,7 @@ func Client(args []string, stderr io.Writer) int {
 		break
 	}
 	if len(args) == 0 {
-		return fail("usage: srb-launch [--socket PATH] [--] PROGRAM [ARG...]")
+		return fail("usage: srb-launch [--socket PATH] [--copy-cwd] [--] PROGRAM [ARG...]")
 	}
 	if sock == "" {
 		return fail("no broker socket (--socket or %s)", SocketEnv)
@@ -152,7 +164,7 @@ func Client(args []string, stderr io.Writer) int {
 		return fail("connect to the broker: %v", err)
 	}
 	defer conn.Close()
-	req, err := json.Marshal(Request{Path: prog, Argv: args, Env: os.Environ(), Dir: dir})
+	req, err := json.Marshal(Request{Path: prog, Argv: args, Env: os.Environ(), Dir: dir, CopyCwd: copyCwd})
 	if err != nil {
 		return fail("%v", err)
 	}

@@ -161,12 +161,23 @@ func (r CandidateRun) untestableAgainst(orig CandidateRun) bool {
 }
 
 // neverStarted reports whether the run looks like the candidate command
-// could not be started at all (HARNESS.md §4.3 _not_attacked).
+// could not be started at all (HARNESS.md §4.3 _not_attacked): srb could
+// not carry it out, or it ended with the status a shell gives a command it
+// could not execute or find (126, 127; -1 when it never started) and said
+// so on stderr. A candidate that ran and failed with its own "permission
+// denied" (exit 1: a folder its program could not read) started: counted
+// as never started, a round of such candidates was an error and the
+// verdict invalid.
 func (r CandidateRun) neverStarted() bool {
 	if r.Harness != "" {
 		return true
 	}
 	if r.Passed || r.TimedOut || strings.TrimSpace(r.Stdout) != "" {
+		return false
+	}
+	switch r.ExitCode {
+	case -1, 126, 127:
+	default:
 		return false
 	}
 	low := strings.ToLower(r.Stderr)

@@ -52,6 +52,27 @@ esac
 run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
 marker="$run.fault"
 
+# The launcher (SRB_LAUNCH, docs/PROGSEP.md), when srb serves it: the
+# tree's code never runs as the candidate's user (as that user it could
+# ptrace the candidate runner and make every run pass: forge-pass). The
+# build (the tree's CMakeLists.txt or configure and Makefiles) runs
+# through it, as a user of its own, in the tree's copy with --copy-cwd
+# (installed into the copy, DESTDIR, which comes back); SRB_RUN runs a
+# command that way, and the candidate runs every program it links with
+# the installed library through it (the prompt says so). That user may
+# read what this user's group may, so the scratch folder and the builds
+# are opened to the group, never made writable by it. Without the
+# launcher (an image built before it) everything runs as before, SRB_RUN
+# running its command as it is.
+launcher=()
+launcher_q=""
+if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
+	umask 022
+	launcher=("$SRB_LAUNCH" --socket "$SRB_LAUNCH_SOCKET" --copy-cwd -- /usr/bin/env PATH="$PATH")
+	launcher_q=$(printf ' %q' "${launcher[@]}")
+	chmod g+x "$SRB_WORK" && chmod 750 "$run" || fault 70 "cannot open the scratch folder to the group"
+fi
+
 # The build helper the candidate calls, with this tree baked in (never the
 # role: the candidate may read it).
 helper="$run.sodium-build"
@@ -60,6 +81,7 @@ cat >"$helper" <<HELPER || fault 70 "cannot write the build helper"
 # sodium-build CONFIGURATION: builds and installs the tree under test in
 # CONFIGURATION (default or minimal) once, and prints the installed prefix.
 set -u
+launch=($launcher_q)
 config="\${1:-default}"
 case "\$config" in
 default) autotools_opt=""; cmake_opt="" ;;
@@ -72,38 +94,49 @@ flock 9
 if [ ! -e "\$out/.built" ]; then
 	rm -rf "\$out" && mkdir -p "\$out/src" || { echo 70 >"$marker"; exit 70; }
 	cp -a "$SRB_TARGET/." "\$out/src/" || { echo 70 >"$marker"; exit 70; }
+	# Installed inside the tree's copy (the launcher brings back what a
+	# program writes in its working folder), then moved beside it.
+	chmod -R g+rX "\$out" || { echo 70 >"$marker"; exit 70; }
 	if [ -f "\$out/src/CMakeLists.txt" ]; then
-		(cd "\$out/src" && cmake -S . -B _build -DCMAKE_INSTALL_PREFIX=/usr/local \$cmake_opt &&
-			cmake --build _build -j 2 && DESTDIR="\$out/dest" cmake --install _build) >"\$out/build.log" 2>&1
+		(cd "\$out/src" && "\${launch[@]}" sh -c 'cmake -S . -B _build -DCMAKE_INSTALL_PREFIX=/usr/local "\$@" &&
+			cmake --build _build -j 2 && DESTDIR="\$PWD/_srb_dest" cmake --install _build' sh \$cmake_opt &&
+			mv _srb_dest "\$out/dest") >"\$out/build.log" 2>&1
 	else
-		(cd "\$out/src" && autoreconf -fi && ./configure --prefix=/usr/local \$autotools_opt &&
-			make -j2 && make install DESTDIR="\$out/dest") >"\$out/build.log" 2>&1
+		(cd "\$out/src" && "\${launch[@]}" sh -c 'autoreconf -fi && ./configure --prefix=/usr/local "\$@" &&
+			make -j2 && make install DESTDIR="\$PWD/_srb_dest"' sh \$autotools_opt &&
+			mv _srb_dest "\$out/dest") >"\$out/build.log" 2>&1
 	fi
 	if [ \$? -ne 0 ] || [ ! -d "\$out/dest/usr/local/lib" ]; then
 		echo "71 the \$config build failed: \$(tail -c 600 "\$out/build.log")" >"$marker"
 		exit 71
 	fi
-	rm -rf "\$out/src" && touch "\$out/.built"
+	rm -rf "\$out/src" && chmod -R g+rX "\$out" && touch "\$out/.built"
 fi
 echo "\$out/dest/usr/local"
 HELPER
 chmod +x "$helper" || fault 70 "cannot make the build helper executable"
-mkdir -p "$SRB_WORK/build" || fault 70 "cannot create $SRB_WORK/build"
+mkdir -p "$SRB_WORK/build/$SRB_TARGET_TOKEN" || fault 70 "cannot create $SRB_WORK/build"
+if [ ${#launcher[@]} -gt 0 ]; then
+	chmod g+x "$SRB_WORK/build" "$SRB_WORK/build/$SRB_TARGET_TOKEN" || fault 70 "cannot open the builds to the group"
+fi
 
 candidate=$SRB_CANDIDATE
 token=$SRB_TARGET_TOKEN
+launch="$run.launch"
+mkdir "$launch" && printf '#!/bin/sh\nexec%s "$@"\n' "$launcher_q" >"$launch/srb-run" && chmod 755 "$launch" "$launch/srb-run" ||
+	fault 70 "cannot write $launch/srb-run"
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
-export SODIUM_BUILD="$helper"
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+export SODIUM_BUILD="$helper" SRB_RUN="$launch/srb-run"
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
 # the scratch folder and the helper, reports a fault the build helper
 # recorded (as fault above does), else the candidate's status, 64-78 as 1.
-exec /bin/bash -c 'run=$1 helper=$2 marker=$3 token=$4
-shift 4
+exec /bin/bash -c 'run=$1 helper=$2 marker=$3 token=$4 launch=$5
+shift 5
 "$@" </dev/null
 status=$?
-cd / && rm -rf "$run" "$helper"
+cd / && rm -rf "$run" "$helper" "$launch"
 if [ -s "$marker" ]; then
 	read -r code why <"$marker"
 	rm -f "$marker"
@@ -113,4 +146,4 @@ if [ -s "$marker" ]; then
 	exit "$code"
 fi
 if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi
-exit "$status"' candidate-runner "$run" "$helper" "$marker" "$token" /bin/bash "$candidate"
+exit "$status"' candidate-runner "$run" "$helper" "$marker" "$token" "$launch" /bin/bash "$candidate"

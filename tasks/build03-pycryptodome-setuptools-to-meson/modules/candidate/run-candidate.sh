@@ -50,12 +50,36 @@ esac
 run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
 marker="$run.fault"
 
+# The launcher (SRB_LAUNCH, docs/PROGSEP.md), when srb serves it: the
+# tree's code never runs as the candidate's user (as that user it could
+# ptrace the candidate runner and make every run pass: forge-pass). The
+# build (pip wheel runs the tree's build, its compiled code and its
+# Python) runs through it, as a user of its own, in a copy of the build
+# folder whose files come back (--copy-cwd); python3, python and
+# python3.11 first on the candidate's PATH are wrappers that run
+# /usr/bin/python3 that way (a script that imports Crypto runs the tree's
+# code), and SRB_RUN runs any other command that way. That user may read
+# what this user's group may, so the scratch folder, the builds and the
+# vectors are opened to the group, never made writable by it. Without the
+# launcher (an image built before it) everything runs as before.
+launcher=()
+launcher_q=""
+if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
+	umask 022
+	launcher=("$SRB_LAUNCH" --socket "$SRB_LAUNCH_SOCKET" --copy-cwd -- /usr/bin/env PATH="$PATH")
+	launcher_q=$(printf ' %q' "${launcher[@]}")
+	chmod g+x "$SRB_WORK" && chmod 750 "$run" || fault 70 "cannot open the scratch folder to the group"
+fi
+
 # State A's test vectors, copied once from the tree's test_vectors/ (the
 # task requires the submission to keep them byte for byte).
 vectors="$SRB_WORK/vectors/$SRB_TARGET_TOKEN"
 if [ ! -d "$vectors/pycryptodome_test_vectors" ]; then
 	mkdir -p "$vectors" && cp -a "$SRB_TARGET/test_vectors/pycryptodome_test_vectors" "$vectors/" ||
 		fault 70 "cannot copy the test vectors"
+fi
+if [ ${#launcher[@]} -gt 0 ]; then
+	chmod g+x "$SRB_WORK/vectors" && chmod -R g+rX "$vectors" || fault 70 "cannot open the test vectors to the group"
 fi
 
 # The build helper the candidate calls, with this tree baked in (never the
@@ -66,6 +90,7 @@ cat >"$helper" <<HELPER || fault 70 "cannot write the build helper"
 # crypto-build CONFIGURATION: builds the tree under test's wheel in
 # CONFIGURATION once, installs it, and prints the folder holding dist/ and inst/.
 set -u
+launch=($launcher_q)
 config="\${1:-default}"
 case "\$config" in
 default) refuse="" ;;
@@ -89,18 +114,26 @@ if [ ! -e "\$out/.built" ]; then
 		echo 'done'
 		echo 'exec gcc "\$@"'
 	} >"\$out/cc/cc" && chmod 755 "\$out/cc/cc"
-	(cd "\$out/src" && CC="\$out/cc/cc" python3 -m pip wheel --no-deps --no-build-isolation --no-index --no-cache-dir -w "\$out/dist" . &&
-		python3 -m pip install --no-deps --no-index --no-compile --no-cache-dir --target "\$out/inst" "\$out"/dist/*.whl) >"\$out/build.log" 2>&1
+	# The wheel and its installation are made inside the tree's copy (the
+	# launcher brings back what a program writes in its working folder),
+	# then moved beside it.
+	(cd "\$out/src" && rm -rf _srb_dist _srb_inst && chmod -R g+rX . && chmod g+x "\$out" "\$out/cc" &&
+		CC="\$out/cc/cc" "\${launch[@]}" sh -c 'python3 -m pip wheel --no-deps --no-build-isolation --no-index --no-cache-dir -w _srb_dist . &&
+			python3 -m pip install --no-deps --no-index --no-compile --no-cache-dir --target _srb_inst _srb_dist/*.whl' &&
+		mv _srb_dist "\$out/dist" && mv _srb_inst "\$out/inst") >"\$out/build.log" 2>&1
 	if [ \$? -ne 0 ] || [ ! -d "\$out/inst/Crypto" ]; then
 		echo "71 the \$config build failed: \$(tail -c 600 "\$out/build.log")" >"$marker"
 		exit 71
 	fi
-	rm -rf "\$out/src" && touch "\$out/.built"
+	rm -rf "\$out/src" && chmod -R g+rX "\$out" && touch "\$out/.built"
 fi
 echo "\$out"
 HELPER
 chmod +x "$helper" || fault 70 "cannot make the build helper executable"
-mkdir -p "$SRB_WORK/build" || fault 70 "cannot create $SRB_WORK/build"
+mkdir -p "$SRB_WORK/build/$SRB_TARGET_TOKEN" || fault 70 "cannot create $SRB_WORK/build"
+if [ ${#launcher[@]} -gt 0 ]; then
+	chmod g+x "$SRB_WORK/build" "$SRB_WORK/build/$SRB_TARGET_TOKEN" || fault 70 "cannot open the builds to the group"
+fi
 
 # The default configuration is built whatever the candidate is, so the
 # warm-up run caches it for every run of this tree.
@@ -112,18 +145,31 @@ fi
 
 candidate=$SRB_CANDIDATE
 token=$SRB_TARGET_TOKEN
+launch="$run.launch"
+mkdir "$launch" || fault 70 "cannot create $launch"
+if [ ${#launcher[@]} -gt 0 ]; then
+	{
+		for n in python3 python python3.11; do
+			printf '#!/bin/sh\nexec%s /usr/bin/python3 "$@"\n' "$launcher_q" >"$launch/$n"
+		done
+		printf '#!/bin/sh\nexec%s "$@"\n' "$launcher_q" >"$launch/srb-run"
+	} && chmod 755 "$launch" "$launch"/* || fault 70 "cannot write the launcher's wrappers"
+	PATH="$launch:$PATH"
+else
+	printf '#!/bin/sh\nexec "$@"\n' >"$launch/srb-run" && chmod 755 "$launch" "$launch/srb-run" || fault 70 "cannot write $launch/srb-run"
+fi
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
-export CRYPTO_BUILD="$helper" CRYPTO_VECTORS="$vectors"
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+export CRYPTO_BUILD="$helper" CRYPTO_VECTORS="$vectors" SRB_RUN="$launch/srb-run" PATH
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
 # the scratch folder and the helper, reports a fault the build helper
 # recorded (as fault above does), else the candidate's status, 64-78 as 1.
-exec /bin/bash -c 'run=$1 helper=$2 marker=$3 token=$4
-shift 4
+exec /bin/bash -c 'run=$1 helper=$2 marker=$3 token=$4 launch=$5
+shift 5
 "$@" </dev/null
 status=$?
-cd / && rm -rf "$run" "$helper"
+cd / && rm -rf "$run" "$helper" "$launch"
 if [ -s "$marker" ]; then
 	read -r code why <"$marker"
 	rm -f "$marker"
@@ -133,4 +179,4 @@ if [ -s "$marker" ]; then
 	exit "$code"
 fi
 if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi
-exit "$status"' candidate-runner "$run" "$helper" "$marker" "$token" /bin/bash "$candidate"
+exit "$status"' candidate-runner "$run" "$helper" "$marker" "$token" "$launch" /bin/bash "$candidate"

@@ -12,9 +12,22 @@
 # the tree on PYTHONPATH, in an empty folder) on a free loopback port,
 # waits up to 60 s for it to listen, runs the candidate in a fresh empty
 # folder with $HTTPBIN_URL naming the server, and stops the server after.
-# Nothing here depends on the role but the check that it is one: the
-# candidate is run by a small runner, so the role in this process's
-# argument list is gone before the candidate starts.
+# Nothing here depends on the role but the check that it is one: this
+# script execs a small runner of the candidate (which stops the server
+# after it), so the role in this process's argument list is gone before
+# the candidate starts.
+#
+# The tree's code never runs as the candidate's user when srb serves its
+# launcher (SRB_LAUNCH, docs/PROGSEP.md): the server is started through it,
+# as a user of its own that may read what this user's group may (the
+# prepared tree and the server's folder are opened to the group) and
+# write nothing of the candidate's; as the candidate's user it could
+# ptrace the candidate runner and make every run pass (forge-pass). It is
+# in the candidate's network namespace, so $HTTPBIN_URL reaches it; it is
+# stopped with SIGTERM (the launcher forwards it). This script's own
+# python3 runs isolated (-I: no folder of the tree's on its path), since
+# the working folder it starts in is the tree under test. Without the
+# launcher (an image built before it) the server runs as before.
 #
 # Exit status: the candidate's, except that a candidate status in 64-78 is
 # reported as 1, so only this runner says "this tree could not be tested":
@@ -43,19 +56,26 @@ pkg="$SRB_WORK/build/$SRB_TARGET_TOKEN"
 if [ ! -e "$pkg/.built" ]; then
 	rm -rf "$pkg" && mkdir -p "$pkg/tree" || fault 70 "cannot create $pkg"
 	cp -a "$SRB_TARGET/." "$pkg/tree/" || fault 70 "cannot copy the tree under test"
-	(cd "$pkg/tree" && python3 -m compileall -q .) >/dev/null 2>&1 || fault 71 "the tree does not byte-compile"
+	(cd "$pkg/tree" && python3 -I -m compileall -q .) >/dev/null 2>&1 || fault 71 "the tree does not byte-compile"
 	touch "$pkg/.built" || fault 70 "cannot mark $pkg prepared"
 fi
 
 srv=$(mktemp -d "$SRB_WORK/srv.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
 run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()') ||
+launcher=()
+if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
+	umask 022
+	chmod g+x "$SRB_WORK" "$SRB_WORK/build" && chmod -R g+rX "$pkg" && chmod 750 "$srv" "$run" ||
+		fault 70 "cannot open the scratch folders to the group"
+	launcher=("$SRB_LAUNCH" --socket "$SRB_LAUNCH_SOCKET" -- /usr/bin/env PATH="$PATH")
+fi
+port=$(python3 -I -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()') ||
 	fault 70 "cannot find a free port"
 (cd "$srv" && unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE DEBUG &&
-	PYTHONPATH="$pkg/tree" PYTHONDONTWRITEBYTECODE=1 exec python3 -m httpbin.core --host 127.0.0.1 --port "$port" </dev/null >/dev/null 2>"$srv/log") &
+	PYTHONPATH="$pkg/tree" PYTHONDONTWRITEBYTECODE=1 exec "${launcher[@]}" python3 -m httpbin.core --host 127.0.0.1 --port "$port" </dev/null >/dev/null 2>"$srv/log") &
 server=$!
 stop() { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$srv"; }
-if ! python3 - "$port" "$server" <<'PY'; then
+if ! python3 -I - "$port" "$server" <<'PY'; then
 import os, socket, sys, time
 port, pid = int(sys.argv[1]), int(sys.argv[2])
 deadline = time.monotonic() + 60
@@ -78,11 +98,15 @@ fi
 
 candidate=$SRB_CANDIDATE
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
 export HTTPBIN_URL="http://127.0.0.1:$port"
-/bin/bash -c 'run=$1; shift; "$@" </dev/null' candidate-runner "$run" /bin/bash "$candidate"
-status=$?
-cd / && rm -rf "$run"
-stop
-if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi
-exit "$status"
+# The runner replaces this process (exec), so the role in its argument
+# list is gone before the candidate starts; the server stays its child.
+# It runs the candidate, stops the server (SIGTERM; this shell reaps it),
+# removes the scratch folders and reports the candidate's status, 64-78
+# as 1.
+exec /bin/bash -c 'run=$1 srv=$2 server=$3; shift 3; "$@" </dev/null; status=$?
+kill "$server" 2>/dev/null
+for _ in $(seq 1 100); do kill -0 "$server" 2>/dev/null || break; sleep 0.05; done
+cd / && rm -rf "$run" "$srv"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" "$srv" "$server" /bin/bash "$candidate"

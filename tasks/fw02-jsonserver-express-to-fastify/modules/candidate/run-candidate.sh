@@ -16,6 +16,22 @@
 # so the role in this process's argument list is gone before the candidate
 # starts.
 #
+# The tree's code never runs as the candidate's user when srb serves its
+# launcher (SRB_LAUNCH, docs/PROGSEP.md): `node` and `nodejs` first on the
+# candidate's PATH are wrappers that have the launcher run /usr/bin/node
+# as a user of its own, apart from the candidate's processes and files (as
+# the candidate's user, the server could ptrace this runner and make every
+# run pass: forge-pass), and SRB_RUN runs any other command that way; the
+# program $JSON_SERVER names is not executable (it is run with node). That
+# user may read what this user's group may, so the scratch folder and the
+# prepared tree are opened to the group, never made writable by it. Each
+# runs in a copy of its working folder (the launcher's --copy-cwd), so
+# what it writes there (the database file, a snapshot) comes back into the
+# candidate's folder when it ends (a server stopped with SIGTERM: the
+# wrapper waits for it), never over a file only the candidate may read.
+# Without the launcher (an image built before it) the candidate runs node
+# itself, as before, and SRB_RUN runs its command as it is.
+#
 # Exit status: the candidate's, except that a candidate status in 64-78 is
 # reported as 1, so only this runner says "this tree could not be tested":
 # 64 unknown role, 66 no tree or no candidate, 70 no scratch folder, 71 the
@@ -52,8 +68,28 @@ bin=$(cd "$pkg/tree" && node -e 'const p = require("./package.json"); const b = 
 
 run=$(mktemp -d "$SRB_WORK/run.XXXXXX") || fault 70 "cannot create a scratch folder under $SRB_WORK"
 candidate=$SRB_CANDIDATE
+launch="$run.launch"
+mkdir "$launch" || fault 70 "cannot create $launch"
+unset NODE_ENV
+if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
+	umask 022
+	chmod g+x "$SRB_WORK" "$SRB_WORK/build" && chmod -R g+rX "$pkg" && chmod a-x "$bin" && chmod 750 "$run" ||
+		fault 70 "cannot open the scratch folder to the group"
+	# The launched program's PATH is the candidate's without the
+	# wrappers.
+	{
+		for n in node nodejs; do
+			printf '#!/bin/sh\nexec %q --socket %q --copy-cwd -- /usr/bin/env PATH=%q /usr/bin/node "$@"\n' "$SRB_LAUNCH" "$SRB_LAUNCH_SOCKET" "$PATH" >"$launch/$n"
+		done
+		printf '#!/bin/sh\nexec %q --socket %q --copy-cwd -- /usr/bin/env PATH=%q "$@"\n' "$SRB_LAUNCH" "$SRB_LAUNCH_SOCKET" "$PATH" >"$launch/srb-run"
+	} && chmod 755 "$launch" "$launch"/* || fault 70 "cannot write the launcher's wrappers"
+	export PATH="$launch:$PATH"
+else
+	printf '#!/bin/sh\nexec "$@"\n' >"$launch/srb-run" && chmod 755 "$launch" "$launch/srb-run" || fault 70 "cannot write $launch/srb-run"
+fi
+export SRB_RUN="$launch/srb-run"
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD NODE_ENV
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
 export JSON_SERVER="$bin"
-exec /bin/bash -c 'run=$1; shift; "$@" </dev/null; status=$?; cd / && rm -rf "$run"
-if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" /bin/bash "$candidate"
+exec /bin/bash -c 'run=$1 launch=$2; shift 2; "$@" </dev/null; status=$?; cd / && rm -rf "$run" "$launch"
+if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" "$launch" /bin/bash "$candidate"

@@ -1,0 +1,450 @@
+package progsep
+
+// A launch with --copy-cwd ([Request.CopyCwd]): the program runs in a
+// copy of its caller's working folder, a folder of the launched uid's,
+// and when it and everything it started are gone, what it wrote there
+// comes back into the caller's folder (docs/PROGSEP.md, "Files the
+// program writes"). Each side of the copy runs on an OS thread of its own
+// whose file-system identity (fsuid, fsgid, supplementary groups) is the
+// side's user's, so the broker's root reads and writes nothing for it:
+//
+//   - in: read as the launched uid (it copies only what the caller's group
+//     may read), written as the launched uid into its folder;
+//   - back: read as the launched uid (its own files, with none of its
+//     processes left), written as the caller, through an [os.Root] at
+//     the caller's folder (no link leads out of it), and only where the
+//     program could have written had it run there with the caller's
+//     rights over what it could read: a file it creates, or one the copy
+//     carried in (the caller's group could read it) and that it changed.
+//     A file of the caller's that the program could not read (0600, a
+//     candidate's expectations), a link, a folder's place taken by
+//     something else: never written. Nothing is removed from the
+//     caller's folder.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// Bounds of one copy (in or back): past them the launch fails.
+const (
+	MaxCopyEntries = 20000
+	MaxCopyBytes   = 1 << 30
+)
+
+// Creds is a file-system identity a copy runs as: nil is this process's.
+type Creds struct {
+	UID, GID int
+	Groups   []int
+}
+
+// fileID tells a file the copy made from the same file changed (ctime
+// cannot be set back).
+type fileID struct {
+	ino   uint64
+	size  int64
+	mtime syscall.Timespec
+	ctime syscall.Timespec
+}
+
+// Copied is what [CopyIn] put in the program's folder: each regular file
+// (slash-separated, relative) as it left it.
+type Copied map[string]fileID
+
+func idOf(fi fs.FileInfo) (fileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, false
+	}
+	return fileID{ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, true
+}
+
+// asThread runs fn on an OS thread of its own whose fsuid, fsgid and
+// supplementary groups are c's (c nil: this process's); a thread whose
+// identity changed is never given back to the runtime (it ends with fn).
+func asThread(c *Creds, fn func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if c == nil {
+			defer runtime.UnlockOSThread()
+		} else if err := setThreadCreds(c); err != nil {
+			done <- fmt.Errorf("the copy's identity (uid %d): %w", c.UID, err)
+			return
+		}
+		done <- fn()
+	}()
+	return <-done
+}
+
+// setThreadCreds sets the calling thread's (never the process's: the raw
+// system calls, not syscall.Setgroups and its like, which apply to every
+// thread) supplementary groups, fsgid and fsuid to c's. A fsuid other than
+// 0 drops the file-system capabilities from the thread's effective set.
+func setThreadCreds(c *Creds) error {
+	gids := make([]uint32, len(c.Groups))
+	for i, g := range c.Groups {
+		gids[i] = uint32(g)
+	}
+	var p unsafe.Pointer
+	if len(gids) > 0 {
+		p = unsafe.Pointer(&gids[0])
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_SETGROUPS, uintptr(len(gids)), uintptr(p), 0); e != 0 {
+		return fmt.Errorf("setgroups: %w", e)
+	}
+	syscall.RawSyscall(syscall.SYS_SETFSGID, uintptr(c.GID), 0, 0)
+	syscall.RawSyscall(syscall.SYS_SETFSUID, uintptr(c.UID), 0, 0)
+	// setfs[ug]id answer the previous value and fail silently: an invalid
+	// id (-1) changes nothing and reads the current one back.
+	if r, _, _ := syscall.RawSyscall(syscall.SYS_SETFSGID, uintptr(^uint32(0)), 0, 0); int(uint32(r)) != c.GID {
+		return fmt.Errorf("setfsgid %d: still %d", c.GID, uint32(r))
+	}
+	if r, _, _ := syscall.RawSyscall(syscall.SYS_SETFSUID, uintptr(^uint32(0)), 0, 0); int(uint32(r)) != c.UID {
+		return fmt.Errorf("setfsuid %d: still %d", c.UID, uint32(r))
+	}
+	return nil
+}
+
+// budget counts a copy's entries and bytes against its bounds.
+type budget struct {
+	entries int
+	bytes   int64
+}
+
+func (b *budget) take(n int64) error {
+	b.entries++
+	b.bytes += n
+	if b.entries > MaxCopyEntries || b.bytes > MaxCopyBytes {
+		return fmt.Errorf("the working folder's copy is past its bounds (%d entries, %d bytes)", MaxCopyEntries, MaxCopyBytes)
+	}
+	return nil
+}
+
+// CopyIn copies the folder src into dst (an empty folder as's may write)
+// as as: folders it may list, regular files it may read, links as links;
+// what as cannot read, and anything else (FIFOs, sockets, devices), is
+// left out. Modes (permission bits only) and modification times are kept.
+func CopyIn(src, dst string, as *Creds) (Copied, error) {
+	copied := Copied{}
+	err := asThread(as, func() error {
+		from, err := os.OpenRoot(src)
+		if err != nil {
+			return err
+		}
+		defer from.Close()
+		to, err := os.OpenRoot(dst)
+		if err != nil {
+			return err
+		}
+		defer to.Close()
+		var b budget
+		return fs.WalkDir(from.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if p == "." {
+				return err
+			}
+			if err != nil {
+				// A folder it may not list: left out.
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			fi, err := from.Lstat(p)
+			if err != nil {
+				return nil
+			}
+			if err := b.take(fi.Size()); err != nil {
+				return err
+			}
+			switch {
+			case fi.IsDir():
+				if err := to.Mkdir(p, 0o700); err != nil {
+					return err
+				}
+				// Its mode once its content is in: see below.
+			case fi.Mode()&fs.ModeSymlink != 0:
+				target, err := from.Readlink(p)
+				if err != nil {
+					return nil
+				}
+				if err := to.Symlink(target, p); err != nil {
+					return err
+				}
+			case fi.Mode().IsRegular():
+				ok, err := copyFile(from, p, to, p, fi.Mode().Perm(), true)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return nil
+				}
+				to.Chtimes(p, fi.ModTime(), fi.ModTime())
+				if got, err := to.Lstat(p); err == nil {
+					if id, ok := idOf(got); ok {
+						copied[p] = id
+					}
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Folders get their modes (and times) last, so a read-only one still
+	// took its content.
+	err = asThread(as, func() error {
+		from, err := os.OpenRoot(src)
+		if err != nil {
+			return err
+		}
+		defer from.Close()
+		to, err := os.OpenRoot(dst)
+		if err != nil {
+			return err
+		}
+		defer to.Close()
+		return fs.WalkDir(to.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || p == "." || !d.IsDir() {
+				return nil
+			}
+			if fi, err := from.Lstat(p); err == nil && fi.IsDir() {
+				defer to.Chtimes(p, fi.ModTime(), fi.ModTime())
+				defer to.Chmod(p, fi.Mode().Perm()|0o700)
+			}
+			return nil
+		})
+	})
+	return copied, err
+}
+
+// copyFile copies the regular file p of from to q of to (created with
+// perm, or, unless create, truncated), reading it without following a
+// link or blocking on a FIFO; it reports false, with no error, when p
+// cannot be read or is no regular file.
+func copyFile(from *os.Root, p string, to *os.Root, q string, perm fs.FileMode, create bool) (bool, error) {
+	in, err := from.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return false, nil
+	}
+	defer in.Close()
+	if fi, err := in.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false, nil
+	}
+	return true, writeFrom(in, to, q, perm, create)
+}
+
+func writeFrom(in io.Reader, to *os.Root, q string, perm fs.FileMode, create bool) error {
+	flag := os.O_WRONLY | syscall.O_NOFOLLOW
+	if create {
+		flag |= os.O_CREATE | os.O_EXCL
+	} else {
+		flag |= os.O_TRUNC
+	}
+	out, err := to.OpenFile(q, flag, perm)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// backItem is one entry of the program's folder on its way back: a
+// folder (f nil) or an open regular file.
+type backItem struct {
+	p    string
+	dir  bool
+	perm fs.FileMode
+	f    *os.File
+	link string // a link's target (f nil, dir false)
+}
+
+// localLink says whether a link's target leads only to its own folder or
+// below: relative, with no "..". Such a link the program left (a shared
+// library's libfoo.so -> libfoo.so.1) comes back; any other is left out,
+// since the caller would follow it wherever the program chose.
+func localLink(target string) bool {
+	if target == "" || path.IsAbs(target) {
+		return false
+	}
+	for _, c := range strings.Split(target, "/") {
+		if c == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// CopyBack brings what the program wrote in its folder (work, read as
+// launched, once none of its processes is left) back into the caller's
+// folder dst, written as caller: folders it made, files it made, and
+// files the copy carried in ([CopyIn]'s copied) that it changed, where
+// dst holds a regular file the copy carried in (never one the program
+// could not read) or nothing; links it left whose target stays in their
+// folder ([localLink]) where dst holds nothing. Other links, FIFOs and
+// the like are not brought back; nothing is removed from dst; a name the
+// caller made meanwhile, or where the caller may not write, keeps what it
+// holds. It returns the first error (a full disk, the bounds) and the
+// number of entries written.
+func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, error) {
+	items := make(chan backItem)
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		readErr <- asThread(launched, func() error {
+			defer close(items)
+			from, err := os.OpenRoot(work)
+			if err != nil {
+				return err
+			}
+			defer from.Close()
+			var b budget
+			return fs.WalkDir(from.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+				if p == "." {
+					return err
+				}
+				if err != nil {
+					if d != nil && d.IsDir() {
+						return fs.SkipDir
+					}
+					return nil
+				}
+				fi, err := from.Lstat(p)
+				if err != nil {
+					return nil
+				}
+				if err := b.take(fi.Size()); err != nil {
+					return err
+				}
+				it := backItem{p: p, perm: fi.Mode().Perm() & 0o777}
+				switch {
+				case fi.IsDir():
+					it.dir = true
+				case fi.Mode().IsRegular():
+					if id, ok := idOf(fi); ok && copied[p] == id {
+						return nil // carried in, unchanged
+					}
+					f, err := from.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+					if err != nil {
+						return nil
+					}
+					if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+						f.Close()
+						return nil
+					}
+					it.f = f
+				case fi.Mode()&fs.ModeSymlink != 0:
+					target, err := from.Readlink(p)
+					if err != nil || !localLink(target) {
+						return nil
+					}
+					it.link = target
+				default:
+					return nil
+				}
+				select {
+				case items <- it:
+					return nil
+				case <-stop:
+					if it.f != nil {
+						it.f.Close()
+					}
+					return errors.New("stopped")
+				}
+			})
+		})
+	}()
+	var once sync.Once
+	halt := func() {
+		once.Do(func() { close(stop) })
+		for it := range items {
+			if it.f != nil {
+				it.f.Close()
+			}
+		}
+	}
+	written := 0
+	werr := asThread(caller, func() error {
+		to, err := os.OpenRoot(dst)
+		if err != nil {
+			return err
+		}
+		defer to.Close()
+		skip := map[string]bool{} // folders of work whose place in dst is not a folder
+		for it := range items {
+			if skip[path.Dir(it.p)] {
+				if it.dir {
+					skip[it.p] = true
+				}
+				if it.f != nil {
+					it.f.Close()
+				}
+				continue
+			}
+			fi, lerr := to.Lstat(it.p)
+			if it.dir {
+				switch {
+				case lerr == nil && fi.IsDir():
+				case errors.Is(lerr, fs.ErrNotExist):
+					if err := to.Mkdir(it.p, (it.perm|0o700)&^0o022); err != nil {
+						skip[it.p] = true
+					}
+				default:
+					skip[it.p] = true
+				}
+				continue
+			}
+			create := errors.Is(lerr, fs.ErrNotExist)
+			if it.f == nil {
+				// A link: only where dst holds nothing.
+				if create {
+					if err := to.Symlink(it.link, it.p); err == nil {
+						written++
+					}
+				}
+				continue
+			}
+			_, carried := copied[it.p]
+			var err error
+			if create || (lerr == nil && fi.Mode().IsRegular() && carried) {
+				// Never writable by the caller's group (every launched
+				// program is in it).
+				err = writeFrom(it.f, to, it.p, it.perm&^0o022, create)
+				switch {
+				case err == nil:
+					written++
+				case errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrPermission):
+					// The caller made that name meanwhile, or may not
+					// write there itself: its own file or folder wins.
+					err = nil
+				}
+			}
+			it.f.Close()
+			if err != nil {
+				return fmt.Errorf("bring back %s: %w", it.p, err)
+			}
+		}
+		return nil
+	})
+	// The reader stops (its sends answered by stop) whenever the writer
+	// did not take everything.
+	halt()
+	rerr := <-readErr
+	if werr != nil {
+		return written, werr
+	}
+	return written, rerr
+}
