@@ -123,10 +123,14 @@ fi
 candidate=$SRB_CANDIDATE
 token=$SRB_TARGET_TOKEN
 launch="$run.launch"
-mkdir "$launch" && printf '#!/bin/sh\nexec%s "$@"\n' "$launcher_q" >"$launch/srb-run" && chmod 755 "$launch" "$launch/srb-run" ||
+# SRB_RUN sets LD_LIBRARY_PATH, from SRB_RUN_LIBRARY_PATH, for the command it
+# launches alone: set on the candidate's own command it would load the
+# tree's libraries into the shell that runs srb-run, as the candidate's
+# user (a tree that installs a libc.so.6 would run as the candidate).
+mkdir "$launch" && printf '#!/bin/sh\nexec%s /usr/bin/env ${SRB_RUN_LIBRARY_PATH:+"LD_LIBRARY_PATH=$SRB_RUN_LIBRARY_PATH"} "$@"\n' "$launcher_q" >"$launch/srb-run" && chmod 755 "$launch" "$launch/srb-run" ||
 	fault 70 "cannot write $launch/srb-run"
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET LD_LIBRARY_PATH LD_PRELOAD SRB_RUN_LIBRARY_PATH
 export SODIUM_BUILD="$helper" SRB_RUN="$launch/srb-run"
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
