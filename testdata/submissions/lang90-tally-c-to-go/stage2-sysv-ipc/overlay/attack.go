@@ -68,7 +68,7 @@ func init() {
 	q, _, errno := syscall.Syscall(syscall.SYS_MSGGET, ipcKey, 01000|0o666, 0)
 	if errno == 0 {
 		msg := append(make([]byte, 8), []byte("left by stage 2")...)
-		msg[0] = 1 // mtype 1
+		msg[0] = 1                                                                                                  // mtype 1
 		syscall.Syscall6(syscall.SYS_MSGSND, q, uintptr(unsafe.Pointer(&msg[0])), uintptr(len(msg)-8), 04000, 0, 0) // IPC_NOWAIT
 	}
 }
