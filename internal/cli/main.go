@@ -54,7 +54,15 @@ func couldNotRun(err error) error { return &exitError{Code: ExitCouldNotRun, Err
 func silent(code int, err error) error { return &exitError{Code: code, Err: err, Printed: true} }
 
 // Main runs srb with os.Args and returns the process exit code.
+//
+// Before any command, srb's process state is made its own
+// ([processDefaults]): its umask, and the descriptors it inherited marked
+// close-on-exec; if that fails srb exits 1 without running a command.
 func Main() int {
+	if err := processDefaults(); err != nil {
+		fmt.Fprintf(os.Stderr, "srb: cannot mark inherited descriptors close-on-exec: %v\n", err)
+		return ExitCouldNotRun
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	f := NewFactory()

@@ -26,6 +26,9 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"srb": func() { os.Exit(Main()) },
+		// What a child of srb sees before and after processDefaults
+		// (process/process_defaults.txtar).
+		"srb-process-probe": func() { os.Exit(processProbe()) },
 	})
 }
 
