@@ -2,8 +2,10 @@ package hostuser
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,5 +126,57 @@ func TestClearSharedRemovesWhatTheUserLeft(t *testing.T) {
 	}
 	if _, err := os.Lstat(keep); err != nil {
 		t.Errorf("a link's target went: %v", err)
+	}
+}
+
+// TestClearSharedRemovesSysVIPC (fixture stage2-sysv-ipc): a program run
+// as the swept uid X creates a shared-memory segment, a message queue and
+// a semaphore set; ClearShared(X) removes all three, and leaves those of
+// another uid Y. Without the IPC sweep X's objects outlived the ladder.
+func TestClearSharedRemovesSysVIPC(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("as root")
+	}
+	ipcmk, err := exec.LookPath("ipcmk")
+	if err != nil {
+		t.Skip("no ipcmk (util-linux)")
+	}
+	x, y := Base+424252, Base+424253
+	mk := func(uid int, args ...string) {
+		t.Helper()
+		cmd := exec.Command(ipcmk, args...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("ipcmk %v as %d: %v: %s", args, uid, err, out)
+		}
+	}
+	owned := func(uid int) (n int) {
+		t.Helper()
+		for _, k := range sysvIPC {
+			ids, err := ipcOwnedBy("/proc/sysvipc/"+k.table, k.idColumn, uid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(ids)
+		}
+		return n
+	}
+	t.Cleanup(func() { ClearIPC(x); ClearIPC(y) })
+	for _, uid := range []int{x, y} {
+		mk(uid, "-M", "65536", "-p", "0666")
+		mk(uid, "-Q", "-p", "0666")
+		mk(uid, "-S", "1", "-p", "0666")
+	}
+	if got := owned(x); got != 3 {
+		t.Fatalf("before: %d System V objects of uid %d, want 3", got, x)
+	}
+	if err := ClearShared(x); err != nil {
+		t.Fatal(err)
+	}
+	if got := owned(x); got != 0 {
+		t.Errorf("after ClearShared: %d System V objects of uid %d left, want 0", got, x)
+	}
+	if got := owned(y); got != 3 {
+		t.Errorf("after ClearShared(%d): %d System V objects of uid %d, want its 3 untouched", x, got, y)
 	}
 }

@@ -176,7 +176,11 @@ var SharedTmp = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mque
 
 // ClearShared removes everything uid owns in [SharedTmp] and
 // os.TempDir() (and in every folder there that every user may write in,
-// at any depth), never following a link. A uid below [Base] is refused
+// at any depth), never following a link, and the System V IPC objects
+// (shared memory, message queues, semaphore sets) of this IPC namespace
+// that uid owns or created ([ClearIPC]): a stage-2 program on --host
+// left a 64 MiB shared-memory segment and a message queue that outlived
+// the ladder (fixture stage2-sysv-ipc, issue 14). A uid below [Base] is refused
 // (nothing is removed). The walk holds each folder open and works
 // relative to it (openat with O_NOFOLLOW, fstatat, unlinkat): a folder
 // another user swaps for a link while the walk runs cannot turn a
@@ -203,7 +207,93 @@ func ClearShared(uid int) error {
 		}
 		unix.Close(fd)
 	}
+	if err := ClearIPC(uid); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// sysvIPC are the System V IPC object kinds: the /proc/sysvipc table
+// each is listed in, the column of its identifier, and how one is
+// removed by identifier (IPC_RMID).
+var sysvIPC = []struct {
+	table, idColumn string
+	remove          func(id int) error
+}{
+	{"shm", "shmid", func(id int) error { _, err := unix.SysvShmCtl(id, unix.IPC_RMID, nil); return err }},
+	{"msg", "msqid", func(id int) error {
+		_, _, e := unix.Syscall(unix.SYS_MSGCTL, uintptr(id), unix.IPC_RMID, 0)
+		return errnoErr(e)
+	}},
+	{"sem", "semid", func(id int) error {
+		_, _, e := unix.Syscall6(unix.SYS_SEMCTL, uintptr(id), 0, unix.IPC_RMID, 0, 0, 0)
+		return errnoErr(e)
+	}},
+}
+
+func errnoErr(e unix.Errno) error {
+	if e == 0 {
+		return nil
+	}
+	return e
+}
+
+// ClearIPC removes every System V IPC object of the caller's IPC
+// namespace whose owner (uid) or creator (cuid) is uid, as listed in
+// /proc/sysvipc/{shm,msg,sem}; a shared-memory segment still attached is
+// destroyed when its last process detaches (ClearShared's callers have
+// killed them first). A uid below [Base] is refused (nothing is
+// removed). An object gone before it is removed is no error; a table
+// that cannot be read (no /proc, a kernel without System V IPC) is
+// skipped.
+func ClearIPC(uid int) error {
+	if uid < Base {
+		return nil // never a user of this machine's own
+	}
+	var errs []error
+	for _, k := range sysvIPC {
+		ids, err := ipcOwnedBy("/proc/sysvipc/"+k.table, k.idColumn, uid)
+		if err != nil {
+			continue
+		}
+		for _, id := range ids {
+			if err := k.remove(id); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EIDRM) {
+				errs = append(errs, fmt.Errorf("remove System V %s %d of uid %d: %w", k.table, id, uid, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ipcOwnedBy reads a /proc/sysvipc table (a header line naming the
+// columns, then one object a line) and returns the identifiers of the
+// objects whose uid or cuid column is uid.
+func ipcOwnedBy(table, idColumn string, uid int) ([]int, error) {
+	data, err := os.ReadFile(table)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	head := strings.Fields(lines[0])
+	col := func(name string) int { return slices.Index(head, name) }
+	ic, uc, cc := col(idColumn), col("uid"), col("cuid")
+	if ic < 0 || uc < 0 || cc < 0 {
+		return nil, fmt.Errorf("%s: no %s, uid or cuid column", table, idColumn)
+	}
+	var ids []int
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if len(f) != len(head) {
+			continue
+		}
+		if f[uc] != strconv.Itoa(uid) && f[cc] != strconv.Itoa(uid) {
+			continue
+		}
+		if id, err := strconv.Atoi(f[ic]); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
 }
 
 // clearAt removes what uid owns in the folder open as dfd (shown as
