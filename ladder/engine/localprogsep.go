@@ -36,20 +36,30 @@ import (
 // it started is ended, its uid swept and what it left in the shared
 // temporary folders removed.
 
-// launchClient is the client's path and how many sessions use it.
-var launchClient struct {
+// launchClients are the clients' folders, one per base folder (a
+// session's [Local.Base]), each with how many sessions use it. One client
+// for the whole process, made in the first session's base, vanished
+// under every other session when that base went (a test's tmpfs
+// unmounted while another test's sessions ran: "srb-launch: not found").
+var launchClients struct {
 	sync.Mutex
+	m map[string]*launchClient
+}
+
+type launchClient struct {
 	dir  string
 	refs int
 }
 
-// acquireLaunchClient returns the path of srb-launch: this executable
-// copied once into a folder of root's that every user may read and run
-// from, removed when the last session using it releases it.
+// acquireLaunchClient returns the path of srb-launch for sessions under
+// base: this executable copied once into a folder of root's there that
+// every user may read and run from, removed when the last session using
+// it releases it ([releaseLaunchClient] with the same base).
 func acquireLaunchClient(base string) (string, error) {
-	launchClient.Lock()
-	defer launchClient.Unlock()
-	if launchClient.dir == "" {
+	launchClients.Lock()
+	defer launchClients.Unlock()
+	lc := launchClients.m[base]
+	if lc == nil {
 		exe, err := os.Executable()
 		if err != nil {
 			return "", err
@@ -66,18 +76,28 @@ func acquireLaunchClient(base string) (string, error) {
 			os.RemoveAll(dir)
 			return "", err
 		}
-		launchClient.dir = dir
+		if launchClients.m == nil {
+			launchClients.m = map[string]*launchClient{}
+		}
+		lc = &launchClient{dir: dir}
+		launchClients.m[base] = lc
 	}
-	launchClient.refs++
-	return filepath.Join(launchClient.dir, progsep.ClientName), nil
+	lc.refs++
+	return filepath.Join(lc.dir, progsep.ClientName), nil
 }
 
-func releaseLaunchClient() {
-	launchClient.Lock()
-	defer launchClient.Unlock()
-	if launchClient.refs--; launchClient.refs == 0 && launchClient.dir != "" {
-		os.RemoveAll(launchClient.dir)
-		launchClient.dir = ""
+// releaseLaunchClient releases one use of base's client, removing it
+// with its last.
+func releaseLaunchClient(base string) {
+	launchClients.Lock()
+	defer launchClients.Unlock()
+	lc := launchClients.m[base]
+	if lc == nil {
+		return
+	}
+	if lc.refs--; lc.refs == 0 {
+		os.RemoveAll(lc.dir)
+		delete(launchClients.m, base)
 	}
 }
 
@@ -102,6 +122,7 @@ func copyExecutable(src, dst string) error {
 type localLauncher struct {
 	broker *progsep.Broker
 	client string
+	base   string // the base folder its client was acquired under
 	sock   string
 }
 
@@ -115,7 +136,7 @@ func (c *localContainer) startLauncher(base string) ([]string, error) {
 	sock := filepath.Join(c.root, ".launch.sock")
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
-		releaseLaunchClient()
+		releaseLaunchClient(base)
 		return nil, fmt.Errorf("launcher: %w", err)
 	}
 	ln.SetUnlinkOnClose(true)
@@ -123,16 +144,16 @@ func (c *localContainer) startLauncher(base string) ([]string, error) {
 		err = os.Chmod(sock, 0o660)
 	} else {
 		ln.Close()
-		releaseLaunchClient()
+		releaseLaunchClient(base)
 		return nil, fmt.Errorf("launcher: %w", err)
 	}
 	homes := filepath.Join(c.root, ".launch")
 	if err := os.Mkdir(homes, 0o711); err != nil {
 		ln.Close()
-		releaseLaunchClient()
+		releaseLaunchClient(base)
 		return nil, fmt.Errorf("launcher: %w", err)
 	}
-	c.launcher = &localLauncher{client: client, sock: sock}
+	c.launcher = &localLauncher{client: client, base: base, sock: sock}
 	c.launcher.broker = progsep.Serve(ln, c.uid, c.launch)
 	return []string{"SRB_LAUNCH=" + client, progsep.SocketEnv + "=" + sock}, nil
 }
@@ -146,7 +167,7 @@ func (c *localContainer) stopLauncher() {
 		return
 	}
 	c.launcher.broker.Close()
-	releaseLaunchClient()
+	releaseLaunchClient(c.launcher.base)
 }
 
 // launch is the session's [progsep.Launch].
