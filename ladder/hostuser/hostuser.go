@@ -180,8 +180,8 @@ var SharedTmp = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mque
 // (shared memory, message queues, semaphore sets) of this IPC namespace
 // that uid owns or created ([ClearIPC]): a stage-2 program on --host
 // left a 64 MiB shared-memory segment and a message queue that outlived
-// the ladder (fixture stage2-sysv-ipc, issue 14). A uid below [Base] is refused
-// (nothing is removed). The walk holds each folder open and works
+// the ladder (fixture stage2-sysv-ipc, issue 14). A uid below [Base] is
+// refused (nothing is removed). The walk holds each folder open and works
 // relative to it (openat with O_NOFOLLOW, fstatat, unlinkat): a folder
 // another user swaps for a link while the walk runs cannot turn a
 // removal towards a file elsewhere (a break attempt did that to a path
@@ -281,12 +281,10 @@ func ipcOwnedBy(table, idColumn string, uid int) ([]int, error) {
 		return nil, fmt.Errorf("%s: no %s, uid or cuid column", table, idColumn)
 	}
 	var ids []int
+	u := strconv.Itoa(uid)
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
-		if len(f) != len(head) {
-			continue
-		}
-		if f[uc] != strconv.Itoa(uid) && f[cc] != strconv.Itoa(uid) {
+		if len(f) != len(head) || (f[uc] != u && f[cc] != u) {
 			continue
 		}
 		if id, err := strconv.Atoi(f[ic]); err == nil {
