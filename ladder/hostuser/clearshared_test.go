@@ -131,8 +131,8 @@ func TestClearSharedRemovesWhatTheUserLeft(t *testing.T) {
 
 // TestClearSharedRemovesSysVIPC (fixture stage2-sysv-ipc): a program run
 // as the swept uid X creates a shared-memory segment, a message queue and
-// a semaphore set; ClearShared(X) removes all three, and leaves those of
-// another uid Y. Without the IPC sweep X's objects outlived the ladder.
+// a semaphore set, and a second segment whose owner it sets to root;
+// ClearShared(X) removes all four, and leaves those of another uid Y. Without the IPC sweep X's objects outlived the ladder.
 func TestClearSharedRemovesSysVIPC(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("as root")
@@ -167,14 +167,35 @@ func TestClearSharedRemovesSysVIPC(t *testing.T) {
 		mk(uid, "-Q", "-p", "0666")
 		mk(uid, "-S", "1", "-p", "0666")
 	}
-	if got := owned(x); got != 3 {
-		t.Fatalf("before: %d System V objects of uid %d, want 3", got, x)
+	// A fourth, a segment X gave away: its owner may set its uid to any
+	// other (IPC_SET; done here as root), but not its creator (cuid).
+	mk(x, "-M", "4096", "-p", "0666")
+	shm, err := ipcOwnedBy("/proc/sysvipc/shm", "shmid", x)
+	if err != nil || len(shm) != 2 {
+		t.Fatalf("uid %d's segments: %v %v, want 2", x, shm, err)
+	}
+	var ds unix.SysvShmDesc
+	if _, err := unix.SysvShmCtl(shm[1], unix.IPC_STAT, &ds); err != nil {
+		t.Fatal(err)
+	}
+	ds.Perm.Uid = 0
+	if _, err := unix.SysvShmCtl(shm[1], unix.IPC_SET, &ds); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := unix.SysvShmCtl(shm[1], unix.IPC_STAT, &ds); err != nil || ds.Perm.Uid != 0 || ds.Perm.Cuid != uint32(x) {
+		t.Fatalf("the given-away segment: uid %d cuid %d (%v), want 0 and %d", ds.Perm.Uid, ds.Perm.Cuid, err, x)
+	}
+	if got := owned(x); got != 4 {
+		t.Fatalf("before: %d System V objects of uid %d, want 4", got, x)
 	}
 	if err := ClearShared(x); err != nil {
 		t.Fatal(err)
 	}
 	if got := owned(x); got != 0 {
 		t.Errorf("after ClearShared: %d System V objects of uid %d left, want 0", got, x)
+	}
+	if _, err := unix.SysvShmCtl(shm[1], unix.IPC_STAT, &ds); err == nil {
+		t.Errorf("the segment uid %d gave root is still there after ClearShared(%d)", x, x)
 	}
 	if got := owned(y); got != 3 {
 		t.Errorf("after ClearShared(%d): %d System V objects of uid %d, want its 3 untouched", x, got, y)
