@@ -102,14 +102,19 @@ type CandidateRun struct {
 	// the side's warm-up and snapshot when this run was its first. A
 	// round's budget does not count them (agent.Config.Uncounted).
 	UpkeepSec float64
+	// Seq is the run's place (1-based) in its adjudication's schedule of
+	// reruns, whose order is drawn at random; 0 for a run of the round
+	// (try_test).
+	Seq int
 }
 
 // Map returns the run as verification.json records it:
 // target, exit_code, passed, timed_out, duration_sec (3 dp), reaped,
 // stdout, stderr, infrastructure_fault: true only for a fault, and
 // harness_error only when srb could not carry the run out, limit_hit
-// only when a container limit was reached, and upkeep_sec (3 dp) when
-// measured.
+// only when a container limit was reached, upkeep_sec (3 dp) when
+// measured, and rerun (the run's place in its adjudication's random
+// schedule) for an adjudicator's rerun.
 func (r CandidateRun) Map() map[string]any {
 	m := map[string]any{
 		"target":       r.Target,
@@ -132,6 +137,9 @@ func (r CandidateRun) Map() map[string]any {
 	}
 	if r.UpkeepSec > 0 {
 		m["upkeep_sec"] = round(r.UpkeepSec, 3)
+	}
+	if r.Seq > 0 {
+		m["rerun"] = r.Seq
 	}
 	return m
 }

@@ -2,12 +2,14 @@ package verification
 
 import (
 	"context"
+	cryptorand "crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"maps"
 	"math"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -958,42 +960,10 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 		return adj
 	}
 	adj.Reproduced = 1
-	for adj.Reproduced < need {
-		// Every other rerun runs the submission's tree first: a candidate
-		// that tells the two runs of a pair apart by their order (what the
-		// first run left in the machine's page cache or in /proc/keys,
-		// say), not by the tree's behaviour, and fails when it runs
-		// second, would otherwise reproduce a "break" of a correct port;
-		// with the order turned it fails on State A and is not stable. The
-		// runs are recorded State A's first either way.
-		var o, s CandidateRun
-		if adj.Reproduced%2 == 1 {
-			s = sb.Execute(ctx, c, RoleSubmission)
-			o = sb.Execute(ctx, c, RoleOriginal)
-		} else {
-			o = sb.Execute(ctx, c, RoleOriginal)
-			s = sb.Execute(ctx, c, RoleSubmission)
+	if cfg.RequireDeterministic {
+		if adj.Decision, adj.Reason = reproduce(ctx, cfg, sb, c, adj); adj.Decision != "" {
+			return adj
 		}
-		c.Runs = append(c.Runs, o, s)
-		switch pairVerdict(&o, &s) {
-		case CandidateDiscriminates:
-			adj.Reproduced++
-			continue
-		case CandidateInvalid:
-			side := RoleOriginal
-			if s.Fault {
-				side = RoleSubmission
-			}
-			adj.Decision = DecisionInvalid
-			adj.Reason = fmt.Sprintf("the break held %d time(s) of %d and then the %s tree could not be tested (exit %d), which is a fault of the harness or the tree rather than a verdict about behaviour", adj.Reproduced, need, side, map[bool]int{true: s.ExitCode, false: o.ExitCode}[s.Fault])
-		case CandidateUndecided:
-			adj.Decision = DecisionUndecided
-			adj.Reason = fmt.Sprintf("the break held %d time(s) of %d and then %s", adj.Reproduced, need, undecidedWhy(o, s))
-		default:
-			adj.Decision = DecisionRejected
-			adj.Reason = fmt.Sprintf("the outcome is not stable: it held %d time(s) of %d required", adj.Reproduced, need)
-		}
-		return adj
 	}
 	mechanical := fmt.Sprintf("passes on the original and fails on the submission, reproduced %d/%d", adj.Reproduced, need)
 	if len(cfg.Scope.Allow) == 0 && len(cfg.Scope.Deny) == 0 {
@@ -1048,6 +1018,96 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 	return adj
 }
 
+// reproduce runs a claimed candidate need more times on each tree
+// (HARNESS.md §4.3 reruns; need is adj.RerunsRequired) in an order drawn
+// at random when the adjudication starts and known to nothing the graded
+// side controls: a permutation of need runs of State A and need of the
+// submission, from crypto/rand (cfg.Rand in tests). A candidate that tells
+// its runs apart by their place (a count it keeps in the machine's page
+// cache, say; cache-role, count-role) rather than by the tree's behaviour
+// must guess the whole permutation to fail on every submission run and on
+// no State A run: one chance in C(2·need, need), 20 for the default 3,
+// where a fixed alternation let it win every time. The claimed pair of
+// the round does not count: the adversary chose when to report it.
+//
+// The break holds when every State A run passed and every submission run
+// failed (a fault code on the submission's side counts as its failure, as
+// [CandidateRun.untestableAgainst]). It returns "" and sets adj.Reproduced
+// to need when it held, or the decision and its reason at the first run
+// that ends it: a State A run that faulted (invalid), timed out or could
+// not be carried out (undecided), or failed (rejected); a submission run
+// that timed out or could not be carried out (undecided) or passed
+// (rejected). adj.Reproduced is then how many pairs held before it. The
+// runs are recorded as pairs, State A's first, each with its place in the
+// schedule ([CandidateRun.Seq]).
+func reproduce(ctx context.Context, cfg Config, sb Sandbox, c *Candidate, adj *Adjudication) (decision, reason string) {
+	need := adj.RerunsRequired
+	schedule := shuffledRoles(need, cfg.Rand)
+	var origs, subs []CandidateRun
+	defer func() {
+		for i := range max(len(origs), len(subs)) {
+			if i < len(origs) {
+				c.Runs = append(c.Runs, origs[i])
+			}
+			if i < len(subs) {
+				c.Runs = append(c.Runs, subs[i])
+			}
+		}
+	}()
+	held := func() int {
+		n := 0
+		for i := range min(len(origs), len(subs)) {
+			if o, s := origs[i], subs[i]; o.decided() && o.Passed && !s.Passed && !s.TimedOut && s.Harness == "" {
+				n++
+			}
+		}
+		return n
+	}
+	for seq, role := range schedule {
+		run := sb.Execute(ctx, c, role)
+		run.Seq = seq + 1
+		if role == RoleOriginal {
+			origs = append(origs, run)
+		} else {
+			subs = append(subs, run)
+		}
+		adj.Reproduced = held()
+		switch {
+		case run.Harness != "" || run.TimedOut:
+			return DecisionUndecided, fmt.Sprintf("the break held %d time(s) of %d and then %s", adj.Reproduced, need, undecidedWhy(run))
+		case role == RoleOriginal && run.Fault:
+			return DecisionInvalid, fmt.Sprintf("the break held %d time(s) of %d and then the original tree could not be tested (exit %d), which is a fault of the harness or the tree rather than a verdict about behaviour", adj.Reproduced, need, run.ExitCode)
+		case role == RoleOriginal && !run.Passed:
+			return DecisionRejected, fmt.Sprintf("the outcome is not stable: it held %d time(s) of %d required, then failed on the original (exit %d)", adj.Reproduced, need, run.ExitCode)
+		case role == RoleSubmission && run.Passed:
+			return DecisionRejected, fmt.Sprintf("the outcome is not stable: it held %d time(s) of %d required, then passed on the submission", adj.Reproduced, need)
+		}
+	}
+	return "", ""
+}
+
+// shuffledRoles returns a uniformly random order of n runs of State A and
+// n of the submission, drawn from r (values in [0, 1)) when not nil, else
+// from crypto/rand.
+func shuffledRoles(n int, r func() float64) []string {
+	roles := make([]string, 0, 2*n)
+	for range n {
+		roles = append(roles, RoleOriginal, RoleSubmission)
+	}
+	var seed [32]byte
+	cryptorand.Read(seed[:]) // never fails (crypto/rand's contract since Go 1.24)
+	pick := mrand.New(mrand.NewChaCha8(seed)).IntN
+	if r != nil {
+		pick = func(k int) int { return min(k-1, int(r()*float64(k))) }
+	}
+	for i := len(roles) - 1; i > 0; i-- {
+		j := pick(i + 1)
+		roles[i], roles[j] = roles[j], roles[i]
+	}
+	return roles
+}
+
+
 // invalidPair says why a pair of runs is no break, or "".
 func invalidPair(orig, sub CandidateRun) string {
 	switch pairVerdict(&orig, &sub) {
@@ -1071,9 +1131,9 @@ func invalidPair(orig, sub CandidateRun) string {
 
 // undecidedWhy says why a pair of runs decides nothing: a run timed out
 // or could not be carried out.
-func undecidedWhy(orig, sub CandidateRun) string {
+func undecidedWhy(runs ...CandidateRun) string {
 	var sides []string
-	for _, r := range []CandidateRun{orig, sub} {
+	for _, r := range runs {
 		switch {
 		case r.Harness != "":
 			sides = append(sides, fmt.Sprintf("the run on the %s could not be carried out (%s)", r.Target, r.Harness))
@@ -1189,9 +1249,20 @@ func Opening(cfg Config, a Adversary, tb *agent.Toolbox) string {
 	}
 	parts = append(parts,
 		fmt.Sprintf("You have %s of wall-clock time for this round.", humanDuration(budget)),
-		fmt.Sprintf("A reported candidate is run %d time(s) on both trees, and must pass on the original and fail on the submission every time.", need),
+		reportRule(need),
 		"Paths are written root:relative/path, where the part before the colon names a root (original or workspace).")
 	return strings.Join(parts, "\n\n")
+}
+
+// reportRule is the prompt's sentence on what a reported candidate must
+// do: with need > 1 (the task's reruns, require_deterministic), need more
+// runs on each tree in an order drawn at random; with 1, the pair it was
+// reported on.
+func reportRule(need int) string {
+	if need <= 1 {
+		return "A reported candidate must pass on the original and fail on the submission in the runs it was reported on."
+	}
+	return fmt.Sprintf("A reported candidate is run %d more time(s) on each tree, in an order drawn at random that nothing in the trees can know, and must pass on the original and fail on the submission every time: a test that tells the runs apart by anything but the tree's behaviour does not hold.", need)
 }
 
 func humanDuration(sec float64) string {

@@ -379,7 +379,7 @@ func TestInScopeDifferenceIsBroken(t *testing.T) {
 	}
 	cand := r["candidate"].(map[string]any)
 	runs := cand["runs"].([]any)
-	if len(runs) != 6 || cand["code"] != candLastLine {
+	if len(runs) != 8 || cand["code"] != candLastLine {
 		t.Fatalf("candidate %v", cand)
 	}
 	for i, run := range runs {
@@ -629,16 +629,22 @@ func TestAdjudicateMechanics(t *testing.T) {
 			"passes on the original and fails on the submission, reproduced 3/3, but no adjudicator is configured to rule on the scope", 3},
 		{"broken test", []CandidateRun{fails}, []CandidateRun{fails}, nil, DecisionInvalid, "broken test: it does not pass on the original (exit 1)", 0},
 		{"passes on both", []CandidateRun{pass}, []CandidateRun{pass}, nil, DecisionInvalid, "it passes on the submission too", 0},
-		{"fault during reruns", []CandidateRun{pass, pass, fault}, []CandidateRun{fails}, nil, DecisionInvalid,
+		// The claimed pair does not count: the reruns are three fresh
+		// pairs (here in the order original, submission, ..., the
+		// test's Rand turning the shuffle off).
+		{"fault during reruns", []CandidateRun{pass, pass, pass, fault}, []CandidateRun{fails}, nil, DecisionInvalid,
 			"the break held 2 time(s) of 3 and then the original tree could not be tested (exit 71), which is a fault of the harness or the tree rather than a verdict about behaviour", 2},
-		{"flaky", []CandidateRun{pass}, []CandidateRun{fails, pass}, nil, DecisionRejected, "the outcome is not stable: it held 1 time(s) of 3 required", 1},
+		{"flaky", []CandidateRun{pass}, []CandidateRun{fails, fails, pass}, nil, DecisionRejected,
+			"the outcome is not stable: it held 1 time(s) of 3 required, then passed on the submission", 1},
+		{"fails on the original in a rerun", []CandidateRun{pass, pass, fails}, []CandidateRun{fails}, nil, DecisionRejected,
+			"the outcome is not stable: it held 1 time(s) of 3 required, then failed on the original (exit 1)", 1},
 		// A run killed at candidate_timeout_sec is undecided on either
 		// side, never a break (issue 15): the round is an error.
 		{"timed out on the submission", []CandidateRun{pass}, []CandidateRun{timeout}, nil, DecisionUndecided,
 			"the run on the submission timed out: undecided, which is neither a break nor a survival", 0},
 		{"timed out on the original", []CandidateRun{timeout}, []CandidateRun{fails}, nil, DecisionUndecided,
 			"the run on the original timed out: undecided, which is neither a break nor a survival", 0},
-		{"timed out during reruns", []CandidateRun{pass}, []CandidateRun{fails, timeout}, nil, DecisionUndecided,
+		{"timed out during reruns", []CandidateRun{pass}, []CandidateRun{fails, fails, timeout}, nil, DecisionUndecided,
 			"the break held 1 time(s) of 3 and then the run on the submission timed out: undecided, which is neither a break nor a survival", 1},
 		{"engine failure", []CandidateRun{pass}, []CandidateRun{engineDown}, nil, DecisionUndecided,
 			"the run on the submission could not be carried out (exec in img: container is not running): undecided, which is neither a break nor a survival", 0},
@@ -651,7 +657,7 @@ func TestAdjudicateMechanics(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sb := &replay{runs: map[string][]CandidateRun{RoleOriginal: tc.orig, RoleSubmission: tc.sub}, n: map[string]int{}}
-			cfg := Config{Task: "t", Scope: scope, Reruns: 3, RequireDeterministic: true}
+			cfg := Config{Task: "t", Scope: scope, Reruns: 3, RequireDeterministic: true, Rand: func() float64 { return 0.999 }}
 			if tc.adj != nil {
 				cfg.NewAdjudicator = func() (models.Driver, error) { return scripted(t, "adj", tc.adj...), nil }
 			}
@@ -660,7 +666,7 @@ func TestAdjudicateMechanics(t *testing.T) {
 			if adj.Decision != tc.decision || adj.Reason != tc.reason || adj.Reproduced != tc.repro || adj.RerunsRequired != 3 {
 				t.Errorf("got %s %q reproduced %d", adj.Decision, adj.Reason, adj.Reproduced)
 			}
-			if len(c.Runs) != 2*max(1, sb.n[RoleOriginal]) || sb.n[RoleOriginal] != sb.n[RoleSubmission] {
+			if d := sb.n[RoleOriginal] - sb.n[RoleSubmission]; len(c.Runs) != sb.n[RoleOriginal]+sb.n[RoleSubmission] || d < 0 || d > 1 {
 				t.Errorf("runs %d, original %d, submission %d", len(c.Runs), sb.n[RoleOriginal], sb.n[RoleSubmission])
 			}
 		})
@@ -974,43 +980,99 @@ func TestUpkeepIsNotTheAdversarysBudget(t *testing.T) {
 	}
 }
 
-// orderSandbox is a candidate that tells the two runs of a pair apart by
-// their order, not by the trees (cache-role, key-role: what the first run
-// left in the page cache or /proc/keys): it passes when it runs first in
-// its pair and fails when second. Order records the roles in the order
-// they ran.
-type orderSandbox struct {
+// placeSandbox is a candidate that tells its runs apart by their place,
+// not by the trees: it fails on the runs whose 1-based index (over all its
+// runs) is in Fail and passes on every other. It is what a candidate that
+// keeps a count in the machine's page cache or in /proc/keys can do
+// (cache-role, key-role: the first run leaves a mark the next one sees;
+// count-role: a few files' cached state is a counter). Order records the
+// roles in the order they ran.
+type placeSandbox struct {
 	Sandbox
-	calls int
+	Fail  map[int]bool
 	Order []string
 }
 
-func (o *orderSandbox) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
+func (o *placeSandbox) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
 	o.Order = append(o.Order, role)
-	o.calls++
-	if o.calls%2 == 1 {
-		return CandidateRun{Target: role, ExitCode: 0, Passed: true}
+	if o.Fail[len(o.Order)] {
+		return CandidateRun{Target: role, ExitCode: 1}
 	}
-	return CandidateRun{Target: role, ExitCode: 1}
+	return CandidateRun{Target: role, ExitCode: 0, Passed: true}
 }
 
-// The adjudicator's reruns turn the order of every other pair, so a
-// candidate that fails whenever it runs second "discriminates" in
-// try_test (State A first) but is not stable: never a break of a correct
-// port.
+// A candidate that fails whenever it runs second in a pair discriminates
+// in try_test (State A first) but not in the reruns, whose order it cannot
+// know: not stable, never a break of a correct port; the runs are recorded
+// as pairs, State A's first, each with its place in the schedule.
 func TestOrderGuessIsNotStable(t *testing.T) {
-	sb := &orderSandbox{}
-	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true}
+	sb := &placeSandbox{Fail: map[int]bool{2: true, 4: true, 6: true, 8: true}}
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true, Rand: func() float64 { return 0 }}
 	c := &Candidate{Name: "c", Filename: "c.sh", Code: "true"}
 	adj := adjudicate(context.Background(), cfg, sb, Adversary{ID: "a"}, c, "claim", time.Now)
-	if adj.Decision != DecisionRejected || adj.Reproduced != 1 {
+	// Rand 0 shuffles [A S A S A S] to [S A A S A S] (every j is 0): the
+	// third run (the first rerun, the submission's) passes.
+	if adj.Decision != DecisionRejected || adj.Reproduced != 0 ||
+		adj.Reason != "the outcome is not stable: it held 0 time(s) of 3 required, then passed on the submission" {
 		t.Errorf("got %s %q reproduced %d", adj.Decision, adj.Reason, adj.Reproduced)
 	}
-	want := []string{RoleOriginal, RoleSubmission, RoleSubmission, RoleOriginal}
+	want := []string{RoleOriginal, RoleSubmission, RoleSubmission}
 	if diff := cmp.Diff(want, sb.Order); diff != "" {
 		t.Errorf("run order (-want +got):\n%s", diff)
 	}
-	if len(c.Runs) != 4 || c.Runs[2].Target != RoleOriginal || c.Runs[3].Target != RoleSubmission {
-		t.Errorf("runs recorded %v", c.Runs)
+	if len(c.Runs) != 3 || c.Runs[2].Target != RoleSubmission || c.Runs[2].Seq != 1 || c.Runs[0].Seq != 0 {
+		t.Errorf("runs recorded %+v", c.Runs)
+	}
+}
+
+// A candidate that knows its place among its runs (a counter it keeps in
+// the page cache) and fails on the places it bets are the submission's
+// must guess the reruns' whole order, drawn from crypto/rand: one chance
+// in C(6,3) = 20 for three reruns. With the order fixed (the earlier
+// alternation) the right bet won every time and broke a correct port.
+// Against 400 adjudications the expected number upheld is 20 (standard
+// deviation 4.4); the bounds are about five deviations away.
+func TestPlaceGuessMustGuessTheWholeOrder(t *testing.T) {
+	const trials = 400
+	upheld := 0
+	for range trials {
+		// The bet: the claimed pair's second run (the submission's in
+		// try_test) and the reruns alternating from State A.
+		sb := &placeSandbox{Fail: map[int]bool{2: true, 4: true, 6: true, 8: true}}
+		cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true}
+		c := &Candidate{Name: "c", Filename: "c.sh", Code: "true"}
+		adj := adjudicate(context.Background(), cfg, sb, Adversary{ID: "a"}, c, "claim", time.Now)
+		if adj.Reproduced == 3 {
+			upheld++
+		}
+		if len(sb.Order) > 8 {
+			t.Fatalf("%d runs, at most 8 (the claimed pair and three reruns on each tree)", len(sb.Order))
+		}
+	}
+	if upheld < 3 || upheld > 45 {
+		t.Errorf("the bet on the places held in %d of %d adjudications, want about %d (1 in 20)", upheld, trials, trials/20)
+	}
+}
+
+// The reruns' order is uniform over the C(2n, n) orders of n runs on each
+// tree: 20,000 draws of n = 3 give each of the 20 orders about 1,000 times
+// (standard deviation 31; the bounds are about five deviations away).
+func TestShuffledRolesIsUniform(t *testing.T) {
+	counts := map[string]int{}
+	for range 20000 {
+		roles := shuffledRoles(3, nil)
+		key := ""
+		for _, r := range roles {
+			key += r[:1]
+		}
+		counts[key]++
+	}
+	if len(counts) != 20 {
+		t.Fatalf("%d distinct orders, want 20: %v", len(counts), counts)
+	}
+	for k, n := range counts {
+		if strings.Count(k, "o") != 3 || n < 850 || n > 1150 {
+			t.Errorf("order %s drawn %d times, want about 1000 with three of each tree", k, n)
+		}
 	}
 }
