@@ -107,6 +107,12 @@ ladder() {
 			echo "main-job: OPEN, not graded ($(basename "$d")): $(head -n 1 "$d/open.txt")" >&2
 			continue
 		fi
+		if [ -f "$d/ungraded.txt" ]; then
+			# A demonstration whose grade depends on what the machine
+			# offers, not on srb (docs/AUTHORING.md, ungraded.txt).
+			echo "main-job: not graded ($(basename "$d")): $(head -n 1 "$d/ungraded.txt")" >&2
+			continue
+		fi
 		fx+=(--submission-fixture "${d%/}")
 	done
 	if [ ${#fx[@]} -eq 0 ]; then

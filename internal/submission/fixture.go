@@ -18,6 +18,9 @@
 //	open.txt           one line: the fixture is an attack srb does not hold yet (its
 //	                   expect.json is the honest equivalent's); scripts/main-job.sh
 //	                   lists it as open instead of grading it, and its test skips
+//	ungraded.txt       one line: a demonstration whose grade depends on a channel the
+//	                   machine may or may not offer, not on srb; scripts/main-job.sh
+//	                   skips it
 //
 // A fixture is either untouched or has a delete.txt or an overlay/, never
 // both: an untouched fixture that also edits the tree says two things. A
