@@ -478,15 +478,30 @@ func TestBehaviouralMemoryBombInImage(t *testing.T) {
 	if err != nil || st.Status != result.StatusOK {
 		t.Fatalf("error %v, status %s, metadata %v; want the stage ran (the submission's failure)\n%s", err, st.Status, st.Metadata, errOut.String())
 	}
+	// The OOM killer chooses the largest process: srb's helper (the
+	// suite stops there, what finished is kept, the rest unreached) or,
+	// when the bomb's shells outgrow it, the shells (every module runs and
+	// the program's checks fail). srb cannot exempt its helper where the
+	// container's root lacks CAP_SYS_RESOURCE (this machine), so either
+	// may happen; both record the limit and fail the gate.
 	reason, _ := st.Metadata["memory_limit_killed"].(string)
-	if !strings.Contains(reason, "reached its memory limit (256 MiB") || !strings.Contains(reason, "the 1 module(s) that finished are kept, 5 are unreached") {
+	if !strings.Contains(reason, "reached its memory limit (256 MiB") {
 		t.Errorf("metadata memory_limit_killed %q", reason)
 	}
 	if u := st.Unit("build"); u == nil || u.Status != result.UnitOK {
 		t.Errorf("build: %+v, want its result kept", u)
 	}
-	if u := st.Unit("counts"); u == nil || u.Status != result.UnitUnreached {
-		t.Errorf("counts: %+v, want unreached", u)
+	switch u := st.Unit("counts"); {
+	case strings.Contains(reason, "killed srb's helper"):
+		if !strings.Contains(reason, "the 1 module(s) that finished are kept, 5 are unreached") || u == nil || u.Status != result.UnitUnreached {
+			t.Errorf("the helper was killed (%q) but counts is %+v, want unreached", reason, u)
+		}
+	case strings.Contains(reason, "of the submission's processes"):
+		if u == nil || u.Status == result.UnitUnreached {
+			t.Errorf("the submission's processes were killed (%q) but counts is %+v, want it run", reason, u)
+		}
+	default:
+		t.Errorf("memory_limit_killed %q names neither the helper nor the submission's processes", reason)
 	}
 	if ok, _, _ := scoring.BehaviouralReachesGate(st, scoring.Published(), ""); ok {
 		t.Error("stage 2 passed its gate after the submission's program filled the container")

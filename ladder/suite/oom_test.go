@@ -127,3 +127,36 @@ func containsNote(notes []string, s string) bool {
 	}
 	return false
 }
+
+// The OOM killer may choose the submission's processes rather than the
+// helper (it cannot be kept from it where the container's root lacks
+// CAP_SYS_RESOURCE): the helper finishes, exit 0, every module ran, and
+// the result still says the limit was reached and how many processes the
+// kernel killed. Without an OOM kill, or with one well under the limit
+// (the machine's own OOM killer), nothing is said.
+func TestOOMKillOfTheSubmissionsProcessesIsRecorded(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		hits engine.LimitHits
+		want string
+	}{
+		{"three processes killed at the limit", engine.LimitHits{OOMKilled: true, OOMKills: 3, MemoryPeak: 256 << 20},
+			"the stage container reached its memory limit (256 MiB, the task's limits.memory_mib) and the kernel's OOM killer killed 3 of the submission's processes: the checks of what they ran failed, as a program that runs out of memory fails; every module ran"},
+		{"no OOM kill", engine.LimitHits{MemoryPeak: 256 << 20}, ""},
+		{"an OOM kill well under the limit", engine.LimitHits{OOMKilled: true, OOMKills: 1, MemoryPeak: 10 << 20}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := runKilled(t, 0, c.hits)
+			if err != nil || st == nil || st.Status != result.StatusOK || st.Metadata["error"] != nil {
+				t.Fatalf("error %v, stage %+v; want the stage ran", err, st)
+			}
+			reason, _ := st.Metadata["memory_limit_killed"].(string)
+			if reason != c.want {
+				t.Errorf("memory_limit_killed %q, want %q", reason, c.want)
+			}
+			if c.want != "" && !containsNote(st.Notes, c.want) {
+				t.Errorf("notes %q lack the reason", st.Notes)
+			}
+		})
+	}
+}

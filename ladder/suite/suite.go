@@ -224,13 +224,22 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 	cerr := s.CopyOut(octx, ResultsPath, copied)
 	c.copyModules(octx, s, tmp)
 	st, rerr := result.ReadStage(filepath.Join(copied, result.StageBehavioural+".json"))
-	var fault, oom string
+	var fault, oom, oomProcs string
 	switch {
 	case xerr != nil:
 		fault = fmt.Sprintf("the suite was stopped: %v", xerr)
 	case res.TimedOut:
 		fault = fmt.Sprintf("the helper did not finish within the stage's %s budget and a minute; it was killed", c.Budget)
 	case res.ExitCode == 0:
+		// The helper finished, but the OOM killer may have chosen the
+		// submission's processes rather than the helper (which it cannot
+		// be kept from where the container's root lacks
+		// CAP_SYS_RESOURCE): the limit was reached all the same, and the
+		// result says so as --host's does (recordHostLimits).
+		if n, ok := memoryLimitKills(octx, s, before, berr, limits.Memory); ok {
+			oomProcs = fmt.Sprintf("the stage container reached its memory limit (%d MiB, the task's limits.memory_mib) and the kernel's OOM killer killed %d of the submission's processes: "+
+				"the checks of what they ran failed, as a program that runs out of memory fails; every module ran", limits.Memory>>20, n)
+		}
 	case res.ExitCode == 70:
 		fault = "the helper could not run the suite (exit 70)"
 	case res.ExitCode == 126 || res.ExitCode == 127:
@@ -274,6 +283,11 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 		st.Metadata["memory_limit_killed"] = reason
 		st.Note(reason)
 		c.logf("%s", reason)
+	}
+	if oomProcs != "" {
+		st.Metadata["memory_limit_killed"] = oomProcs
+		st.Note(oomProcs)
+		c.logf("%s", oomProcs)
 	}
 	if fault != "" {
 		done, unreached := countUnits(st)
@@ -346,16 +360,29 @@ func countUnits(st *result.Stage) (done, unreached int) {
 // grader, as does every other way the helper can end early, and so does
 // a kill whose counters cannot be read at all.
 func memoryLimitKill(ctx context.Context, s *engine.Session, before engine.LimitHits, berr error, limit int64) bool {
+	_, ok := memoryLimitKills(ctx, s, before, berr, limit)
+	return ok
+}
+
+// memoryLimitKills is [memoryLimitKill] with how many processes the OOM
+// killer killed since before (at least 1 when the count cannot be read).
+func memoryLimitKills(ctx context.Context, s *engine.Session, before engine.LimitHits, berr error, limit int64) (int64, bool) {
 	after, err := s.LimitHits(ctx)
 	if err != nil {
-		return false
+		return 0, false
 	}
 	if berr != nil {
 		// Read before anything ran in the container: nothing had been
 		// killed yet, unless the counters are unknown.
 		before = engine.LimitHits{OOMKills: min(after.OOMKills, 0), MemoryPeak: -1, PidsMax: min(after.PidsMax, 0)}
 	}
-	return after.OOMAtLimit(before, limit)
+	if !after.OOMAtLimit(before, limit) {
+		return 0, false
+	}
+	if after.OOMKills >= 0 && before.OOMKills >= 0 {
+		return after.OOMKills - before.OOMKills, true
+	}
+	return 1, true
 }
 
 // copyModules copies each module's result.json and stdout.log out to
