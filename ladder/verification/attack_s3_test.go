@@ -130,8 +130,11 @@ func TestSubmissionUpkeepIsBoundedPerRound(t *testing.T) {
 	var last map[string]any
 	for _, c := range r["candidates"].([]any) {
 		if c := c.(map[string]any); c["name"] == "c8" {
-			runs := c["runs"].([]any)
-			last = runs[len(runs)-1].(map[string]any)
+			for _, run := range c["runs"].([]any) {
+				if run := run.(map[string]any); run["target"] == RoleSubmission {
+					last = run
+				}
+			}
 		}
 	}
 	if last == nil || last["exit_code"] != -1.0 || last["timed_out"] != false || last["harness_error"] != nil ||
@@ -323,5 +326,88 @@ func TestPoisonedViewContainerIsReplaced(t *testing.T) {
 	// The original view was never touched.
 	if _, err := run.Run(context.Background(), agent.Command{Argv: []string{"make"}, Dir: "/srb/view/original", Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// slowProgram is a tree whose program under test sleeps whenever it sees
+// stage 3: each run of the submission's side takes sec seconds of the
+// clock (and times out when hang), State A's one second; every run passes
+// otherwise.
+type slowProgram struct {
+	clock *time.Time
+	sec   float64
+	hang  bool
+	runs  map[string]int
+}
+
+func (f *slowProgram) Reset(context.Context) error { return nil }
+func (f *slowProgram) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
+	f.runs[role]++
+	r := pass
+	r.Target, r.DurationSec = role, 1
+	if role == RoleSubmission {
+		r.DurationSec = f.sec
+		if f.hang {
+			r = timeout
+			r.Target, r.DurationSec = role, f.sec
+		}
+	}
+	*f.clock = f.clock.Add(time.Duration(r.DurationSec * float64(time.Second)))
+	return r
+}
+func (f *slowProgram) Roots() []agent.RootSpec                      { return nil }
+func (f *slowProgram) RunTool() (agent.Runner, func(string) string) { return nil, nil }
+func (f *slowProgram) Close() error                                 { return nil }
+
+// A program under test that is slow, or hangs, in stage 3 alone
+// (docs/LADDER.md, "Stage 3, untestable by choice") spent the adversary's
+// budget: at 290 s a call in a 3,600 s round, twelve candidates and the
+// round ended without a report (survived), and a hang at the 300 s
+// candidate timeout made every pair undecided and the round an error (an
+// invalid verdict). Its runs' time past State A's is now the round's
+// upkeep, bounded by the round's budget: the adversary's twenty candidates
+// all run, and once the program has cost the budget its runs fail, so a
+// candidate that passes on State A discriminates and the claim is upheld.
+func TestStage3OnlySlowProgramIsNotTheAdversarysBudget(t *testing.T) {
+	for _, hang := range []bool{false, true} {
+		t.Run(map[bool]string{false: "slow", true: "hang"}[hang], func(t *testing.T) {
+			clock := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+			sb := &slowProgram{clock: &clock, sec: 290, hang: hang, runs: map[string]int{}}
+			if hang {
+				sb.sec = 300
+			}
+			var turns []turn
+			for i := 1; i <= 20; i++ {
+				turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
+			}
+			turns = append(turns, found("c20", "the program does not answer"))
+			cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+				Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+				NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+				NewDriver:   func(Adversary) (models.Driver, error) { return scripted(t, "m", turns...), nil },
+				Now:         func() time.Time { return clock },
+			}
+			_, rounds := runStage(t, cfg)
+			r := roundOf(t, rounds, "a01")
+			if r["outcome"] != OutcomeBroken {
+				t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
+			}
+			if n := r["candidates_written"]; n != 20.0 {
+				t.Errorf("%v candidates written, want all 20", n)
+			}
+			// 289 (299) s past State A's each: the thirteenth run (the
+			// twelfth hanging one) passes the 3,600 s allowance, and every
+			// later run of the submission's side fails without starting.
+			want := map[bool]float64{false: 13, true: 13}[hang]
+			if got := float64(sb.runs[RoleSubmission]); got != want {
+				t.Errorf("the submission's side ran %v times, want %v", got, want)
+			}
+			if el := r["elapsed_sec"].(float64); el > 2*3600+300 {
+				t.Errorf("the round took %v s of the clock for a 3,600 s budget", el)
+			}
+			if ex := r["submission_excess_sec"].(float64); ex < 3600 || ex > 3600+300 {
+				t.Errorf("submission_excess_sec %v, want just past 3600", ex)
+			}
+		})
 	}
 }

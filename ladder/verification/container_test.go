@@ -369,8 +369,8 @@ func TestContainerRounds(t *testing.T) {
 			}
 		}
 	}
-	if runs != 8 || warmUps != 2 {
-		t.Errorf("%d candidate runs and %d warm-ups in a05's containers, want 8 (the claimed pair and three reruns on each tree) and 2 (one per tree)", runs, warmUps)
+	if runs != 11 || warmUps != 2 {
+		t.Errorf("%d candidate runs and %d warm-ups in a05's containers, want 11 (the claimed pair, three reruns of the submission and six of State A) and 2 (one per tree)", runs, warmUps)
 	}
 	b, err := os.ReadFile(filepath.Join(cfg.LogDir, "round-a05-usage.jsonl"))
 	if err != nil {

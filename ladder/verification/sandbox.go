@@ -102,6 +102,10 @@ type CandidateRun struct {
 	// the side's warm-up and snapshot when this run was its first. A
 	// round's budget does not count them (agent.Config.Uncounted).
 	UpkeepSec float64
+	// ExcessSec is, for a run on the submission's side, how many seconds
+	// it took past State A's latest run of the same candidate: the
+	// round's upkeep, not the adversary's budget ([metered]).
+	ExcessSec float64
 	// Seq is the run's place (1-based) in its adjudication's schedule of
 	// reruns, whose order is drawn at random; 0 for a run of the round
 	// (try_test).
@@ -113,8 +117,9 @@ type CandidateRun struct {
 // stdout, stderr, infrastructure_fault: true only for a fault, and
 // harness_error only when srb could not carry the run out, limit_hit
 // only when a container limit was reached, upkeep_sec (3 dp) when
-// measured, and rerun (the run's place in its adjudication's random
-// schedule) for an adjudicator's rerun.
+// measured, excess_sec (3 dp) when the submission's run took longer than
+// State A's of the same candidate, and rerun (the run's place in its
+// adjudication's random schedule) for an adjudicator's rerun.
 func (r CandidateRun) Map() map[string]any {
 	m := map[string]any{
 		"target":       r.Target,
@@ -137,6 +142,9 @@ func (r CandidateRun) Map() map[string]any {
 	}
 	if r.UpkeepSec > 0 {
 		m["upkeep_sec"] = round(r.UpkeepSec, 3)
+	}
+	if r.ExcessSec > 0 {
+		m["excess_sec"] = round(r.ExcessSec, 3)
 	}
 	if r.Seq > 0 {
 		m["rerun"] = r.Seq

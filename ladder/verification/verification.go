@@ -200,9 +200,14 @@ type Round struct {
 	// budget does not count.
 	UpkeepSec float64
 	// SubmissionUpkeepSec is the part of UpkeepSec spent on the
-	// submission's side; once it reaches the round's budget the side's
-	// runs fail ([metered]).
+	// submission's side; once it and SubmissionExcessSec together reach
+	// the round's budget the side's runs fail ([metered]).
 	SubmissionUpkeepSec float64
+	// SubmissionExcessSec is the sum of the submission's runs' time past
+	// State A's latest run of the same candidate ([CandidateRun.ExcessSec]),
+	// also part of UpkeepSec: a submission slow or hanging in stage 3 alone
+	// does not spend the adversary's budget.
+	SubmissionExcessSec float64
 }
 
 // CandidateRuns counts the runs of every candidate of the round.
@@ -261,6 +266,9 @@ func (r *Round) Map() map[string]any {
 	}
 	if r.SubmissionUpkeepSec > 0 {
 		m["submission_upkeep_sec"] = round(r.SubmissionUpkeepSec, 1)
+	}
+	if r.SubmissionExcessSec > 0 {
+		m["submission_excess_sec"] = round(r.SubmissionExcessSec, 1)
 	}
 	if r.Loop != nil {
 		m["tool_calls"], m["tool_errors"], m["resumes"] = r.Loop.ToolCalls, r.Loop.ToolErrors, r.Loop.Resumes
@@ -597,7 +605,7 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 	if budget <= 0 {
 		budget = agent.DefaultBudgetSec
 	}
-	sb := &metered{Sandbox: inner, r: r, allowance: budget}
+	sb := &metered{Sandbox: inner, r: r, allowance: budget, stateA: map[*Candidate]float64{}}
 	if err := sb.Reset(ctx); err != nil {
 		return fail("the round could not be given a clean tree: " + err.Error())
 	}
@@ -695,24 +703,53 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 // adjudicator's reruns included, fail with the reason, exit -1, never a
 // timeout or a harness error (as a restore past its bound does), so a
 // round lasts at most about twice its budget.
+//
+// The same holds for the submission's runs' own time past State A's: a
+// submission's run of a candidate that takes longer than State A's latest
+// run of the same candidate costs the round the difference
+// ([CandidateRun.ExcessSec]) as upkeep, not the adversary's budget, and
+// counts toward the allowance. A program that sleeps or hangs whenever it
+// sees stage 3 (its environment, the candidate user, the image's layout)
+// would otherwise spend the adversary's budget on a handful of candidates
+// (290 s a call within a 300 s candidate timeout: twelve candidates of a
+// 3,600 s round) and survive a defect no candidate had the time to find, or
+// time out every run, each undecided, and make the verdict invalid. Now
+// the adversary keeps its whole budget, and once the program has cost the
+// allowance its runs fail and a candidate whose State A runs pass
+// discriminates. A genuine port slower than State A costs the difference
+// per run too, well within the allowance unless it is slower by the
+// round's whole budget over the round's candidates.
 type metered struct {
 	Sandbox
 	r         *Round
 	allowance float64
+	// stateA is the duration of each candidate's latest State A run.
+	stateA map[*Candidate]float64
 }
 
 // Execute implements [Sandbox].
 func (m *metered) Execute(ctx context.Context, c *Candidate, role string) CandidateRun {
-	if role == RoleSubmission && m.r.SubmissionUpkeepSec >= m.allowance {
+	if spent := m.r.SubmissionUpkeepSec + m.r.SubmissionExcessSec; role == RoleSubmission && spent >= m.allowance {
 		return CandidateRun{Target: role, ExitCode: -1, Stderr: fmt.Sprintf("the submission's tree cannot be tested: "+
-			"putting its side back before its runs and clearing it after them has taken %.0f s of the grader's time in this round, "+
+			"its side has cost %.0f s of the grader's time in this round (putting it back before its runs and clearing it after them, %.0f s, "+
+			"and its runs' time past State A's runs of the same candidates, %.0f s), "+
 			"past the %.0f s (the round's budget) the submission's side may cost a round, so the run did not start",
-			m.r.SubmissionUpkeepSec, m.allowance)}
+			spent, m.r.SubmissionUpkeepSec, m.r.SubmissionExcessSec, m.allowance)}
 	}
 	run := m.Sandbox.Execute(ctx, c, role)
 	m.r.UpkeepSec += run.UpkeepSec
-	if role == RoleSubmission {
+	switch role {
+	case RoleOriginal:
+		if m.stateA != nil {
+			m.stateA[c] = run.DurationSec
+		}
+	case RoleSubmission:
 		m.r.SubmissionUpkeepSec += run.UpkeepSec
+		if a, ok := m.stateA[c]; ok && run.DurationSec > a {
+			run.ExcessSec = run.DurationSec - a
+			m.r.UpkeepSec += run.ExcessSec
+			m.r.SubmissionExcessSec += run.ExcessSec
+		}
 	}
 	return run
 }
@@ -959,11 +996,8 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 		}
 		return adj
 	}
-	adj.Reproduced = 1
-	if cfg.RequireDeterministic {
-		if adj.Decision, adj.Reason = reproduce(ctx, cfg, sb, c, adj); adj.Decision != "" {
-			return adj
-		}
+	if adj.Decision, adj.Reason = reproduce(ctx, cfg, sb, c, adj); adj.Decision != "" {
+		return adj
 	}
 	mechanical := fmt.Sprintf("passes on the original and fails on the submission, reproduced %d/%d", adj.Reproduced, need)
 	if len(cfg.Scope.Allow) == 0 && len(cfg.Scope.Deny) == 0 {
@@ -1018,87 +1052,77 @@ func adjudicate(ctx context.Context, cfg Config, sb Sandbox, a Adversary, c *Can
 	return adj
 }
 
-// reproduce runs a claimed candidate need more times on each tree
-// (HARNESS.md §4.3 reruns; need is adj.RerunsRequired) in an order drawn
+// reproduce runs a claimed candidate again (HARNESS.md §4.3 reruns; need
+// is adj.RerunsRequired: the task's reruns with require_deterministic, else
+// 1): need runs of the submission and 2·need of State A, in an order drawn
 // at random when the adjudication starts and known to nothing the graded
-// side controls: a permutation of need runs of State A and need of the
-// submission, from crypto/rand (cfg.Rand in tests). A candidate that tells
-// its runs apart by their place (a count it keeps in the machine's page
-// cache, say; cache-role, count-role) rather than by the tree's behaviour
-// must guess the whole permutation to fail on every submission run and on
-// no State A run: one chance in C(2·need, need), 20 for the default 3,
-// where a fixed alternation let it win every time. The claimed pair of
-// the round does not count: the adversary chose when to report it.
+// side controls (crypto/rand; cfg.Rand in tests). The claimed pair of the
+// round does not count: the adversary chose when to report it, and its
+// try_test pair always runs State A first. A candidate that tells its runs
+// apart by their place (a count it keeps in the machine's page cache, say:
+// count-role) rather than by the tree's behaviour must guess the whole
+// order to fail on every submission run and on no State A run: one chance
+// in C(3·need, need), 84 for the default 3 and 3 for 1, where a fixed
+// alternation let it win every time. The extra State A runs are what make
+// the guess hard; they cost State A's time only.
 //
-// The break holds when every State A run passed and every submission run
-// failed (a fault code on the submission's side counts as its failure, as
-// [CandidateRun.untestableAgainst]). It returns "" and sets adj.Reproduced
-// to need when it held, or the decision and its reason at the first run
-// that ends it: a State A run that faulted (invalid), timed out or could
-// not be carried out (undecided), or failed (rejected); a submission run
-// that timed out or could not be carried out (undecided) or passed
-// (rejected). adj.Reproduced is then how many pairs held before it. The
-// runs are recorded as pairs, State A's first, each with its place in the
-// schedule ([CandidateRun.Seq]).
+// The break holds when every State A run passed and no submission run
+// passed. On the submission's side a fault code (as
+// [CandidateRun.untestableAgainst]) and a timeout count as its failure: the
+// claimed pair already showed a failure that was no timeout, and a program
+// that hangs once it is found (it can tell a rerun by "some run came
+// before") must not turn its break into an undecided adjudication, a round
+// error and an invalid verdict. On State A's side a timeout is the
+// candidate's failure to pass (a candidate bounds its own hangs), never
+// undecided: a candidate that hangs in the reruns would otherwise deny a
+// correct port its verdict. It returns "" and sets adj.Reproduced to need
+// when it held, or the decision and its reason at the first run that ends
+// it: a State A run that faulted (invalid), failed or timed out (rejected),
+// a submission run that passed (rejected), or a run srb could not carry
+// out (undecided). adj.Reproduced is then how many runs of the submission
+// failed while every State A run so far passed. The runs are appended to
+// c.Runs in the order they ran, each with its place ([CandidateRun.Seq]).
 func reproduce(ctx context.Context, cfg Config, sb Sandbox, c *Candidate, adj *Adjudication) (decision, reason string) {
 	need := adj.RerunsRequired
-	schedule := shuffledRoles(need, cfg.Rand)
-	var origs, subs []CandidateRun
-	defer func() {
-		for i := range max(len(origs), len(subs)) {
-			if i < len(origs) {
-				c.Runs = append(c.Runs, origs[i])
-			}
-			if i < len(subs) {
-				c.Runs = append(c.Runs, subs[i])
-			}
-		}
-	}()
-	held := func() int {
-		n := 0
-		for i := range min(len(origs), len(subs)) {
-			if o, s := origs[i], subs[i]; o.decided() && o.Passed && !s.Passed && !s.TimedOut && s.Harness == "" {
-				n++
-			}
-		}
-		return n
-	}
-	for seq, role := range schedule {
+	adj.Reproduced = 0
+	for seq, role := range shuffledRoles(need, 2*need, cfg.Rand) {
 		run := sb.Execute(ctx, c, role)
 		run.Seq = seq + 1
-		if role == RoleOriginal {
-			origs = append(origs, run)
-		} else {
-			subs = append(subs, run)
-		}
-		adj.Reproduced = held()
+		c.Runs = append(c.Runs, run)
 		switch {
-		case run.Harness != "" || run.TimedOut:
+		case run.Harness != "":
 			return DecisionUndecided, fmt.Sprintf("the break held %d time(s) of %d and then %s", adj.Reproduced, need, undecidedWhy(run))
 		case role == RoleOriginal && run.Fault:
 			return DecisionInvalid, fmt.Sprintf("the break held %d time(s) of %d and then the original tree could not be tested (exit %d), which is a fault of the harness or the tree rather than a verdict about behaviour", adj.Reproduced, need, run.ExitCode)
+		case role == RoleOriginal && run.TimedOut:
+			return DecisionRejected, fmt.Sprintf("the outcome is not stable: it held %d time(s) of %d required, then timed out on the original (a candidate bounds its own waits)", adj.Reproduced, need)
 		case role == RoleOriginal && !run.Passed:
 			return DecisionRejected, fmt.Sprintf("the outcome is not stable: it held %d time(s) of %d required, then failed on the original (exit %d)", adj.Reproduced, need, run.ExitCode)
 		case role == RoleSubmission && run.Passed:
 			return DecisionRejected, fmt.Sprintf("the outcome is not stable: it held %d time(s) of %d required, then passed on the submission", adj.Reproduced, need)
+		case role == RoleSubmission:
+			adj.Reproduced++
 		}
 	}
 	return "", ""
 }
 
-// shuffledRoles returns a uniformly random order of n runs of State A and
-// n of the submission, drawn from r (values in [0, 1)) when not nil, else
-// from crypto/rand.
-func shuffledRoles(n int, r func() float64) []string {
-	roles := make([]string, 0, 2*n)
-	for range n {
-		roles = append(roles, RoleOriginal, RoleSubmission)
+// shuffledRoles returns a uniformly random order of sub runs of the
+// submission and orig of State A, drawn from r (values in [0, 1)) when not
+// nil, else from a generator seeded from crypto/rand.
+func shuffledRoles(sub, orig int, r func() float64) []string {
+	roles := make([]string, 0, sub+orig)
+	for range sub {
+		roles = append(roles, RoleSubmission)
+	}
+	for range orig {
+		roles = append(roles, RoleOriginal)
 	}
 	var seed [32]byte
 	cryptorand.Read(seed[:]) // never fails (crypto/rand's contract since Go 1.24)
 	pick := mrand.New(mrand.NewChaCha8(seed)).IntN
 	if r != nil {
-		pick = func(k int) int { return min(k-1, int(r()*float64(k))) }
+		pick = func(k int) int { return max(0, min(k-1, int(r()*float64(k)))) }
 	}
 	for i := len(roles) - 1; i > 0; i-- {
 		j := pick(i + 1)
@@ -1106,7 +1130,6 @@ func shuffledRoles(n int, r func() float64) []string {
 	}
 	return roles
 }
-
 
 // invalidPair says why a pair of runs is no break, or "".
 func invalidPair(orig, sub CandidateRun) string {
@@ -1255,14 +1278,10 @@ func Opening(cfg Config, a Adversary, tb *agent.Toolbox) string {
 }
 
 // reportRule is the prompt's sentence on what a reported candidate must
-// do: with need > 1 (the task's reruns, require_deterministic), need more
-// runs on each tree in an order drawn at random; with 1, the pair it was
-// reported on.
+// do ([reproduce]): need more runs on the submission and 2·need on the
+// original, in an order drawn at random.
 func reportRule(need int) string {
-	if need <= 1 {
-		return "A reported candidate must pass on the original and fail on the submission in the runs it was reported on."
-	}
-	return fmt.Sprintf("A reported candidate is run %d more time(s) on each tree, in an order drawn at random that nothing in the trees can know, and must pass on the original and fail on the submission every time: a test that tells the runs apart by anything but the tree's behaviour does not hold.", need)
+	return fmt.Sprintf("A reported candidate is run again, %d more time(s) on the submission and %d on the original, in an order drawn at random that nothing in the trees can know, and must pass on the original and fail on the submission every time (a hang on the original is a failure to pass: bound your own waits); a test that tells the runs apart by anything but the tree's behaviour does not hold.", need, 2*need)
 }
 
 func humanDuration(sec float64) string {

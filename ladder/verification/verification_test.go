@@ -379,18 +379,24 @@ func TestInScopeDifferenceIsBroken(t *testing.T) {
 	}
 	cand := r["candidate"].(map[string]any)
 	runs := cand["runs"].([]any)
-	if len(runs) != 8 || cand["code"] != candLastLine {
+	// The claimed pair (State A first) and the reruns: three of the
+	// submission and six of State A in the order drawn, each with its
+	// place.
+	if len(runs) != 11 || cand["code"] != candLastLine {
 		t.Fatalf("candidate %v", cand)
 	}
+	perTarget := map[any]int{}
 	for i, run := range runs {
 		m := run.(map[string]any)
-		wantTarget, wantPass := RoleOriginal, true
-		if i%2 == 1 {
-			wantTarget, wantPass = RoleSubmission, false
-		}
-		if m["target"] != wantTarget || m["passed"] != wantPass || m["exit_code"] != map[bool]float64{true: 0, false: 1}[wantPass] {
+		perTarget[m["target"]]++
+		wantPass := m["target"] == RoleOriginal
+		if (i < 2 && m["target"] != []string{RoleOriginal, RoleSubmission}[i]) || m["passed"] != wantPass ||
+			m["exit_code"] != map[bool]float64{true: 0, false: 1}[wantPass] || (i >= 2 && m["rerun"] != float64(i-1)) {
 			t.Errorf("run %d: %v", i, m)
 		}
+	}
+	if perTarget[RoleOriginal] != 7 || perTarget[RoleSubmission] != 4 {
+		t.Errorf("runs per tree %v, want 7 on State A and 4 on the submission", perTarget)
 	}
 	if !strings.Contains(runs[1].(map[string]any)["stdout"].(string), "got: 2 2 3") {
 		t.Errorf("the submission's output is not recorded: %v", runs[1])
@@ -630,22 +636,33 @@ func TestAdjudicateMechanics(t *testing.T) {
 		{"broken test", []CandidateRun{fails}, []CandidateRun{fails}, nil, DecisionInvalid, "broken test: it does not pass on the original (exit 1)", 0},
 		{"passes on both", []CandidateRun{pass}, []CandidateRun{pass}, nil, DecisionInvalid, "it passes on the submission too", 0},
 		// The claimed pair does not count: the reruns are three fresh
-		// pairs (here in the order original, submission, ..., the
-		// test's Rand turning the shuffle off).
+		// runs of the submission and six of State A (here in that order,
+		// the test's Rand turning the shuffle off).
 		{"fault during reruns", []CandidateRun{pass, pass, pass, fault}, []CandidateRun{fails}, nil, DecisionInvalid,
-			"the break held 2 time(s) of 3 and then the original tree could not be tested (exit 71), which is a fault of the harness or the tree rather than a verdict about behaviour", 2},
+			"the break held 3 time(s) of 3 and then the original tree could not be tested (exit 71), which is a fault of the harness or the tree rather than a verdict about behaviour", 3},
 		{"flaky", []CandidateRun{pass}, []CandidateRun{fails, fails, pass}, nil, DecisionRejected,
 			"the outcome is not stable: it held 1 time(s) of 3 required, then passed on the submission", 1},
 		{"fails on the original in a rerun", []CandidateRun{pass, pass, fails}, []CandidateRun{fails}, nil, DecisionRejected,
-			"the outcome is not stable: it held 1 time(s) of 3 required, then failed on the original (exit 1)", 1},
+			"the outcome is not stable: it held 3 time(s) of 3 required, then failed on the original (exit 1)", 3},
+		// A candidate bounds its own waits: State A timing out in a
+		// rerun is its failure to pass, never an undecided round (a
+		// candidate hanging there would deny a correct port its verdict).
+		{"timed out on the original in a rerun", []CandidateRun{pass, pass, timeout}, []CandidateRun{fails}, nil, DecisionRejected,
+			"the outcome is not stable: it held 3 time(s) of 3 required, then timed out on the original (a candidate bounds its own waits)", 3},
+		{"engine failure during reruns", []CandidateRun{pass}, []CandidateRun{fails, engineDown}, nil, DecisionUndecided,
+			"the break held 0 time(s) of 3 and then the run on the submission could not be carried out (exec in img: container is not running): undecided, which is neither a break nor a survival", 0},
 		// A run killed at candidate_timeout_sec is undecided on either
 		// side, never a break (issue 15): the round is an error.
 		{"timed out on the submission", []CandidateRun{pass}, []CandidateRun{timeout}, nil, DecisionUndecided,
 			"the run on the submission timed out: undecided, which is neither a break nor a survival", 0},
 		{"timed out on the original", []CandidateRun{timeout}, []CandidateRun{fails}, nil, DecisionUndecided,
 			"the run on the original timed out: undecided, which is neither a break nor a survival", 0},
-		{"timed out during reruns", []CandidateRun{pass}, []CandidateRun{fails, fails, timeout}, nil, DecisionUndecided,
-			"the break held 1 time(s) of 3 and then the run on the submission timed out: undecided, which is neither a break nor a survival", 1},
+		// Once the claimed pair showed a failure that was no timeout, the
+		// submission timing out in a rerun is its failure: a program that
+		// hangs once found must not turn its break into an invalid
+		// verdict.
+		{"timed out on the submission in a rerun", []CandidateRun{pass}, []CandidateRun{fails, fails, timeout}, nil, DecisionRejected,
+			"passes on the original and fails on the submission, reproduced 3/3, but no adjudicator is configured to rule on the scope", 3},
 		{"engine failure", []CandidateRun{pass}, []CandidateRun{engineDown}, nil, DecisionUndecided,
 			"the run on the submission could not be carried out (exec in img: container is not running): undecided, which is neither a break nor a survival", 0},
 		{"no adjudicator", []CandidateRun{pass}, []CandidateRun{fails}, nil, DecisionRejected,
@@ -666,7 +683,7 @@ func TestAdjudicateMechanics(t *testing.T) {
 			if adj.Decision != tc.decision || adj.Reason != tc.reason || adj.Reproduced != tc.repro || adj.RerunsRequired != 3 {
 				t.Errorf("got %s %q reproduced %d", adj.Decision, adj.Reason, adj.Reproduced)
 			}
-			if d := sb.n[RoleOriginal] - sb.n[RoleSubmission]; len(c.Runs) != sb.n[RoleOriginal]+sb.n[RoleSubmission] || d < 0 || d > 1 {
+			if len(c.Runs) != sb.n[RoleOriginal]+sb.n[RoleSubmission] || sb.n[RoleOriginal] > 7 || sb.n[RoleSubmission] > 4 {
 				t.Errorf("runs %d, original %d, submission %d", len(c.Runs), sb.n[RoleOriginal], sb.n[RoleSubmission])
 			}
 		})
@@ -1003,76 +1020,80 @@ func (o *placeSandbox) Execute(_ context.Context, _ *Candidate, role string) Can
 
 // A candidate that fails whenever it runs second in a pair discriminates
 // in try_test (State A first) but not in the reruns, whose order it cannot
-// know: not stable, never a break of a correct port; the runs are recorded
-// as pairs, State A's first, each with its place in the schedule.
+// know and which hold more runs of State A than of the submission: it
+// fails on four of the nine places, one of them State A's whatever the
+// order, so it is never a break of a correct port. The runs are recorded
+// in the order they ran, each with its place in the schedule.
 func TestOrderGuessIsNotStable(t *testing.T) {
-	sb := &placeSandbox{Fail: map[int]bool{2: true, 4: true, 6: true, 8: true}}
-	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true, Rand: func() float64 { return 0 }}
-	c := &Candidate{Name: "c", Filename: "c.sh", Code: "true"}
-	adj := adjudicate(context.Background(), cfg, sb, Adversary{ID: "a"}, c, "claim", time.Now)
-	// Rand 0 shuffles [A S A S A S] to [S A A S A S] (every j is 0): the
-	// third run (the first rerun, the submission's) passes.
-	if adj.Decision != DecisionRejected || adj.Reproduced != 0 ||
-		adj.Reason != "the outcome is not stable: it held 0 time(s) of 3 required, then passed on the submission" {
-		t.Errorf("got %s %q reproduced %d", adj.Decision, adj.Reason, adj.Reproduced)
-	}
-	want := []string{RoleOriginal, RoleSubmission, RoleSubmission}
-	if diff := cmp.Diff(want, sb.Order); diff != "" {
-		t.Errorf("run order (-want +got):\n%s", diff)
-	}
-	if len(c.Runs) != 3 || c.Runs[2].Target != RoleSubmission || c.Runs[2].Seq != 1 || c.Runs[0].Seq != 0 {
-		t.Errorf("runs recorded %+v", c.Runs)
+	for range 50 {
+		sb := &placeSandbox{Fail: map[int]bool{2: true, 4: true, 6: true, 8: true, 10: true}}
+		cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true}
+		c := &Candidate{Name: "c", Filename: "c.sh", Code: "true"}
+		adj := adjudicate(context.Background(), cfg, sb, Adversary{ID: "a"}, c, "claim", time.Now)
+		if adj.Decision != DecisionRejected || !strings.HasPrefix(adj.Reason, "the outcome is not stable") {
+			t.Fatalf("got %s %q reproduced %d", adj.Decision, adj.Reason, adj.Reproduced)
+		}
+		if len(c.Runs) != len(sb.Order) {
+			t.Fatalf("%d runs recorded, %d ran", len(c.Runs), len(sb.Order))
+		}
+		for i, r := range c.Runs {
+			if r.Target != sb.Order[i] || (i >= 2 && r.Seq != i-1) || (i < 2 && r.Seq != 0) {
+				t.Fatalf("run %d recorded as %+v, ran as %s", i, r, sb.Order[i])
+			}
+		}
 	}
 }
 
 // A candidate that knows its place among its runs (a counter it keeps in
 // the page cache) and fails on the places it bets are the submission's
 // must guess the reruns' whole order, drawn from crypto/rand: one chance
-// in C(6,3) = 20 for three reruns. With the order fixed (the earlier
-// alternation) the right bet won every time and broke a correct port.
-// Against 400 adjudications the expected number upheld is 20 (standard
-// deviation 4.4); the bounds are about five deviations away.
+// in C(9,3) = 84 for three reruns (three runs of the submission and six of
+// State A). With the order fixed (the earlier alternation) the right bet
+// won every time and broke a correct port. Against 2,000 adjudications the
+// expected number upheld is 23.8 (standard deviation 4.8); the bounds are
+// about four deviations away.
 func TestPlaceGuessMustGuessTheWholeOrder(t *testing.T) {
-	const trials = 400
+	const trials = 2000
 	upheld := 0
 	for range trials {
 		// The bet: the claimed pair's second run (the submission's in
-		// try_test) and the reruns alternating from State A.
-		sb := &placeSandbox{Fail: map[int]bool{2: true, 4: true, 6: true, 8: true}}
+		// try_test) and the first three reruns.
+		sb := &placeSandbox{Fail: map[int]bool{2: true, 3: true, 4: true, 5: true}}
 		cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true}
 		c := &Candidate{Name: "c", Filename: "c.sh", Code: "true"}
 		adj := adjudicate(context.Background(), cfg, sb, Adversary{ID: "a"}, c, "claim", time.Now)
-		if adj.Reproduced == 3 {
+		if adj.Decision == DecisionUpheld {
 			upheld++
 		}
-		if len(sb.Order) > 8 {
-			t.Fatalf("%d runs, at most 8 (the claimed pair and three reruns on each tree)", len(sb.Order))
+		if len(sb.Order) > 11 {
+			t.Fatalf("%d runs, at most 11 (the claimed pair, three reruns of the submission and six of State A)", len(sb.Order))
 		}
 	}
-	if upheld < 3 || upheld > 45 {
-		t.Errorf("the bet on the places held in %d of %d adjudications, want about %d (1 in 20)", upheld, trials, trials/20)
+	if upheld < 5 || upheld > 45 {
+		t.Errorf("the bet on the places held in %d of %d adjudications, want about %d (1 in 84)", upheld, trials, trials/84)
 	}
 }
 
-// The reruns' order is uniform over the C(2n, n) orders of n runs on each
-// tree: 20,000 draws of n = 3 give each of the 20 orders about 1,000 times
-// (standard deviation 31; the bounds are about five deviations away).
+// The reruns' order is uniform over the C(3n, n) orders of n runs of the
+// submission and 2n of State A: 42,000 draws of n = 3 give each of the 84
+// orders about 500 times (standard deviation 22; the bounds are about
+// five deviations away).
 func TestShuffledRolesIsUniform(t *testing.T) {
 	counts := map[string]int{}
-	for range 20000 {
-		roles := shuffledRoles(3, nil)
+	for range 42000 {
+		roles := shuffledRoles(3, 6, nil)
 		key := ""
 		for _, r := range roles {
 			key += r[:1]
 		}
 		counts[key]++
 	}
-	if len(counts) != 20 {
-		t.Fatalf("%d distinct orders, want 20: %v", len(counts), counts)
+	if len(counts) != 84 {
+		t.Fatalf("%d distinct orders, want 84: %v", len(counts), counts)
 	}
 	for k, n := range counts {
-		if strings.Count(k, "o") != 3 || n < 850 || n > 1150 {
-			t.Errorf("order %s drawn %d times, want about 1000 with three of each tree", k, n)
+		if strings.Count(k, "o") != 6 || n < 390 || n > 610 {
+			t.Errorf("order %s drawn %d times, want about 500 with six of State A and three of the submission", k, n)
 		}
 	}
 }
