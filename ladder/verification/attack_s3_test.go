@@ -359,55 +359,46 @@ func (f *slowProgram) Roots() []agent.RootSpec                      { return nil
 func (f *slowProgram) RunTool() (agent.Runner, func(string) string) { return nil, nil }
 func (f *slowProgram) Close() error                                 { return nil }
 
-// A program under test that is slow, or hangs, in stage 3 alone
-// (docs/LADDER.md, "Stage 3, untestable by choice") spent the adversary's
-// budget: at 290 s a call in a 3,600 s round, twelve candidates and the
-// round ended without a report (survived), and a hang at the 300 s
-// candidate timeout made every pair undecided and the round an error (an
-// invalid verdict). Its runs' time past State A's is now the round's
-// upkeep, bounded by the round's budget: the adversary's twenty candidates
-// all run, and once the program has cost the budget its runs fail, so a
-// candidate that passes on State A discriminates and the claim is upheld.
+// A program under test that is slow in stage 3 alone (docs/LADDER.md,
+// "Stage 3, untestable by choice") spent the adversary's budget: at 290 s
+// a call in a 3,600 s round, twelve candidates and the round ended without
+// a report. Its runs' time past State A's is now the round's upkeep up to
+// the round's budget: the adversary's twenty candidates all run. The excess
+// never fails the submission (a candidate decides how long its run takes),
+// so with nothing to find the round survives.
 func TestStage3OnlySlowProgramIsNotTheAdversarysBudget(t *testing.T) {
-	for _, hang := range []bool{false, true} {
-		t.Run(map[bool]string{false: "slow", true: "hang"}[hang], func(t *testing.T) {
-			clock := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
-			sb := &slowProgram{clock: &clock, sec: 290, hang: hang, runs: map[string]int{}}
-			if hang {
-				sb.sec = 300
+	clock := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	sb := &slowProgram{clock: &clock, sec: 290, runs: map[string]int{}}
+	var turns []turn
+	for i := 1; i <= 20; i++ {
+		turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
+	}
+	turns = append(turns, nothing("twenty candidates, no difference"))
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+		NewDriver:   func(Adversary) (models.Driver, error) { return scripted(t, "m", turns...), nil },
+		Now:         func() time.Time { return clock },
+	}
+	_, rounds := runStage(t, cfg)
+	r := roundOf(t, rounds, "a01")
+	if r["outcome"] != OutcomeSurvived || r["loop_outcome"] != agent.OutcomeSubmitted {
+		t.Fatalf("round: outcome %v, loop %v: %v", r["outcome"], r["loop_outcome"], r["reason"])
+	}
+	if n := sb.runs[RoleSubmission]; n != 20 {
+		t.Errorf("the submission's side ran %d times, want all 20 candidates", n)
+	}
+	if ex := r["submission_excess_sec"]; ex != 3600.0 {
+		t.Errorf("submission_excess_sec %v, want the round's budget, 3600", ex)
+	}
+	if el := r["elapsed_sec"].(float64); el > 2*3600+300 {
+		t.Errorf("the round took %v s of the clock for a 3,600 s budget", el)
+	}
+	for _, c := range r["candidates"].([]any) {
+		for _, run := range c.(map[string]any)["runs"].([]any) {
+			if run := run.(map[string]any); run["target"] == RoleSubmission && run["passed"] != true {
+				t.Errorf("a run of the submission failed: %v", run)
 			}
-			var turns []turn
-			for i := 1; i <= 20; i++ {
-				turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
-			}
-			turns = append(turns, found("c20", "the program does not answer"))
-			cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
-				Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
-				NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
-				NewDriver:   func(Adversary) (models.Driver, error) { return scripted(t, "m", turns...), nil },
-				Now:         func() time.Time { return clock },
-			}
-			_, rounds := runStage(t, cfg)
-			r := roundOf(t, rounds, "a01")
-			if r["outcome"] != OutcomeBroken {
-				t.Fatalf("round: outcome %v: %v", r["outcome"], r["reason"])
-			}
-			if n := r["candidates_written"]; n != 20.0 {
-				t.Errorf("%v candidates written, want all 20", n)
-			}
-			// 289 (299) s past State A's each: the thirteenth run (the
-			// twelfth hanging one) passes the 3,600 s allowance, and every
-			// later run of the submission's side fails without starting.
-			want := map[bool]float64{false: 13, true: 13}[hang]
-			if got := float64(sb.runs[RoleSubmission]); got != want {
-				t.Errorf("the submission's side ran %v times, want %v", got, want)
-			}
-			if el := r["elapsed_sec"].(float64); el > 2*3600+300 {
-				t.Errorf("the round took %v s of the clock for a 3,600 s budget", el)
-			}
-			if ex := r["submission_excess_sec"].(float64); ex < 3600 || ex > 3600+300 {
-				t.Errorf("submission_excess_sec %v, want just past 3600", ex)
-			}
-		})
+		}
 	}
 }

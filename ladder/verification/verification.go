@@ -200,13 +200,13 @@ type Round struct {
 	// budget does not count.
 	UpkeepSec float64
 	// SubmissionUpkeepSec is the part of UpkeepSec spent on the
-	// submission's side; once it and SubmissionExcessSec together reach
-	// the round's budget the side's runs fail ([metered]).
+	// submission's side; once it reaches the round's budget the side's
+	// runs fail ([metered]).
 	SubmissionUpkeepSec float64
 	// SubmissionExcessSec is the sum of the submission's runs' time past
 	// State A's latest run of the same candidate ([CandidateRun.ExcessSec]),
-	// also part of UpkeepSec: a submission slow or hanging in stage 3 alone
-	// does not spend the adversary's budget.
+	// at most the round's budget, also part of UpkeepSec: a submission
+	// slow in stage 3 alone does not spend the adversary's budget for it.
 	SubmissionExcessSec float64
 }
 
@@ -704,21 +704,21 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 // timeout or a harness error (as a restore past its bound does), so a
 // round lasts at most about twice its budget.
 //
-// The same holds for the submission's runs' own time past State A's: a
-// submission's run of a candidate that takes longer than State A's latest
-// run of the same candidate costs the round the difference
-// ([CandidateRun.ExcessSec]) as upkeep, not the adversary's budget, and
-// counts toward the allowance. A program that sleeps or hangs whenever it
-// sees stage 3 (its environment, the candidate user, the image's layout)
-// would otherwise spend the adversary's budget on a handful of candidates
-// (290 s a call within a 300 s candidate timeout: twelve candidates of a
-// 3,600 s round) and survive a defect no candidate had the time to find, or
-// time out every run, each undecided, and make the verdict invalid. Now
-// the adversary keeps its whole budget, and once the program has cost the
-// allowance its runs fail and a candidate whose State A runs pass
-// discriminates. A genuine port slower than State A costs the difference
-// per run too, well within the allowance unless it is slower by the
-// round's whole budget over the round's candidates.
+// The submission's runs' own time past State A's is the round's too, up
+// to the same allowance: a submission's run of a candidate that takes
+// longer than State A's latest run of the same candidate costs the round
+// the difference ([CandidateRun.ExcessSec]) as upkeep, not the adversary's
+// budget, until the round's excess reaches the allowance; past it the
+// adversary's budget pays again. A program that sleeps whenever it sees
+// stage 3 (its environment, the candidate user, the image's layout) spent
+// the adversary's budget on a handful of candidates (290 s a call within a
+// 300 s candidate timeout: twelve candidates of a 3,600 s round); now the
+// adversary has about twice as many. The excess never fails the
+// submission's runs: the candidate decides how long a run takes (a
+// candidate that tells the trees apart by anything and sleeps on the
+// submission's would spend the allowance and fail a correct port), so it
+// only buys the adversary time, and the round still lasts at most about
+// twice its budget plus the upkeep.
 type metered struct {
 	Sandbox
 	r         *Round
@@ -729,12 +729,11 @@ type metered struct {
 
 // Execute implements [Sandbox].
 func (m *metered) Execute(ctx context.Context, c *Candidate, role string) CandidateRun {
-	if spent := m.r.SubmissionUpkeepSec + m.r.SubmissionExcessSec; role == RoleSubmission && spent >= m.allowance {
+	if role == RoleSubmission && m.r.SubmissionUpkeepSec >= m.allowance {
 		return CandidateRun{Target: role, ExitCode: -1, Stderr: fmt.Sprintf("the submission's tree cannot be tested: "+
-			"its side has cost %.0f s of the grader's time in this round (putting it back before its runs and clearing it after them, %.0f s, "+
-			"and its runs' time past State A's runs of the same candidates, %.0f s), "+
+			"putting its side back before its runs and clearing it after them has taken %.0f s of the grader's time in this round, "+
 			"past the %.0f s (the round's budget) the submission's side may cost a round, so the run did not start",
-			spent, m.r.SubmissionUpkeepSec, m.r.SubmissionExcessSec, m.allowance)}
+			m.r.SubmissionUpkeepSec, m.allowance)}
 	}
 	run := m.Sandbox.Execute(ctx, c, role)
 	m.r.UpkeepSec += run.UpkeepSec
@@ -746,7 +745,7 @@ func (m *metered) Execute(ctx context.Context, c *Candidate, role string) Candid
 	case RoleSubmission:
 		m.r.SubmissionUpkeepSec += run.UpkeepSec
 		if a, ok := m.stateA[c]; ok && run.DurationSec > a {
-			run.ExcessSec = run.DurationSec - a
+			run.ExcessSec = min(run.DurationSec-a, max(0, m.allowance-m.r.SubmissionExcessSec))
 			m.r.UpkeepSec += run.ExcessSec
 			m.r.SubmissionExcessSec += run.ExcessSec
 		}
