@@ -331,13 +331,14 @@ func TestPoisonedViewContainerIsReplaced(t *testing.T) {
 
 // slowProgram is a tree whose program under test sleeps whenever it sees
 // stage 3: each run of the submission's side takes sec seconds of the
-// clock (and times out when hang), State A's one second; every run passes
-// otherwise.
+// clock (and times out when hang) and upkeep more of restoring, State A's
+// one second; every run passes otherwise.
 type slowProgram struct {
-	clock *time.Time
-	sec   float64
-	hang  bool
-	runs  map[string]int
+	clock  *time.Time
+	sec    float64
+	hang   bool
+	upkeep float64
+	runs   map[string]int
 }
 
 func (f *slowProgram) Reset(context.Context) error { return nil }
@@ -351,8 +352,9 @@ func (f *slowProgram) Execute(_ context.Context, _ *Candidate, role string) Cand
 			r = timeout
 			r.Target, r.DurationSec = role, f.sec
 		}
+		r.UpkeepSec = f.upkeep
 	}
-	*f.clock = f.clock.Add(time.Duration(r.DurationSec * float64(time.Second)))
+	*f.clock = f.clock.Add(time.Duration((r.DurationSec + r.UpkeepSec) * float64(time.Second)))
 	return r
 }
 func (f *slowProgram) Roots() []agent.RootSpec                      { return nil }
@@ -388,8 +390,8 @@ func TestStage3OnlySlowProgramIsNotTheAdversarysBudget(t *testing.T) {
 	if n := sb.runs[RoleSubmission]; n != 20 {
 		t.Errorf("the submission's side ran %d times, want all 20 candidates", n)
 	}
-	if ex := r["submission_excess_sec"]; ex != 3600.0 {
-		t.Errorf("submission_excess_sec %v, want the round's budget, 3600", ex)
+	if ex := r["submission_excess_sec"]; ex != 20*289.0 {
+		t.Errorf("submission_excess_sec %v, want 20 × 289", ex)
 	}
 	if el := r["elapsed_sec"].(float64); el > 2*3600+300 {
 		t.Errorf("the round took %v s of the clock for a 3,600 s budget", el)
@@ -400,5 +402,38 @@ func TestStage3OnlySlowProgramIsNotTheAdversarysBudget(t *testing.T) {
 				t.Errorf("a run of the submission failed: %v", run)
 			}
 		}
+	}
+}
+
+// The submission's restores and its runs' excess time share one allowance
+// (the round's budget): a run that takes 290 s and costs 140 s of upkeep
+// on the submission's side made a round last three times its budget when
+// each had an allowance of its own, and six such rounds ran the stage's
+// clock out (an invalid verdict). Together they stop at the budget, so the
+// round lasts at most about twice it.
+func TestUpkeepAndExcessShareOneAllowance(t *testing.T) {
+	clock := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	sb := &slowProgram{clock: &clock, sec: 290, upkeep: 140, runs: map[string]int{}}
+	var turns []turn
+	for i := 1; i <= 40; i++ {
+		turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
+	}
+	turns = append(turns, nothing("no difference"))
+	cfg := Config{Task: "t", Reruns: 3, RequireDeterministic: true,
+		Adversaries: []Adversary{{ID: "a01", BudgetSec: 3600}},
+		NewSandbox:  func(context.Context, string) (Sandbox, error) { return sb, nil },
+		NewDriver:   func(Adversary) (models.Driver, error) { return scripted(t, "m", turns...), nil },
+		Now:         func() time.Time { return clock },
+	}
+	_, rounds := runStage(t, cfg)
+	r := roundOf(t, rounds, "a01")
+	if ex, _ := r["submission_excess_sec"].(float64); ex == 0 {
+		t.Errorf("submission_excess_sec %v", r["submission_excess_sec"])
+	}
+	// Each try costs 431 s of the clock (1 s on State A, 290 s and 140 s
+	// of upkeep on the submission's side): seventeen tries, then the
+	// budget is spent, the credit having shrunk as the upkeep grew.
+	if el := r["elapsed_sec"].(float64); el > 2*3600+431 {
+		t.Errorf("the round took %v s of the clock for a 3,600 s budget", el)
 	}
 }

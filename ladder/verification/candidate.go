@@ -29,9 +29,11 @@ const (
 	// code); it counts neither way (HARNESS.md §7 bug 87, which this
 	// keeps for State A's side only).
 	CandidateInvalid = "invalid"
-	// CandidateUndecided: a tree's run timed out (candidate_timeout_sec)
-	// or srb could not carry it out; it counts neither way (a hang is a
-	// break only when the candidate bounds it itself).
+	// CandidateUndecided: a tree's run of the pair timed out
+	// (candidate_timeout_sec) or srb could not carry it out; the pair
+	// counts neither way (a hang is a break only when the candidate bounds
+	// it itself; in the adjudicator's reruns a timeout counts against its
+	// side, [reproduce]).
 	CandidateUndecided = "undecided"
 	// CandidateBrokenTest: does not pass on State A.
 	CandidateBrokenTest = "broken-test"
@@ -41,11 +43,17 @@ const (
 	CandidateUntested = "untested"
 )
 
-// latest returns the last run against each tree (nil when none).
+// latest returns the last run of the round against each tree (nil when
+// none): the adjudicator's reruns ([CandidateRun.Seq] > 0) are left out,
+// so after an adjudication it is the claimed pair, what the adjudicator,
+// the break's evidence and the candidate's verdict describe (a program
+// that hangs once found must not show them a hang in place of the
+// failure that was claimed).
 func (c *Candidate) latest() (orig, sub *CandidateRun) {
 	for i := len(c.Runs) - 1; i >= 0; i-- {
 		r := &c.Runs[i]
 		switch {
+		case r.Seq > 0:
 		case r.Target == RoleOriginal && orig == nil:
 			orig = r
 		case r.Target == RoleSubmission && sub == nil:

@@ -170,9 +170,10 @@ func (r CandidateRun) decided() bool {
 // counted neither way (HARNESS.md §7 bug 87, which stays the rule for
 // State A's side) it let the submission turn its defect into an invalid
 // verdict. A run srb could not carry out (Harness) stays the grader's,
-// and a timeout stays undecided on either side (issue 15: a candidate
-// killed at its time limit is no break; a hang counts only when the
-// candidate bounds it itself).
+// and in a round's pair a timeout stays undecided on either side (issue
+// 15: a candidate killed at its time limit is no break; a hang counts
+// only when the candidate bounds it itself); in the adjudicator's reruns
+// of a claimed break a timeout counts against its side ([reproduce]).
 func (r CandidateRun) untestableAgainst(orig CandidateRun) bool {
 	return r.Fault && r.Harness == "" && orig.decided() && orig.Passed
 }

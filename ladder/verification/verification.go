@@ -138,7 +138,8 @@ type Config struct {
 }
 
 // Adjudication is the decision on one claimed candidate. Reproduced is how
-// many pairs discriminated, of RerunsRequired; InScope and ScopeReason are
+// many of the adjudicator's reruns of the submission failed while every
+// State A rerun so far passed, of RerunsRequired ([reproduce]); InScope and ScopeReason are
 // the adjudicator's ruling (nil when it did not rule); Error is why it
 // could not.
 type Adjudication struct {
@@ -204,10 +205,20 @@ type Round struct {
 	// runs fail ([metered]).
 	SubmissionUpkeepSec float64
 	// SubmissionExcessSec is the sum of the submission's runs' time past
-	// State A's latest run of the same candidate ([CandidateRun.ExcessSec]),
-	// at most the round's budget, also part of UpkeepSec: a submission
-	// slow in stage 3 alone does not spend the adversary's budget for it.
+	// State A's latest run of the same candidate ([CandidateRun.ExcessSec]);
+	// as much of it as the allowance leaves beside SubmissionUpkeepSec is
+	// not the adversary's budget ([Round.excessCredit]).
 	SubmissionExcessSec float64
+}
+
+// excessCredit is how much of the submission's excess time the round's
+// budget does not count, for an allowance of allowance seconds: what the
+// allowance leaves beside the side's upkeep, at most the excess. The
+// side's upkeep and this credit together never pass the allowance, so a
+// round lasts at most about twice its budget plus State A's upkeep; as the
+// upkeep grows the credit shrinks and the adversary's clock pays again.
+func (r *Round) excessCredit(allowance float64) float64 {
+	return max(0, min(r.SubmissionExcessSec, allowance-r.SubmissionUpkeepSec))
 }
 
 // CandidateRuns counts the runs of every candidate of the round.
@@ -242,7 +253,8 @@ func (r *Round) activity() string {
 // direction, model, outcome, reason ≤ 2000, candidates_written,
 // tool_calls, tool_errors, resumes, elapsed_sec, usage, transcript,
 // loop_outcome, error, candidate_names, candidates (every candidate with
-// every run), upkeep_sec and submission_upkeep_sec (1 dp) when measured,
+// every run), upkeep_sec, submission_upkeep_sec and
+// submission_excess_sec (1 dp) when measured,
 // and for a claim: claimed,
 // adjudication and candidate (the claimed one in full, with its code).
 func (r *Round) Map() map[string]any {
@@ -635,7 +647,7 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 		BudgetSec: a.BudgetSec,
 		// The grader's steps around each run (a restore of a tree the
 		// submission made large, say) are not the adversary's time.
-		Uncounted:  func() time.Duration { return time.Duration(r.UpkeepSec * float64(time.Second)) },
+		Uncounted:  func() time.Duration { return time.Duration((r.UpkeepSec + r.excessCredit(budget)) * float64(time.Second)) },
 		MaxResumes: cfg.MaxResumes,
 		Transcript: transcript,
 		Now:        now,
@@ -704,11 +716,11 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 // timeout or a harness error (as a restore past its bound does), so a
 // round lasts at most about twice its budget.
 //
-// The submission's runs' own time past State A's is the round's too, up
-// to the same allowance: a submission's run of a candidate that takes
+// The submission's runs' own time past State A's is the round's too,
+// within the same allowance (upkeep and excess together): a submission's run of a candidate that takes
 // longer than State A's latest run of the same candidate costs the round
 // the difference ([CandidateRun.ExcessSec]) as upkeep, not the adversary's
-// budget, until the round's excess reaches the allowance; past it the
+// budget, until the side's upkeep and excess reach the allowance; past it the
 // adversary's budget pays again. A program that sleeps whenever it sees
 // stage 3 (its environment, the candidate user, the image's layout) spent
 // the adversary's budget on a handful of candidates (290 s a call within a
@@ -745,8 +757,7 @@ func (m *metered) Execute(ctx context.Context, c *Candidate, role string) Candid
 	case RoleSubmission:
 		m.r.SubmissionUpkeepSec += run.UpkeepSec
 		if a, ok := m.stateA[c]; ok && run.DurationSec > a {
-			run.ExcessSec = min(run.DurationSec-a, max(0, m.allowance-m.r.SubmissionExcessSec))
-			m.r.UpkeepSec += run.ExcessSec
+			run.ExcessSec = run.DurationSec - a
 			m.r.SubmissionExcessSec += run.ExcessSec
 		}
 	}
@@ -1197,7 +1208,7 @@ func checkRuling(p map[string]any) string {
 // AdversarySystem is the adversary's system prompt.
 const AdversarySystem = `You are testing a migration. Two source trees are in front of you: the original (State A) and a submission that claims to behave identically on the surfaces the task promises. Your job is to find an executable test that passes on the original and fails on the submission.
 
-Read both trees, think about edges the rewrite may have missed, and run ideas with try_test, which runs a candidate on both trees and tells you what happened. Only a candidate that passes on the original, fails on the submission, and does so every time counts, and only when what it asserts lies within the SCOPE below; a test that checks which tree it runs against, or anything the scope rules out, is rejected on sight.
+Read both trees, think about edges the rewrite may have missed, and run ideas with try_test, which runs a candidate on both trees and tells you what happened. The program under test may see the command lines of your candidate's processes: compare its output in the candidate itself (a shell test, a file only you can read), never by putting the expected output in another command's arguments. Only a candidate that passes on the original, fails on the submission, and does so every time counts, and only when what it asserts lies within the SCOPE below; a test that checks which tree it runs against, or anything the scope rules out, is rejected on sight.
 
 When you are done, call report exactly once: found=true with the candidate's name and a one-sentence claim, or found=false with notes on what you tried. Reporting nothing found is the right answer for a sound port.`
 
@@ -1294,9 +1305,21 @@ func humanDuration(sec float64) string {
 	return d.String()
 }
 
+// reruns counts the adjudicator's reruns of c against role.
+func (c *Candidate) reruns(role string) int {
+	n := 0
+	for _, r := range c.Runs {
+		if r.Seq > 0 && r.Target == role {
+			n++
+		}
+	}
+	return n
+}
+
 // AdjudicatorPrompt is the adjudicator's opening: the scope, the
-// candidate's name, claim, contract and code (≤ 20000 characters), and the
-// end of its output on both trees.
+// candidate's name, claim, contract and code (≤ 20000 characters), the
+// end of its output on both trees in the claimed pair, and, after the
+// reruns, how many there were.
 func AdjudicatorPrompt(task string, s Scope, c *Candidate, claim string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task: %s\n\n%s\n\n", task, ScopeBlock(s))
@@ -1309,6 +1332,9 @@ func AdjudicatorPrompt(task string, s Scope, c *Candidate, claim string) string 
 			continue
 		}
 		fmt.Fprintf(&b, "\nOn the %s: exit %d.\n%s\n", r.Target, r.ExitCode, lastRunes(strings.TrimSpace(r.Stdout+"\n"+r.Stderr), 1500))
+	}
+	if n := c.reruns(RoleSubmission); n > 0 {
+		fmt.Fprintf(&b, "\nRerun %d more time(s) on the submission and %d on the original in an order drawn at random: it failed on the submission and passed on the original every time.\n", n, c.reruns(RoleOriginal))
 	}
 	b.WriteString("\nIs what this candidate asserts within the scope? Call rule.")
 	return b.String()
