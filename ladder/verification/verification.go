@@ -647,7 +647,9 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 		BudgetSec: a.BudgetSec,
 		// The grader's steps around each run (a restore of a tree the
 		// submission made large, say) are not the adversary's time.
-		Uncounted:  func() time.Duration { return time.Duration((r.UpkeepSec + r.excessCredit(budget)) * float64(time.Second)) },
+		Uncounted: func() time.Duration {
+			return time.Duration((r.UpkeepSec + r.excessCredit(budget)) * float64(time.Second))
+		},
 		MaxResumes: cfg.MaxResumes,
 		Transcript: transcript,
 		Now:        now,
