@@ -196,8 +196,8 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 	if adj["decision"] != "upheld" || num(adj["reproduced"]) != 3 || adj["in_scope"] != true {
 		t.Errorf("a05's adjudication %v", adj)
 	}
-	if n := rounds["a05-usage"]["candidate_runs"]; num(n) != 6 {
-		t.Errorf("a05: %v candidate runs, want 6 (the try and two more pairs)", n)
+	if n := rounds["a05-usage"]["candidate_runs"]; num(n) != 11 {
+		t.Errorf("a05: %v candidate runs, want 11 (the try's pair, then three reruns of the submission and six of State A)", n)
 	}
 	cands, _ := rounds["a06-open"]["candidates"].([]any)
 	if len(cands) != 1 {
