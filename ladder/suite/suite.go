@@ -203,7 +203,7 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 	}
 	defer s.Close(ctx)
 	// The counters before the suite: a memory limit reached while it runs
-	// is told from the container's counters growing (memoryLimitKill).
+	// is told from the container's counters growing (memoryLimitKills).
 	before, berr := s.LimitHits(ctx)
 	if c.Started != nil {
 		c.Started(s)
@@ -236,7 +236,7 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 		// be kept from where the container's root lacks
 		// CAP_SYS_RESOURCE): the limit was reached all the same, and the
 		// result says so as --host's does (recordHostLimits).
-		if n, ok := memoryLimitKills(octx, s, before, berr, limits.Memory); ok {
+		if n := memoryLimitKills(octx, s, before, berr, limits.Memory); n > 0 {
 			oomProcs = fmt.Sprintf("the stage container reached its memory limit (%d MiB, the task's limits.memory_mib) and the kernel's OOM killer killed %d of the submission's processes: "+
 				"the checks of what they ran failed, as a program that runs out of memory fails; every module ran", limits.Memory>>20, n)
 		}
@@ -244,7 +244,7 @@ func (c *Container) Run(ctx context.Context) (*result.Stage, error) {
 		fault = "the helper could not run the suite (exit 70)"
 	case res.ExitCode == 126 || res.ExitCode == 127:
 		fault = fmt.Sprintf("the image cannot run its helper %s (exit %d)", HelperPath, res.ExitCode)
-	case res.ExitCode == 137 && memoryLimitKill(octx, s, before, berr, limits.Memory):
+	case res.ExitCode == 137 && memoryLimitKills(octx, s, before, berr, limits.Memory) > 0:
 		oom = fmt.Sprintf("the stage container reached its memory limit (%d MiB, the task's limits.memory_mib) and the kernel's OOM killer killed srb's helper (exit 137) mid-suite: "+
 			"what the submission's processes held filled the container, so the modules not reached score zero, as a program that runs out of memory fails", limits.Memory>>20)
 	default:
@@ -319,9 +319,9 @@ func countUnits(st *result.Stage) (done, unreached int) {
 	return done, unreached
 }
 
-// memoryLimitKill reports whether the helper, killed by SIGKILL (exit
-// 137), was killed by the OOM killer at the container's own memory limit
-// (limit bytes): an OOM kill in the container since before (the counters
+// memoryLimitKills says whether the OOM killer killed in the container at
+// its own memory limit (limit bytes), and so, for a helper killed by
+// SIGKILL (exit 137), whether that was the OOM killer: an OOM kill in the container since before (the counters
 // read before the suite started; berr its error), and, where the cgroup
 // says so, the container's memory peak at that limit.
 //
@@ -359,17 +359,13 @@ func countUnits(st *result.Stage) (done, unreached int) {
 // stopping the container, an operator, the engine) stays a fault of the
 // grader, as does every other way the helper can end early, and so does
 // a kill whose counters cannot be read at all.
-func memoryLimitKill(ctx context.Context, s *engine.Session, before engine.LimitHits, berr error, limit int64) bool {
-	_, ok := memoryLimitKills(ctx, s, before, berr, limit)
-	return ok
-}
-
-// memoryLimitKills is [memoryLimitKill] with how many processes the OOM
-// killer killed since before (at least 1 when the count cannot be read).
-func memoryLimitKills(ctx context.Context, s *engine.Session, before engine.LimitHits, berr error, limit int64) (int64, bool) {
+//
+// It returns how many processes the OOM killer killed at the limit since
+// before (1 when a kill is known but the count cannot be read), 0 for none.
+func memoryLimitKills(ctx context.Context, s *engine.Session, before engine.LimitHits, berr error, limit int64) int64 {
 	after, err := s.LimitHits(ctx)
 	if err != nil {
-		return 0, false
+		return 0
 	}
 	if berr != nil {
 		// Read before anything ran in the container: nothing had been
@@ -377,12 +373,12 @@ func memoryLimitKills(ctx context.Context, s *engine.Session, before engine.Limi
 		before = engine.LimitHits{OOMKills: min(after.OOMKills, 0), MemoryPeak: -1, PidsMax: min(after.PidsMax, 0)}
 	}
 	if !after.OOMAtLimit(before, limit) {
-		return 0, false
+		return 0
 	}
 	if after.OOMKills >= 0 && before.OOMKills >= 0 {
-		return after.OOMKills - before.OOMKills, true
+		return after.OOMKills - before.OOMKills
 	}
-	return 1, true
+	return 1
 }
 
 // copyModules copies each module's result.json and stdout.log out to
