@@ -65,12 +65,12 @@ func TestRunToolFilledDiskIsNoFault(t *testing.T) {
 // slowSubmission is a sandbox whose every run of the submission's side
 // costs the clock upkeep seconds of the grader's own steps (a restore and
 // a clearing of a tree its build made slow to put back, each within the
-// restore's bound) and one second of the candidate's run; State A's runs
-// cost one second. Every run passes.
+// restore's bound) and sec seconds of the candidate's run (a program slow
+// in stage 3 alone); State A's runs cost one second. Every run passes.
 type slowSubmission struct {
-	clock  *time.Time
-	upkeep float64
-	runs   map[string]int
+	clock       *time.Time
+	sec, upkeep float64
+	runs        map[string]int
 }
 
 func (f *slowSubmission) Reset(context.Context) error { return nil }
@@ -79,9 +79,9 @@ func (f *slowSubmission) Execute(_ context.Context, _ *Candidate, role string) C
 	r := pass
 	r.Target, r.DurationSec = role, 1
 	if role == RoleSubmission {
-		r.UpkeepSec = f.upkeep
+		r.DurationSec, r.UpkeepSec = f.sec, f.upkeep
 	}
-	*f.clock = f.clock.Add(time.Duration((r.UpkeepSec + 1) * float64(time.Second)))
+	*f.clock = f.clock.Add(time.Duration((r.DurationSec + r.UpkeepSec) * float64(time.Second)))
 	return r
 }
 func (f *slowSubmission) Roots() []agent.RootSpec                      { return nil }
@@ -101,7 +101,7 @@ func (f *slowSubmission) Close() error                                 { return 
 // adversary's next candidate that passes on State A is a break.
 func TestSubmissionUpkeepIsBoundedPerRound(t *testing.T) {
 	clock := time.Date(2026, 12, 3, 9, 0, 0, 0, time.UTC)
-	sb := &slowSubmission{clock: &clock, upkeep: 1000, runs: map[string]int{}}
+	sb := &slowSubmission{clock: &clock, sec: 1, upkeep: 1000, runs: map[string]int{}}
 	var turns []turn
 	for i := 1; i <= 8; i++ {
 		turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
@@ -329,38 +329,6 @@ func TestPoisonedViewContainerIsReplaced(t *testing.T) {
 	}
 }
 
-// slowProgram is a tree whose program under test sleeps whenever it sees
-// stage 3: each run of the submission's side takes sec seconds of the
-// clock (and times out when hang) and upkeep more of restoring, State A's
-// one second; every run passes otherwise.
-type slowProgram struct {
-	clock  *time.Time
-	sec    float64
-	hang   bool
-	upkeep float64
-	runs   map[string]int
-}
-
-func (f *slowProgram) Reset(context.Context) error { return nil }
-func (f *slowProgram) Execute(_ context.Context, _ *Candidate, role string) CandidateRun {
-	f.runs[role]++
-	r := pass
-	r.Target, r.DurationSec = role, 1
-	if role == RoleSubmission {
-		r.DurationSec = f.sec
-		if f.hang {
-			r = timeout
-			r.Target, r.DurationSec = role, f.sec
-		}
-		r.UpkeepSec = f.upkeep
-	}
-	*f.clock = f.clock.Add(time.Duration((r.DurationSec + r.UpkeepSec) * float64(time.Second)))
-	return r
-}
-func (f *slowProgram) Roots() []agent.RootSpec                      { return nil }
-func (f *slowProgram) RunTool() (agent.Runner, func(string) string) { return nil, nil }
-func (f *slowProgram) Close() error                                 { return nil }
-
 // A program under test that is slow in stage 3 alone (docs/LADDER.md,
 // "Stage 3, untestable by choice") spent the adversary's budget: at 290 s
 // a call in a 3,600 s round, twelve candidates and the round ended without
@@ -370,7 +338,7 @@ func (f *slowProgram) Close() error                                 { return nil
 // so with nothing to find the round survives.
 func TestStage3OnlySlowProgramIsNotTheAdversarysBudget(t *testing.T) {
 	clock := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
-	sb := &slowProgram{clock: &clock, sec: 290, runs: map[string]int{}}
+	sb := &slowSubmission{clock: &clock, sec: 290, runs: map[string]int{}}
 	var turns []turn
 	for i := 1; i <= 20; i++ {
 		turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))
@@ -413,7 +381,7 @@ func TestStage3OnlySlowProgramIsNotTheAdversarysBudget(t *testing.T) {
 // round lasts at most about twice it.
 func TestUpkeepAndExcessShareOneAllowance(t *testing.T) {
 	clock := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
-	sb := &slowProgram{clock: &clock, sec: 290, upkeep: 140, runs: map[string]int{}}
+	sb := &slowSubmission{clock: &clock, sec: 290, upkeep: 140, runs: map[string]int{}}
 	var turns []turn
 	for i := 1; i <= 40; i++ {
 		turns = append(turns, try(fmt.Sprintf("c%d", i), "true"))

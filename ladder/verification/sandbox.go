@@ -103,9 +103,9 @@ type CandidateRun struct {
 	// round's budget does not count them (agent.Config.Uncounted).
 	UpkeepSec float64
 	// ExcessSec is, for a run on the submission's side, how many seconds
-	// it took past State A's latest run of the same candidate, as far as
-	// the round's allowance for it goes: the round's upkeep, not the
-	// adversary's budget ([metered]).
+	// it took past State A's latest run of the same candidate; what the
+	// round's allowance leaves of it is not the adversary's budget
+	// ([Round.excessCredit]).
 	ExcessSec float64
 	// Seq is the run's place (1-based) in its adjudication's schedule of
 	// reruns, whose order is drawn at random; 0 for a run of the round

@@ -139,9 +139,9 @@ type Config struct {
 
 // Adjudication is the decision on one claimed candidate. Reproduced is how
 // many of the adjudicator's reruns of the submission failed while every
-// State A rerun so far passed, of RerunsRequired ([reproduce]); InScope and ScopeReason are
-// the adjudicator's ruling (nil when it did not rule); Error is why it
-// could not.
+// State A rerun so far passed, of RerunsRequired ([reproduce]); InScope
+// and ScopeReason are the adjudicator's ruling (nil when it did not rule);
+// Error is why it could not.
 type Adjudication struct {
 	Decision       string
 	Reason         string
@@ -719,11 +719,12 @@ func playRound(ctx context.Context, cfg Config, a Adversary, now func() time.Tim
 // round lasts at most about twice its budget.
 //
 // The submission's runs' own time past State A's is the round's too,
-// within the same allowance (upkeep and excess together): a submission's run of a candidate that takes
-// longer than State A's latest run of the same candidate costs the round
-// the difference ([CandidateRun.ExcessSec]) as upkeep, not the adversary's
-// budget, until the side's upkeep and excess reach the allowance; past it the
-// adversary's budget pays again. A program that sleeps whenever it sees
+// within the same allowance: a submission's run of a candidate that takes
+// longer than State A's latest run of the same candidate adds the
+// difference ([CandidateRun.ExcessSec]) to the round's excess, which the
+// adversary's budget does not count as far as the allowance left beside
+// the side's upkeep goes ([Round.excessCredit]); past it the adversary's
+// budget pays again. A program that sleeps whenever it sees
 // stage 3 (its environment, the candidate user, the image's layout) spent
 // the adversary's budget on a handful of candidates (290 s a call within a
 // 300 s candidate timeout: twelve candidates of a 3,600 s round); now the
@@ -753,9 +754,7 @@ func (m *metered) Execute(ctx context.Context, c *Candidate, role string) Candid
 	m.r.UpkeepSec += run.UpkeepSec
 	switch role {
 	case RoleOriginal:
-		if m.stateA != nil {
-			m.stateA[c] = run.DurationSec
-		}
+		m.stateA[c] = run.DurationSec
 	case RoleSubmission:
 		m.r.SubmissionUpkeepSec += run.UpkeepSec
 		if a, ok := m.stateA[c]; ok && run.DurationSec > a {
