@@ -1129,11 +1129,11 @@ func shuffledRoles(sub, orig int, r func() float64) []string {
 	for range orig {
 		roles = append(roles, RoleOriginal)
 	}
-	var seed [32]byte
-	cryptorand.Read(seed[:]) // never fails (crypto/rand's contract since Go 1.24)
-	pick := mrand.New(mrand.NewChaCha8(seed)).IntN
-	if r != nil {
-		pick = func(k int) int { return max(0, min(k-1, int(r()*float64(k)))) }
+	pick := func(k int) int { return max(0, min(k-1, int(r()*float64(k)))) }
+	if r == nil {
+		var seed [32]byte
+		cryptorand.Read(seed[:]) // never fails (crypto/rand's contract since Go 1.24)
+		pick = mrand.New(mrand.NewChaCha8(seed)).IntN
 	}
 	for i := len(roles) - 1; i > 0; i-- {
 		j := pick(i + 1)
