@@ -151,12 +151,22 @@ start_dockerd() {
 	wait_for dockerd docker_up "$LOG/dockerd.log"
 }
 
+# close_otel makes buildkitd's OpenTelemetry socket (beside its own, made
+# 0666 by buildkitd) root's alone: with --host, graded programs run on this
+# machine as uids of their own and must reach no engine of the grader's.
+close_otel() {
+	local otel
+	otel="$(dirname "$BUILDKIT_SOCK")/otel-grpc.sock"
+	if [ -S "$otel" ]; then chmod 0600 "$otel"; fi
+}
+
 start_buildkitd() {
 	if buildkit_up; then
 		# A buildkitd this script started from an older build is replaced.
 		local running
 		running=$("$BIN/buildctl" --addr "unix://$BUILDKIT_SOCK" debug info 2>/dev/null | awk '/^BuildKit:/ {print $3}')
 		if [ "$running" = "$BUILDKIT_VERSION" ] || [ ! -f "$SRB_ENGINES/buildkitd.pid" ]; then
+			close_otel
 			return
 		fi
 		say "restarting buildkitd ($running, want $BUILDKIT_VERSION)"
@@ -169,6 +179,7 @@ start_buildkitd() {
 		--containerd-worker=false --addr "unix://$BUILDKIT_SOCK" >>"$LOG/buildkitd.log" 2>&1 </dev/null &
 	echo $! >"$SRB_ENGINES/buildkitd.pid"
 	wait_for buildkitd buildkit_up "$LOG/buildkitd.log"
+	close_otel
 }
 
 print_env() {

@@ -171,6 +171,11 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 		t.Errorf("metadata.container_limits %v", st.Metadata["container_limits"])
 	} else {
 		t.Logf("metadata.container_limits %v", cl)
+		// As root on the engine's machine srb hides every process of
+		// another uid in the containers' /proc (engine.Hardening.ProcHidden).
+		if os.Geteuid() == 0 && cl["proc_hidden"] != "yes" {
+			t.Errorf("metadata.container_limits.proc_hidden %v, want yes (srb is root on the engine's machine)", cl["proc_hidden"])
+		}
 	}
 	if st.Metadata["where"] != "container" {
 		t.Errorf("metadata.where %v", st.Metadata["where"])

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/swe-refactor-bench/srb/ladder/cgroup"
+	"golang.org/x/sys/unix"
 )
 
 // Hardening says what [Docker.Start] could add to a container's limits
@@ -28,6 +30,16 @@ type Hardening struct {
 	// buffers to no limit otherwise). cgroup v2 charges them to
 	// memory.max already: "" there too.
 	TCPLimit string
+	// ProcHidden: the container's /proc is reconfigured, from this
+	// machine, with hidepid=invisible and gid=0 (procfs, Linux 5.8 or
+	// later: each container's /proc is a procfs instance of its own), so
+	// a process lists and reads only the processes of its own uid, and
+	// root's group (srb's helper, broker and reaper) every one. A program
+	// srb's launcher runs as a uid of its own then cannot read the
+	// candidate's command lines, nor the candidate srb's (issue 14:
+	// answer-from-cmdline); the container itself could not do this, as
+	// it has no CAP_SYS_ADMIN.
+	ProcHidden string
 }
 
 // hardeningOf is implemented by a Container that reports its [Hardening].
@@ -41,7 +53,8 @@ func (s *Session) Hardening() Hardening {
 	if h, ok := s.c.(hardeningOf); ok {
 		return h.hardening()
 	}
-	return Hardening{OOMGuard: "not a container of a local engine", TCPLimit: "not a container of a local engine"}
+	const why = "not a container of a local engine"
+	return Hardening{OOMGuard: why, TCPLimit: why, ProcHidden: why}
 }
 
 func (c *dockerContainer) hardening() Hardening { return c.hard }
@@ -95,9 +108,10 @@ func procCgroups(file string) (map[string]string, error) {
 func (c *dockerContainer) harden(ctx context.Context, memory int64, guard bool) {
 	pid, paths, err := c.localPID(ctx)
 	if err != nil {
-		c.hard = Hardening{OOMGuard: err.Error(), TCPLimit: err.Error()}
+		c.hard = Hardening{OOMGuard: err.Error(), TCPLimit: err.Error(), ProcHidden: err.Error()}
 		return
 	}
+	c.hard.ProcHidden = hideProcs(pid)
 	if oom, _, _ := countsAt(paths, cgroup.Root); oom >= 0 {
 		c.cgroups = paths
 	}
@@ -162,4 +176,79 @@ func boundTCP(paths map[string]string, root string, memory int64) string {
 		return fmt.Sprintf("cannot bound the container's TCP buffers: %v", err)
 	}
 	return ""
+}
+
+// procHide is the procfs configuration [hideProcs] sets: processes of
+// other uids are invisible (not listed, not found by their pid) to all
+// but root's group.
+var procHide = [][2]string{{"hidepid", "invisible"}, {"gid", "0"}}
+
+// hideProcs reconfigures the /proc of the container whose first process
+// is host pid with [procHide], through /proc/PID/root/proc: fspick(2)
+// takes a mount of another mount namespace (mount(2)'s MS_REMOUNT does
+// not), and the procfs superblock is the container's own. It checks the
+// path is a procfs mount's root, and reads the container's mount table
+// back; "" when done, else why not.
+func hideProcs(pid int) string {
+	path := fmt.Sprintf("/proc/%d/root/proc", pid)
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: %v", err)
+	}
+	if st.Type != unix.PROC_SUPER_MAGIC {
+		return fmt.Sprintf("cannot hide other uids' processes in the container: its /proc is not procfs (type %#x)", st.Type)
+	}
+	fd, err := unix.Fspick(unix.AT_FDCWD, path, unix.FSPICK_CLOEXEC|unix.FSPICK_NO_AUTOMOUNT)
+	if err != nil {
+		return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: fspick: %v", err)
+	}
+	defer unix.Close(fd)
+	for _, kv := range procHide {
+		if err := unix.FsconfigSetString(fd, kv[0], kv[1]); err != nil {
+			return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: %s=%s: %v", kv[0], kv[1], err)
+		}
+	}
+	if err := fsReconfigure(fd); err != nil {
+		return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: reconfigure: %v", err)
+	}
+	opts, err := procOptions(fmt.Sprintf("/proc/%d/mountinfo", pid))
+	if err != nil {
+		return fmt.Sprintf("cannot read back the container's /proc options: %v", err)
+	}
+	if !slices.Contains(opts, "hidepid=invisible") && !slices.Contains(opts, "hidepid=2") {
+		return fmt.Sprintf("the container's /proc kept its options after the reconfiguration (%s)", strings.Join(opts, ","))
+	}
+	return ""
+}
+
+// fsReconfigure is fsconfig(fd, FSCONFIG_CMD_RECONFIGURE): x/sys/unix
+// wraps the other commands only.
+func fsReconfigure(fd int) error {
+	if _, _, e := unix.Syscall6(unix.SYS_FSCONFIG, uintptr(fd), unix.FSCONFIG_CMD_RECONFIGURE, 0, 0, 0, 0); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// procOptions is the superblock options of the /proc mount in a
+// mountinfo file (proc(5): the field after the filesystem type and
+// source), split at commas.
+func procOptions(mountinfo string) ([]string, error) {
+	b, err := os.ReadFile(mountinfo)
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		// id parent major:minor root mountpoint options [tags...] - type source super
+		if len(f) < 10 || f[4] != "/proc" {
+			continue
+		}
+		for i, x := range f {
+			if x == "-" && i+3 < len(f) && f[i+1] == "proc" {
+				return strings.Split(f[i+3], ","), nil
+			}
+		}
+	}
+	return nil, errors.New("no proc mount at /proc")
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -82,5 +83,34 @@ func TestCgroupCountsForkLoop(t *testing.T) {
 	oom, _, pids := cgroupCounts(where, "/sys/fs/cgroup")
 	if pids <= 0 || oom != -1 && oom != 0 {
 		t.Errorf("pids max %d after 20 forks against a limit of 8, want > 0 (oom kills %d, want 0 or unknown)", pids, oom)
+	}
+}
+
+// TestProcOptions: the superblock options of the /proc mount are read
+// from the field after the separator's type and source, not from the
+// per-mount options, and a line of another mount point is not taken.
+func TestProcOptions(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mountinfo")
+	table := `881 880 0:80 / / rw,relatime master:1 - overlay overlay rw,lowerdir=/a
+882 881 0:83 / /proc rw,nosuid,nodev,noexec,relatime - proc proc rw,hidepid=invisible
+883 882 0:84 / /proc/bus ro,nosuid - proc proc rw
+884 881 0:85 / /dev rw,nosuid - tmpfs tmpfs rw,size=65536k,mode=755
+`
+	if err := os.WriteFile(file, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := procOptions(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"rw", "hidepid=invisible"}; !slices.Equal(got, want) {
+		t.Errorf("options %q, want %q", got, want)
+	}
+	if err := os.WriteFile(file, []byte("884 881 0:85 / /dev rw - tmpfs tmpfs rw\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := procOptions(file); err == nil {
+		t.Error("a table with no /proc mount gave options")
 	}
 }

@@ -228,6 +228,8 @@ out=$(printf 'x y\n' | "$SRB_LAUNCH" /bin/sh -c 'wc -w; cat in.txt; exit 7'); ec
 sleep 300 & target=$!
 "$SRB_LAUNCH" /bin/sh -c "kill -0 $target" 2>/dev/null; echo "signal=$?"
 "$SRB_LAUNCH" /bin/sh -c "cat /proc/$target/environ" >/dev/null 2>&1; echo "environ=$?"
+"$SRB_LAUNCH" /bin/sh -c "cat /proc/$target/cmdline" >/dev/null 2>&1; echo "cmdline=$?"
+"$SRB_LAUNCH" /bin/sh -c 'n=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" != "$(id -u)" ] && n=$((n+1)); done; echo "seen=$n"'
 "$SRB_LAUNCH" /bin/sh -c "exec 3<>/proc/$target/mem" 2>/dev/null; echo "mem=$?"
 "$SRB_LAUNCH" /bin/sh -c "echo x >/proc/$target/cwd/forged" 2>/dev/null; echo "cwd=$?"
 "$SRB_LAUNCH" /bin/sh -c 'echo forged >mine.txt' 2>/dev/null; echo "write=$? mine=$(cat mine.txt)"
@@ -236,20 +238,25 @@ echo carried >carried.txt; echo secret >secret.txt; chmod 600 secret.txt; aside=
 "$SRB_LAUNCH" --copy-cwd /bin/sh -c 'cat carried.txt >/dev/null && echo changed >carried.txt && echo made >made.txt && mkdir d && echo deep >d/f && echo forged >secret.txt && rm out && mkdir out && echo x >out/escaped && echo mine >mine.txt'
 echo "copy=$? carried=$(cat carried.txt) made=$(cat made.txt) deep=$(cat d/f) secret=$(cat secret.txt) escaped=$(ls "$aside") made-by=$(stat -c %u made.txt) mine=$(cat mine.txt)" | sed s/^/copied-/
 "$SRB_LAUNCH" /bin/sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0'
-n=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" -ge 70000 ] && n=$((n+1)); done; echo "left=$n"
 s=$(date +%s%N); for i in $(seq 20); do "$SRB_LAUNCH" /bin/true; done; e=$(date +%s%N); echo "cost $(( (e-s)/20000 )) us a launch"
 kill $target
 `
 	r := sh(t, s, script, func(es *ExecSpec) { es.Argv[0] = "bash"; es.User = "65532:65532"; es.Timeout = 2 * time.Minute })
 	out := string(r.Stdout)
 	t.Logf("%s\nstderr: %s", out, r.Stderr)
-	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "left=0",
+	// Root's group sees every process (hidepid's gid=0), so the sweep
+	// is counted as root: the candidate sees no process of another uid.
+	left := sh(t, s, `n=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" -ge 70000 ] && n=$((n+1)); done; echo "left=$n"; setpriv --reuid 65532 --regid 65532 --clear-groups sleep 60 & m=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" = 65532 ] && m=$((m+1)); done; echo "candidate's=$m"; kill $!`, func(es *ExecSpec) { es.User = "0" })
+	if got := string(left.Stdout); got != "left=0\ncandidate's=1\n" {
+		t.Errorf("after the launches root counts %q, want no launched process left and the one of uid 65532 it started", got)
+	}
+	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "seen=0\n",
 		"copied-copy=0 carried=changed made=made deep=deep secret=secret escaped= made-by=65532 mine=mine\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in the output", want)
 		}
 	}
-	for _, attempt := range []string{"signal", "environ", "mem", "cwd", "write"} {
+	for _, attempt := range []string{"signal", "environ", "cmdline", "mem", "cwd", "write"} {
 		if !strings.Contains(out, attempt+"=") || strings.Contains(out, attempt+"=0") {
 			t.Errorf("the launched program's %s reached the candidate (or was not tried)", attempt)
 		}

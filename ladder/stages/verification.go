@@ -347,7 +347,10 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		if st.Metadata == nil {
 			st.Metadata = map[string]any{}
 		}
-		st.Metadata["container_limits"] = map[string]any{"oom_guard": yes(h.OOMGuard), "tcp_limit": yes(h.TCPLimit)}
+		st.Metadata["container_limits"] = map[string]any{"oom_guard": yes(h.OOMGuard), "tcp_limit": yes(h.TCPLimit), "proc_hidden": yes(h.ProcHidden)}
+		if h.ProcHidden != "" {
+			st.Note("the trees' containers' /proc showed every process to every uid (" + h.ProcHidden + "): a program the launcher ran could read the candidate's command lines")
+		}
 		if h.TCPLimit != "" {
 			st.Note("the trees' containers' TCP buffers were not bounded by the task's limits.memory (" + h.TCPLimit + ")")
 		}
