@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"errors"
-	"math"
-	"os"
-	"strconv"
-
 	"golang.org/x/sys/unix"
+
+	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
 // ProcessUmask is the file mode creation mask srb runs with, whatever its
@@ -34,32 +31,5 @@ const ProcessUmask = 0o022
 // close_range(2) and no /proc/self/fd): srb then must not run graded code.
 func processDefaults() error {
 	unix.Umask(ProcessUmask)
-	return closeInheritedOnExec()
-}
-
-// closeInheritedOnExec marks every descriptor from 3 up close-on-exec:
-// close_range(2) with CLOSE_RANGE_CLOEXEC where the kernel has it (5.11),
-// else each descriptor /proc/self/fd lists.
-func closeInheritedOnExec() error {
-	err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC)
-	if err == nil {
-		return nil
-	}
-	if !errors.Is(err, unix.ENOSYS) && !errors.Is(err, unix.EINVAL) {
-		return err
-	}
-	entries, rerr := os.ReadDir("/proc/self/fd")
-	if rerr != nil {
-		return errors.Join(err, rerr)
-	}
-	for _, e := range entries {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil || fd <= 2 {
-			continue
-		}
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
-			return err
-		}
-	}
-	return nil
+	return proc.CloseInheritedOnExec()
 }

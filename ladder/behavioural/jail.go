@@ -29,12 +29,14 @@ const (
 	// IsolationMount: the submission's processes run as [SubmissionUID]
 	// in a mount namespace of their own, where the grader's folders
 	// (Jail.Hide) are empty and /proc shows only their own user's
-	// processes; the grader's folders are also private by permissions.
+	// processes, and an IPC namespace of their own, with no_new_privs;
+	// the grader's folders are also private by permissions.
 	IsolationMount = "uid+mount-namespace"
 	// IsolationUID: they run as [SubmissionUID]; the grader's folders are
 	// private by permissions only (a stage image, where no mount
-	// namespace can be made): /proc still lists the grader's processes,
-	// whose argument lists name no private file.
+	// namespace can be made). /proc lists the grader's processes, whose
+	// argument lists name no private file, unless srb hid them from the
+	// machine (engine.Hardening.ProcHidden, the usual case).
 	IsolationUID = "uid"
 	// IsolationNone: srb is not root and cannot start processes as
 	// another user, so the submission runs as srb's own user and can
@@ -64,7 +66,8 @@ type Jail struct {
 	Data string `json:"data"`
 	// Mount starts each process in a new mount namespace where every
 	// folder of Hide is covered by an empty read-only tmpfs and /proc is
-	// remounted with hidepid=2.
+	// remounted with hidepid=2, and a new IPC namespace, with
+	// no_new_privs.
 	Mount bool `json:"mount,omitempty"`
 	// Hide are the grader's folders (absolute).
 	Hide []string `json:"hide,omitempty"`

@@ -238,6 +238,8 @@ echo carried >carried.txt; echo secret >secret.txt; chmod 600 secret.txt; aside=
 "$SRB_LAUNCH" --copy-cwd /bin/sh -c 'cat carried.txt >/dev/null && echo changed >carried.txt && echo made >made.txt && mkdir d && echo deep >d/f && echo forged >secret.txt && rm out && mkdir out && echo x >out/escaped && echo mine >mine.txt'
 echo "copy=$? carried=$(cat carried.txt) made=$(cat made.txt) deep=$(cat d/f) secret=$(cat secret.txt) escaped=$(ls "$aside") made-by=$(stat -c %u made.txt) mine=$(cat mine.txt)" | sed s/^/copied-/
 "$SRB_LAUNCH" /bin/sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0'
+"$SRB_LAUNCH" /bin/sh -c 'for d in /tmp /var/tmp /dev/shm; do echo planted >$d/want-$(id -u); chmod 444 $d/want-$(id -u); done'
+echo "planted=$(ls /tmp /var/tmp /dev/shm | grep -c '^want-')"
 s=$(date +%s%N); for i in $(seq 20); do "$SRB_LAUNCH" /bin/true; done; e=$(date +%s%N); echo "cost $(( (e-s)/20000 )) us a launch"
 kill $target
 `
@@ -250,7 +252,11 @@ kill $target
 	if got := string(left.Stdout); got != "left=0\ncandidate's=1\n" {
 		t.Errorf("after the launches root counts %q, want no launched process left and the one of uid 65532 it started", got)
 	}
-	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "seen=0\n",
+	// What a launch leaves in the shared temporary folders is gone after
+	// it (a file at a name the candidate writes its expected output to,
+	// read-only in a sticky folder, made the candidate compare with the
+	// program's answer).
+	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "seen=0\n", "planted=0\n",
 		"copied-copy=0 carried=changed made=made deep=deep secret=secret escaped= made-by=65532 mine=mine\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in the output", want)

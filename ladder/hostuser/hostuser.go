@@ -188,7 +188,15 @@ var SharedTmp = []string{"/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mque
 // checked with Lstat and then removed by name), and what is removed is
 // checked to be uid's on the descriptor that removes it.
 func ClearShared(uid int) error {
-	if uid < Base {
+	return ClearSharedFrom(uid, Base)
+}
+
+// ClearSharedFrom is [ClearShared] for a uid drawn from another range:
+// a uid below floor is refused (nothing is removed). The stage images'
+// launcher clears its launched uids (from 70000) with it after each
+// launch (ladder/progsep).
+func ClearSharedFrom(uid, floor int) error {
+	if uid < floor || floor <= 0 {
 		return nil // never a user of this machine's own
 	}
 	dirs := slices.Clone(SharedTmp)

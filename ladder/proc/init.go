@@ -40,6 +40,11 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 	var rep report
 	sys, cgroups, cgroupNS, err := decodeChildSys(attrs)
 	if err == nil {
+		// Nothing the init inherited reaches the command but its
+		// three streams.
+		err = CloseInheritedOnExec()
+	}
+	if err == nil {
 		err = joinCgroups(cgroups)
 	}
 	if err != nil {
@@ -111,6 +116,11 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 			status.Write(rep.encode())
 			return 0
 		}
+	}
+	if err := noNewPrivs(sys.Credential != nil); err != nil {
+		rep.code, rep.left, rep.err = -1, 0, err.Error()
+		status.Write(rep.encode())
+		return 0
 	}
 	child, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys: sys})

@@ -5,13 +5,17 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // marker returns a fresh string to plant in a test's processes.
@@ -258,7 +262,7 @@ func TestCredentialAndCloneflags(t *testing.T) {
 			}
 			m := marker(t)
 			var out bytes.Buffer
-			e, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", "id -u; id -g; id -G; readlink /proc/self/ns/ipc; setsid sleep 300 &"},
+			e, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", "id -u; id -g; id -G; readlink /proc/self/ns/ipc; grep NoNewPrivs /proc/self/status | tr -d ' \t'; setsid sleep 300 &"},
 				Env: []string{"PATH=/usr/bin:/bin", "MARK=" + m}, Stdout: &out, Stderr: &out,
 				Credential: &syscall.Credential{Uid: 65534, Gid: 65533, Groups: []uint32{}}, Cloneflags: syscall.CLONE_NEWIPC})
 			if err != nil || e.Code != 0 {
@@ -266,8 +270,8 @@ func TestCredentialAndCloneflags(t *testing.T) {
 			}
 			own, _ := os.Readlink("/proc/self/ns/ipc")
 			got := strings.Split(strings.TrimSpace(out.String()), "\n")
-			if len(got) != 4 || got[0] != "65534" || got[1] != "65533" || got[2] != "65533" || got[3] == own {
-				t.Errorf("output %q: want uid 65534, gid 65533, no other group, an IPC namespace other than %s", out.String(), own)
+			if len(got) != 5 || got[0] != "65534" || got[1] != "65533" || got[2] != "65533" || got[3] == own || got[4] != "NoNewPrivs:1" {
+				t.Errorf("output %q: want uid 65534, gid 65533, no other group, an IPC namespace other than %s, no_new_privs", out.String(), own)
 			}
 			if e.Leftovers < 1 {
 				t.Errorf("leftovers %d, want the setsid'd sleep", e.Leftovers)
@@ -298,5 +302,38 @@ func TestStartCmd(t *testing.T) {
 	}
 	if _, err := StartCmd(exec.Command("srb-no-such-program")); err == nil {
 		t.Error("a missing program started")
+	}
+}
+
+// A descriptor the caller inherited without close-on-exec (a lock
+// wrapper's 9>lock) does not reach the command: the init marks every
+// descriptor from 3 up before it starts it (fixture hide-in-inherited-fd,
+// for a program that embeds the ladder rather than srb's command line).
+func TestInheritedDescriptorDoesNotReachTheCommand(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	leaked, err := syscall.Dup(int(f.Fd())) // dup(2): no close-on-exec
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(leaked)
+	if flags, _ := unix.FcntlInt(uintptr(leaked), unix.F_GETFD, 0); flags&unix.FD_CLOEXEC != 0 {
+		t.Fatal("the descriptor is close-on-exec already")
+	}
+	for _, sub := range []bool{false, true} {
+		t.Run(map[bool]string{false: "default", true: "subreaper"}[sub], func(t *testing.T) {
+			if sub {
+				forceSubreaper(t)
+			}
+			var out bytes.Buffer
+			e, err := Run(context.Background(), Spec{Argv: []string{"sh", "-c", fmt.Sprintf("if [ -e /proc/self/fd/%d ]; then echo inherited; else echo closed; fi", leaked)},
+				Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &out, Stderr: &out})
+			if err != nil || e.Code != 0 || out.String() != "closed\n" {
+				t.Errorf("exit %+v, err %v, output %q: want descriptor %d closed in the command", e, err, out.String(), leaked)
+			}
+		})
 	}
 }

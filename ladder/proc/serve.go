@@ -686,6 +686,11 @@ func runServe(mode Containment) int {
 	const fd, ctl = 3, 4
 	syscall.CloseOnExec(fd)
 	syscall.CloseOnExec(ctl)
+	if CloseInheritedOnExec() != nil {
+		// It never serves: srb starts each command with its own init,
+		// which reports why.
+		return 1
+	}
 	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGUSR1)
@@ -846,6 +851,11 @@ func (s *serveState) run(job serveJob) (rep report, last bool) {
 	cred := job.Sys.Credential
 	if cred != nil && cred.Groups == nil {
 		cred.Groups = []uint32{}
+	}
+	if err := noNewPrivs(cred != nil); err != nil {
+		closeFds()
+		rep.code, rep.left, rep.err = -1, 0, err.Error()
+		return rep, false
 	}
 	sys := &syscall.SysProcAttr{Credential: cred, Cloneflags: job.Sys.Cloneflags, Unshareflags: job.Sys.Unshareflags}
 	files := make([]uintptr, len(job.fds))

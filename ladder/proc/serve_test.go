@@ -85,13 +85,13 @@ func TestServerCredentialAndErrors(t *testing.T) {
 	servers(t, func(t *testing.T, sv *Server) {
 		if os.Geteuid() == 0 {
 			var out bytes.Buffer
-			e := serveRun(t, sv, Spec{Argv: []string{"sh", "-c", "id -u; id -g; id -G; readlink /proc/self/ns/ipc"},
+			e := serveRun(t, sv, Spec{Argv: []string{"sh", "-c", "id -u; id -g; id -G; readlink /proc/self/ns/ipc; grep NoNewPrivs /proc/self/status | tr -d ' \t'"},
 				Env: []string{"PATH=/usr/bin:/bin"}, Stdout: &out, Stderr: &out,
 				Credential: &syscall.Credential{Uid: 65534, Gid: 65533, Groups: []uint32{}}, Cloneflags: syscall.CLONE_NEWIPC})
 			own, _ := os.Readlink("/proc/self/ns/ipc")
 			got := strings.Split(strings.TrimSpace(out.String()), "\n")
-			if e.Code != 0 || len(got) != 4 || got[0] != "65534" || got[1] != "65533" || got[2] != "65533" || got[3] == own {
-				t.Errorf("exit %+v, output %q: want uid 65534, gid 65533, no other group, its own IPC namespace", e, out.String())
+			if e.Code != 0 || len(got) != 5 || got[0] != "65534" || got[1] != "65533" || got[2] != "65533" || got[3] == own || got[4] != "NoNewPrivs:1" {
+				t.Errorf("exit %+v, output %q: want uid 65534, gid 65533, no other group, its own IPC namespace, no_new_privs", e, out.String())
 			}
 		}
 		dir := t.TempDir()

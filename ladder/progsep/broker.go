@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/swe-refactor-bench/srb/ladder/hostuser"
 	"github.com/swe-refactor-bench/srb/ladder/proc"
 )
 
@@ -61,19 +62,28 @@ func BrokerMain(args []string, stderr io.Writer) int {
 	var next atomic.Int64
 	launch := func(ctx context.Context, req Request, stdio [3]*os.File, stop <-chan struct{}) Reply {
 		uid := *base + int(next.Add(1)%1_000_000)
-		return launchAs(req, stdio, stop, uid, filepath.Join(homes, strconv.Itoa(uid)))
+		return launchAs(req, stdio, stop, uid, *base, filepath.Join(homes, strconv.Itoa(uid)))
 	}
 	Serve(ln, -1, launch)
 	select {}
 }
 
-// launchAs is one launch of the in-container broker.
-func launchAs(req Request, stdio [3]*os.File, stop <-chan struct{}, uid int, home string) Reply {
+// launchAs is one launch of the in-container broker, as uid (floor is
+// the first uid the broker draws: what is below it is never cleared).
+// Before and after it, every process of the uid is ended and what the uid
+// left in the shared temporary folders (/tmp, /var/tmp, /dev/shm) and
+// System V objects it owns are removed (hostuser.ClearSharedFrom): a
+// program that left files at names a candidate would write its expected
+// output to (/tmp/want, read-only in a sticky folder) made that candidate
+// compare against the program's own answer (a break attempt of issue 14).
+func launchAs(req Request, stdio [3]*os.File, stop <-chan struct{}, uid, floor int, home string) Reply {
 	fail := func(err error) Reply { return Reply{Code: -1, Error: err.Error()} }
 	if req.PeerUID == 0 {
 		return fail(errors.New("root launches nothing"))
 	}
 	sweepUID(uid)
+	_ = hostuser.ClearSharedFrom(uid, floor)
+	defer func() { _ = hostuser.ClearSharedFrom(uid, floor) }()
 	os.RemoveAll(home)
 	if err := os.Mkdir(home, 0o700); err != nil {
 		return fail(err)

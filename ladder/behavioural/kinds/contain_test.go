@@ -47,7 +47,7 @@ func TestRunProcLeavesNothingRunning(t *testing.T) {
 // With a jail (the grader is root), a case runs as the submission's user
 // with exactly the environment it is given, in a mount namespace where
 // the grader's folders are empty and /proc shows only its own user's
-// processes.
+// processes, in an IPC namespace of its own, with no_new_privs.
 func TestRunProcJailed(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the jail needs root")
@@ -67,7 +67,7 @@ func TestRunProcJailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := m.baseEnv()
-	script := `id -u; id -g; cat ` + filepath.Join(hidden, "truth.json") + ` 2>&1 || true; ls /proc | grep -c '^[0-9]' ; env | sort`
+	script := `id -u; id -g; cat ` + filepath.Join(hidden, "truth.json") + ` 2>&1 || true; ls /proc | grep -c '^[0-9]' ; grep NoNewPrivs /proc/self/status | tr -d ' \t'; readlink /proc/self/ns/ipc; env | sort`
 	r := m.runProc([]string{"sh", "-c", script}, dir, env, nil, 10*time.Second)
 	if r.Err != nil || r.Exit != 0 {
 		t.Fatalf("result %+v", r)
@@ -82,7 +82,14 @@ func TestRunProcJailed(t *testing.T) {
 	if n, _ := strconv.Atoi(lines[3]); n > 6 {
 		t.Errorf("/proc lists %d processes (the grader's among them?)", n)
 	}
-	for _, l := range lines[4:] {
+	// no_new_privs, as in a stage container, and an IPC namespace of its
+	// own: no setuid program makes it more than its user, and no System V
+	// object of another user's is in reach.
+	own, _ := os.Readlink("/proc/self/ns/ipc")
+	if len(lines) < 6 || lines[4] != "NoNewPrivs:1" || !strings.HasPrefix(lines[5], "ipc:") || lines[5] == own {
+		t.Fatalf("want NoNewPrivs:1 and an IPC namespace other than %s:\n%s", own, r.Stdout)
+	}
+	for _, l := range lines[6:] {
 		name, _, _ := strings.Cut(l, "=")
 		switch name {
 		case "PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TERM", "TZ", "USER", "LOGNAME", "PWD", "SHLVL", "_", "OLDPWD":

@@ -145,6 +145,12 @@ func enterJail(s jailSpec) error {
 	if os.Geteuid() != s.UID {
 		return fmt.Errorf("still uid %d after setuid %d", os.Geteuid(), s.UID)
 	}
+	// As in a stage container (no-new-privileges): no setuid, setgid or
+	// file-capability program of the machine's makes the submission's
+	// processes more than its user.
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
 	return nil
 }
 
@@ -232,7 +238,11 @@ func (m *module) commandNet(argv []string, dir string, env []string, ownNet bool
 	cmd.Env = []string{EnvJailSpec + "=" + string(spec)}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if j.Mount {
-		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS
+		// An IPC namespace too: the submission's System V objects and
+		// POSIX message queues are its own, and no other user's are
+		// listed or reachable (ClearIPC still sweeps its uid's at the
+		// end).
+		cmd.SysProcAttr.Unshareflags = syscall.CLONE_NEWNS | syscall.CLONE_NEWIPC
 	}
 	if net {
 		cmd.SysProcAttr.Unshareflags |= syscall.CLONE_NEWNET
