@@ -203,10 +203,10 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 
 	logs := cmpOr(opts.Logs, opts.Results)
 	// The first round's containers say what srb could add to their limits
-	// (every round's are alike).
+	// (every round's are alike; a later one that hides less is an error).
 	var (
-		hard     *engine.Hardening
-		hardOnce sync.Once
+		hard   *engine.Hardening
+		hardMu sync.Mutex
 	)
 	meta := map[string]any{}
 	if !opts.Host {
@@ -313,7 +313,22 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 			cfg.FreshPerRun = true
 			c, err := verification.NewContainer(ctx, cfg)
 			if err == nil && !opts.Host {
-				hardOnce.Do(func() { hard = c.Hardening() })
+				// The first round's hardening is the metadata's; a later
+				// round's containers must hide other uids' processes
+				// where it did (as each round's own do:
+				// verification.Container.sameHardening).
+				h := c.Hardening()
+				hardMu.Lock()
+				if hard == nil {
+					hard = h
+				} else if hard.ProcHidden == "" && h.ProcHidden != "" {
+					err = fmt.Errorf("sandbox: a round's containers show every process to every uid, unlike the first round's: %s", h.ProcHidden)
+				}
+				hardMu.Unlock()
+				if err != nil {
+					c.Close()
+					return nil, err
+				}
 			}
 			return c, err
 		},

@@ -181,6 +181,11 @@ type Container struct {
 	trees map[string]string         // role → host tree
 	sides map[string]*containerSide // role → the tree's sandbox
 	views map[string]*viewContainer // role → the run tool's sandbox of that view
+	// hard is the hardening of the round's first tree sandbox; every
+	// later one (both sides, FreshPerRun's) must hide other uids'
+	// processes where it did ([Container.sameHardening]).
+	hardMu sync.Mutex
+	hard   *engine.Hardening
 }
 
 // containerSide is one tree's sandbox.
@@ -337,7 +342,30 @@ func (c *Container) start(ctx context.Context, labels map[string]string) (*engin
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: the verification image %s: %w", c.cfg.Image, err)
 	}
+	if err := c.sameHardening(sess.Hardening()); err != nil {
+		sess.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	return sess, nil
+}
+
+// sameHardening records h, the hardening of a tree sandbox just started,
+// when it is the round's first, and otherwise refuses one whose /proc
+// shows other uids' processes where the first's did not: the metadata
+// (from the first) would say the submission's programs could not read
+// the candidate's command lines while one of its sandboxes let them (a
+// break attempt of issue 14). An error is the grader's fault.
+func (c *Container) sameHardening(h engine.Hardening) error {
+	c.hardMu.Lock()
+	defer c.hardMu.Unlock()
+	if c.hard == nil {
+		c.hard = &h
+		return nil
+	}
+	if c.hard.ProcHidden == "" && h.ProcHidden != "" {
+		return fmt.Errorf("sandbox: a tree's container shows every process to every uid, unlike the round's first: %s", h.ProcHidden)
+	}
+	return nil
 }
 
 // startSide starts role's sandbox and runs the launch check there.
@@ -447,11 +475,17 @@ func (c *Container) Reset(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// Hardening is what the backend could add to the limits of State A's
-// sandbox ([engine.Session.Hardening]); every sandbox of the round is
-// started alike.
+// Hardening is what the backend could add to the limits of the round's
+// first tree sandbox ([engine.Session.Hardening]); every later one hides
+// other uids' processes where it did ([Container.sameHardening]).
 func (c *Container) Hardening() *engine.Hardening {
-	h := c.sides[RoleOriginal].sess.Hardening()
+	c.hardMu.Lock()
+	defer c.hardMu.Unlock()
+	if c.hard == nil {
+		h := c.sides[RoleOriginal].sess.Hardening()
+		return &h
+	}
+	h := *c.hard
 	return &h
 }
 
