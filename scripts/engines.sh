@@ -151,13 +151,17 @@ start_dockerd() {
 	wait_for dockerd docker_up "$LOG/dockerd.log"
 }
 
-# close_otel makes buildkitd's OpenTelemetry socket (beside its own, made
-# 0666 by buildkitd) root's alone: with --host, graded programs run on this
-# machine as uids of their own and must reach no engine of the grader's.
+# close_otel makes buildkitd's OpenTelemetry socket (beside its own, where
+# start_buildkitd puts it, made 0666 by buildkitd) root's alone: with
+# --host, graded programs run on this machine as uids of their own and must
+# reach no engine of the grader's. A buildkitd started elsewhere with the
+# default path has it in /run/buildkit.
 close_otel() {
-	local otel
-	otel="$(dirname "$BUILDKIT_SOCK")/otel-grpc.sock"
-	if [ -S "$otel" ]; then chmod 0600 "$otel"; fi
+	local otel found=0
+	for otel in "$(dirname "$BUILDKIT_SOCK")/otel-grpc.sock" /run/buildkit/otel-grpc.sock; do
+		if [ -S "$otel" ]; then chmod 0600 "$otel" && found=1; fi
+	done
+	if [ "$found" = 0 ]; then say "warning: no buildkitd OpenTelemetry socket found to close"; fi
 }
 
 start_buildkitd() {
@@ -176,7 +180,8 @@ start_buildkitd() {
 	say "starting buildkitd on unix://$BUILDKIT_SOCK"
 	mkdir -p "$(dirname "$BUILDKIT_SOCK")" "$SRB_ENGINES/buildkit"
 	setsid nohup "$BIN/buildkitd" --root "$SRB_ENGINES/buildkit" --oci-worker=true \
-		--containerd-worker=false --addr "unix://$BUILDKIT_SOCK" >>"$LOG/buildkitd.log" 2>&1 </dev/null &
+		--containerd-worker=false --addr "unix://$BUILDKIT_SOCK" \
+		--otel-socket-path "$(dirname "$BUILDKIT_SOCK")/otel-grpc.sock" >>"$LOG/buildkitd.log" 2>&1 </dev/null &
 	echo $! >"$SRB_ENGINES/buildkitd.pid"
 	wait_for buildkitd buildkit_up "$LOG/buildkitd.log"
 	close_otel

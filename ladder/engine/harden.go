@@ -42,6 +42,14 @@ type Hardening struct {
 	ProcHidden string
 }
 
+// HidesLessThan says h shows other uids' processes in its container's
+// /proc where first hid them (first.ProcHidden "", h.ProcHidden not): a
+// sandbox started after first that gives less than the metadata, taken
+// from first, says.
+func (h Hardening) HidesLessThan(first Hardening) bool {
+	return first.ProcHidden == "" && h.ProcHidden != ""
+}
+
 // hardeningOf is implemented by a Container that reports its [Hardening].
 type hardeningOf interface {
 	hardening() Hardening
@@ -180,8 +188,39 @@ func boundTCP(paths map[string]string, root string, memory int64) string {
 
 // procHide is the procfs configuration [hideProcs] sets: processes of
 // other uids are invisible (not listed, not found by their pid) to all
-// but root's group.
-var procHide = [][2]string{{"hidepid", "invisible"}, {"gid", "0"}}
+// but the container's root group, whose gid on this machine [hideProcs]
+// adds.
+var procHide = [][2]string{{"hidepid", "invisible"}}
+
+// rootGroupOf is the gid on this machine of the root group (gid 0) of the
+// process pid's user namespace, from its gid_map (user_namespaces(7):
+// "inside outside count" lines): 0 without user namespace remapping, the
+// remapped base with Docker's userns-remap. procfs reads its gid option
+// in the caller's namespace, this machine's.
+func rootGroupOf(pid int) (int, error) {
+	return rootGroupIn(fmt.Sprintf("/proc/%d/gid_map", pid))
+}
+
+// rootGroupIn is [rootGroupOf] from a gid_map file.
+func rootGroupIn(gidMap string) (int, error) {
+	b, err := os.ReadFile(gidMap)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			continue
+		}
+		in, e1 := strconv.ParseUint(f[0], 10, 32)
+		out, e2 := strconv.ParseUint(f[1], 10, 32)
+		n, e3 := strconv.ParseUint(f[2], 10, 32)
+		if e1 == nil && e2 == nil && e3 == nil && in == 0 && n > 0 {
+			return int(out), nil
+		}
+	}
+	return 0, errors.New("its gid 0 maps to no group of this machine")
+}
 
 // hideProcs reconfigures the /proc of the container whose first process
 // is host pid with [procHide], through /proc/PID/root/proc: fspick(2)
@@ -203,7 +242,11 @@ func hideProcs(pid int) string {
 		return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: fspick: %v", err)
 	}
 	defer unix.Close(fd)
-	for _, kv := range procHide {
+	gid, err := rootGroupOf(pid)
+	if err != nil {
+		return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: its root group: %v", err)
+	}
+	for _, kv := range append(procHide, [2]string{"gid", strconv.Itoa(gid)}) {
 		if err := unix.FsconfigSetString(fd, kv[0], kv[1]); err != nil {
 			return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: %s=%s: %v", kv[0], kv[1], err)
 		}
@@ -232,12 +275,15 @@ func fsReconfigure(fd int) error {
 
 // procOptions is the superblock options of the /proc mount in a
 // mountinfo file (proc(5): the field after the filesystem type and
-// source), split at commas.
+// source), split at commas; of several mounts at /proc, the last (the
+// one on top).
 func procOptions(mountinfo string) ([]string, error) {
 	b, err := os.ReadFile(mountinfo)
 	if err != nil {
 		return nil, err
 	}
+	// The last mount at /proc is the one over the others, the one seen.
+	var opts []string
 	for _, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		// id parent major:minor root mountpoint options [tags...] - type source super
@@ -246,9 +292,13 @@ func procOptions(mountinfo string) ([]string, error) {
 		}
 		for i, x := range f {
 			if x == "-" && i+3 < len(f) && f[i+1] == "proc" {
-				return strings.Split(f[i+3], ","), nil
+				opts = strings.Split(f[i+3], ",")
+				break
 			}
 		}
 	}
-	return nil, errors.New("no proc mount at /proc")
+	if opts == nil {
+		return nil, errors.New("no proc mount at /proc")
+	}
+	return opts, nil
 }

@@ -107,10 +107,43 @@ func TestProcOptions(t *testing.T) {
 	if want := []string{"rw", "hidepid=invisible"}; !slices.Equal(got, want) {
 		t.Errorf("options %q, want %q", got, want)
 	}
+	stacked := table + "885 882 0:86 / /proc rw,nosuid - proc proc rw,hidepid=invisible,gid=100000\n"
+	if err := os.WriteFile(file, []byte(stacked), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := procOptions(file); err != nil || !slices.Equal(got, []string{"rw", "hidepid=invisible", "gid=100000"}) {
+		t.Errorf("stacked mounts at /proc: options %q, %v, want the last (the one on top)", got, err)
+	}
 	if err := os.WriteFile(file, []byte("884 881 0:85 / /dev rw - tmpfs tmpfs rw\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := procOptions(file); err == nil {
 		t.Error("a table with no /proc mount gave options")
+	}
+}
+
+// TestRootGroupIn: the machine's gid of a namespace's group 0, from its
+// gid_map: 0 without remapping, the remapped base with userns-remap, an
+// error when no line maps gid 0.
+func TestRootGroupIn(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "gid_map")
+	for _, c := range []struct {
+		table string
+		want  int
+		ok    bool
+	}{
+		{"         0          0 4294967295\n", 0, true},
+		{"         0     100000      65536\n", 100000, true},
+		{"      1000       1000          1\n         0     231072      65536\n", 231072, true},
+		{"      1000       1000          1\n", 0, false},
+		{"", 0, false},
+	} {
+		if err := os.WriteFile(file, []byte(c.table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := rootGroupIn(file)
+		if (err == nil) != c.ok || got != c.want {
+			t.Errorf("gid_map %q: %d, %v; want %d (ok %v)", c.table, got, err, c.want, c.ok)
+		}
 	}
 }

@@ -238,7 +238,7 @@ echo carried >carried.txt; echo secret >secret.txt; chmod 600 secret.txt; aside=
 "$SRB_LAUNCH" --copy-cwd /bin/sh -c 'cat carried.txt >/dev/null && echo changed >carried.txt && echo made >made.txt && mkdir d && echo deep >d/f && echo forged >secret.txt && rm out && mkdir out && echo x >out/escaped && echo mine >mine.txt'
 echo "copy=$? carried=$(cat carried.txt) made=$(cat made.txt) deep=$(cat d/f) secret=$(cat secret.txt) escaped=$(ls "$aside") made-by=$(stat -c %u made.txt) mine=$(cat mine.txt)" | sed s/^/copied-/
 "$SRB_LAUNCH" /bin/sh -c 'setsid sleep 1000 </dev/null >/dev/null 2>&1 & exit 0'
-"$SRB_LAUNCH" /bin/sh -c 'for d in /tmp /var/tmp /dev/shm; do echo planted >$d/want-$(id -u); chmod 444 $d/want-$(id -u); done'
+"$SRB_LAUNCH" /bin/sh -c 'for d in /tmp /var/tmp /dev/shm; do echo planted >$d/want-$(id -u); chmod 444 $d/want-$(id -u); done; ipcmk -M 4096 >/dev/null && ipcmk -Q >/dev/null && echo ipc-made'
 echo "planted=$(ls /tmp /var/tmp /dev/shm | grep -c '^want-')"
 s=$(date +%s%N); for i in $(seq 20); do "$SRB_LAUNCH" /bin/true; done; e=$(date +%s%N); echo "cost $(( (e-s)/20000 )) us a launch"
 kill $target
@@ -248,15 +248,15 @@ kill $target
 	t.Logf("%s\nstderr: %s", out, r.Stderr)
 	// Root's group sees every process (hidepid's gid=0), so the sweep
 	// is counted as root: the candidate sees no process of another uid.
-	left := sh(t, s, `n=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" -ge 70000 ] && n=$((n+1)); done; echo "left=$n"; setpriv --reuid 65532 --regid 65532 --clear-groups sleep 60 & m=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" = 65532 ] && m=$((m+1)); done; echo "candidate's=$m"; kill $!`, func(es *ExecSpec) { es.User = "0" })
-	if got := string(left.Stdout); got != "left=0\ncandidate's=1\n" {
-		t.Errorf("after the launches root counts %q, want no launched process left and the one of uid 65532 it started", got)
+	left := sh(t, s, `n=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" -ge 70000 ] && n=$((n+1)); done; echo "left=$n"; setpriv --reuid 65532 --regid 65532 --clear-groups sleep 60 & m=0; for p in /proc/[0-9]*; do u=$(stat -c %u "$p" 2>/dev/null) && [ "$u" = 65532 ] && m=$((m+1)); done; echo "candidate's=$m"; kill $!; echo "ipc=$(awk 'FNR > 1 && $8 >= 70000' /proc/sysvipc/shm /proc/sysvipc/msg | wc -l)"`, func(es *ExecSpec) { es.User = "0" })
+	if got := string(left.Stdout); got != "left=0\ncandidate's=1\nipc=0\n" {
+		t.Errorf("after the launches root counts %q, want no launched process left, the one of uid 65532 it started and no System V object of a launched uid", got)
 	}
 	// What a launch leaves in the shared temporary folders is gone after
 	// it (a file at a name the candidate writes its expected output to,
 	// read-only in a sticky folder, made the candidate compare with the
 	// program's answer).
-	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "seen=0\n", "planted=0\n",
+	for _, want := range []string{"status=7 out=[2\na b c]", "mine=mine\n", "seen=0\n", "planted=0\n", "ipc-made\n",
 		"copied-copy=0 carried=changed made=made deep=deep secret=secret escaped= made-by=65532 mine=mine\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in the output", want)

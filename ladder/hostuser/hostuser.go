@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -191,10 +192,10 @@ func ClearShared(uid int) error {
 	return ClearSharedFrom(uid, Base)
 }
 
-// ClearSharedFrom is [ClearShared] for a uid drawn from another range:
-// a uid below floor is refused (nothing is removed). The stage images'
-// launcher clears its launched uids (from 70000) with it after each
-// launch (ladder/progsep).
+// ClearSharedFrom is [ClearShared] for a uid drawn from another range,
+// its System V objects included: a uid below floor is refused (nothing is
+// removed). The stage images' launcher clears its launched uids (from
+// 70000) with it before and after each launch (ladder/progsep).
 func ClearSharedFrom(uid, floor int) error {
 	if uid < floor || floor <= 0 {
 		return nil // never a user of this machine's own
@@ -215,7 +216,7 @@ func ClearSharedFrom(uid, floor int) error {
 		}
 		unix.Close(fd)
 	}
-	if err := ClearIPC(uid); err != nil {
+	if err := clearIPCFrom(uid, floor); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -255,7 +256,12 @@ func errnoErr(e unix.Errno) error {
 // that cannot be read (no /proc, a kernel without System V IPC) is
 // skipped.
 func ClearIPC(uid int) error {
-	if uid < Base {
+	return clearIPCFrom(uid, Base)
+}
+
+// clearIPCFrom is [ClearIPC] with floor in place of [Base].
+func clearIPCFrom(uid, floor int) error {
+	if uid < floor || floor <= 0 {
 		return nil // never a user of this machine's own
 	}
 	var errs []error
@@ -265,7 +271,13 @@ func ClearIPC(uid int) error {
 			continue
 		}
 		for _, id := range ids {
-			if err := k.remove(id); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EIDRM) {
+			err := k.remove(id)
+			if errors.Is(err, unix.EPERM) {
+				// Root without CAP_SYS_ADMIN (a stage container's):
+				// the owner may remove its own.
+				err = asEffectiveUID(uid, func() error { return k.remove(id) })
+			}
+			if err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.EIDRM) {
 				errs = append(errs, fmt.Errorf("remove System V %s %d of uid %d: %w", k.table, id, uid, err))
 			}
 		}
@@ -483,4 +495,23 @@ func OpenToAll(dir string) error {
 		}
 		return os.Chmod(p, mode)
 	})
+}
+
+// asEffectiveUID runs f on a thread of its own whose effective uid is uid
+// (setresuid(2) on that thread alone, not through Go's all-threads
+// Setuid): a thread locked and never unlocked, which ends with its
+// goroutine, so no other code ever runs as uid. The real and saved uids
+// stay this process's.
+func asEffectiveUID(uid int, f func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread is discarded
+		keep := ^uintptr(0)    // (uid_t)-1: leave it as it is
+		if _, _, e := unix.RawSyscall(unix.SYS_SETRESUID, keep, uintptr(uid), keep); e != 0 {
+			errc <- e
+			return
+		}
+		errc <- f()
+	}()
+	return <-errc
 }

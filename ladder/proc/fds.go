@@ -45,15 +45,15 @@ func CloseInheritedOnExec() error {
 	return nil
 }
 
-// noNewPrivs sets no_new_privs on the calling thread (which the command
-// it forks inherits, and keeps across every exec) when the command runs
-// as another user (cred set): no setuid, setgid or file-capability
-// program it or its children execute gains a privilege, as in a stage
-// container (no-new-privileges). The caller's thread is locked.
-func noNewPrivs(graded bool) error {
-	if !graded {
-		return nil
-	}
+// noNewPrivs sets no_new_privs on the calling thread, which every command
+// it forks inherits and keeps across every exec: no setuid, setgid or
+// file-capability program a command or its children execute gains a
+// privilege, as in a stage container (no-new-privileges). It is set for
+// every command, root's too (a root command loses nothing by it): a
+// server's thread forks many commands, and a flag set for one would stay
+// for the next, so setting it for some only would depend on the order.
+// The caller's thread is locked.
+func noNewPrivs() error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return errors.New("proc: no_new_privs for the command was refused: " + err.Error())
 	}

@@ -117,7 +117,7 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 			return 0
 		}
 	}
-	if err := noNewPrivs(sys.Credential != nil); err != nil {
+	if err := noNewPrivs(); err != nil {
 		rep.code, rep.left, rep.err = -1, 0, err.Error()
 		status.Write(rep.encode())
 		return 0

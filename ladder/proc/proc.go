@@ -110,8 +110,9 @@ type Spec struct {
 	// Credential, when set, is the user and groups the command runs as;
 	// the init stays root (it must be to make the namespace's /proc and
 	// to end the command's processes), so only the command and what it
-	// starts run as Credential, and with no_new_privs: no setuid, setgid
-	// or file-capability program they execute gains a privilege.
+	// starts run as Credential. Every command, with a Credential or not,
+	// runs with no_new_privs: no setuid, setgid or file-capability
+	// program it executes gains a privilege.
 	Credential *syscall.Credential
 	// Cloneflags and Unshareflags are namespaces (syscall.CLONE_NEW*) the
 	// init makes for the command as it starts it, as in

@@ -739,6 +739,11 @@ func runServe(mode Containment) int {
 	// One thread reads each request and forks its command (a session
 	// keyring is a thread's), with no hand-over between threads.
 	runtime.LockOSThread()
+	if noNewPrivs() != nil {
+		// It never serves: srb starts each command with its own init,
+		// which reports why.
+		return 1
+	}
 	send([]byte("serving\n"))
 	buf := make([]byte, serveMsgMax)
 	oob := make([]byte, syscall.CmsgSpace(3*4))
@@ -851,11 +856,6 @@ func (s *serveState) run(job serveJob) (rep report, last bool) {
 	cred := job.Sys.Credential
 	if cred != nil && cred.Groups == nil {
 		cred.Groups = []uint32{}
-	}
-	if err := noNewPrivs(cred != nil); err != nil {
-		closeFds()
-		rep.code, rep.left, rep.err = -1, 0, err.Error()
-		return rep, false
 	}
 	sys := &syscall.SysProcAttr{Credential: cred, Cloneflags: job.Sys.Cloneflags, Unshareflags: job.Sys.Unshareflags}
 	files := make([]uintptr, len(job.fds))

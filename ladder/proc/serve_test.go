@@ -277,3 +277,24 @@ func TestServeRequestEncoding(t *testing.T) {
 		t.Errorf("a NUL in an argument: %v", err)
 	}
 }
+
+// Every command a server runs has no_new_privs, root's before and after
+// one run as another user alike: the flag is the forking thread's, set
+// once when the server starts, so it never depends on which command ran
+// before (a review found a root command after a user's inheriting it).
+func TestServerNoNewPrivsForEveryCommand(t *testing.T) {
+	servers(t, func(t *testing.T, sv *Server) {
+		specs := []Spec{{}, {Credential: &syscall.Credential{Uid: 65534, Gid: 65533, Groups: []uint32{}}}, {}}
+		if os.Geteuid() != 0 {
+			specs = specs[:1]
+		}
+		for i, spec := range specs {
+			var out bytes.Buffer
+			spec.Argv = []string{"sh", "-c", "grep NoNewPrivs /proc/self/status | tr -d ' \\t'"}
+			spec.Env, spec.Stdout, spec.Stderr = []string{"PATH=/usr/bin:/bin"}, &out, &out
+			if e := serveRun(t, sv, spec); e.Code != 0 || out.String() != "NoNewPrivs:1\n" {
+				t.Errorf("command %d (%+v): exit %+v, output %q, want NoNewPrivs:1", i, spec.Credential, e, out.String())
+			}
+		}
+	})
+}

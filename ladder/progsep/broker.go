@@ -81,9 +81,29 @@ func launchAs(req Request, stdio [3]*os.File, stop <-chan struct{}, uid, floor i
 	if req.PeerUID == 0 {
 		return fail(errors.New("root launches nothing"))
 	}
+	if req.PeerGID == 0 {
+		// The launched program gets the caller's gid as a group, and
+		// root's group sees every process in the container's /proc
+		// (engine.Hardening.ProcHidden).
+		return fail(errors.New("a caller of root's group launches nothing"))
+	}
 	sweepUID(uid)
-	_ = hostuser.ClearSharedFrom(uid, floor)
-	defer func() { _ = hostuser.ClearSharedFrom(uid, floor) }()
+	if err := hostuser.ClearSharedFrom(uid, floor); err != nil {
+		return fail(fmt.Errorf("clear what uid %d left before the launch: %w", uid, err))
+	}
+	reply := launchSwept(req, stdio, stop, uid, home)
+	// After the sweep launchSwept ends with: what the program left in the
+	// shared folders must not reach the candidate, or its next launch.
+	if err := hostuser.ClearSharedFrom(uid, floor); err != nil {
+		return fail(fmt.Errorf("clear what the launched program left: %w", err))
+	}
+	return reply
+}
+
+// launchSwept is [launchAs] once uid has no process and nothing in the
+// shared folders: it runs the program and ends every process of uid.
+func launchSwept(req Request, stdio [3]*os.File, stop <-chan struct{}, uid int, home string) Reply {
+	fail := func(err error) Reply { return Reply{Code: -1, Error: err.Error()} }
 	os.RemoveAll(home)
 	if err := os.Mkdir(home, 0o700); err != nil {
 		return fail(err)

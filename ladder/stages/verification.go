@@ -321,7 +321,7 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 				hardMu.Lock()
 				if hard == nil {
 					hard = h
-				} else if hard.ProcHidden == "" && h.ProcHidden != "" {
+				} else if h.HidesLessThan(*hard) {
 					err = fmt.Errorf("sandbox: a round's containers show every process to every uid, unlike the first round's: %s", h.ProcHidden)
 				}
 				hardMu.Unlock()

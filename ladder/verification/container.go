@@ -362,7 +362,7 @@ func (c *Container) sameHardening(h engine.Hardening) error {
 		c.hard = &h
 		return nil
 	}
-	if c.hard.ProcHidden == "" && h.ProcHidden != "" {
+	if h.HidesLessThan(*c.hard) {
 		return fmt.Errorf("sandbox: a tree's container shows every process to every uid, unlike the round's first: %s", h.ProcHidden)
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -162,5 +163,46 @@ func TestJailFaultCannotBeForged(t *testing.T) {
 	ents, _ := os.ReadDir(m.statusDir)
 	if len(ents) != 0 {
 		t.Errorf("status files left behind: %v", ents)
+	}
+}
+
+// A POSIX message queue file system mounted on the machine shows the
+// machine's queues; in the jail (an IPC namespace of its own) each such
+// mount is replaced by the namespace's own, so a queue of the machine's is
+// neither listed nor opened there.
+func TestJailHasItsOwnMessageQueues(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the jail needs root")
+	}
+	root := searchableTempDir(t)
+	mq := filepath.Join(root, "mq dir")
+	if err := os.Mkdir(mq, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("mqueue", mq, "mqueue", 0, ""); err != nil {
+		t.Skipf("no mqueue file system here: %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(mq, syscall.MNT_DETACH) })
+	q, err := os.OpenFile(filepath.Join(mq, "srb-machine-queue"), os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	t.Cleanup(func() { os.Remove(filepath.Join(mq, "srb-machine-queue")) })
+	j, err := behavioural.NewJail(filepath.Join(root, "sandbox"), root, behavioural.SubmissionUID, behavioural.SubmissionGID, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &module{plan: &behavioural.Plan{Module: "m", Helper: []string{os.Args[0]}, Jail: j}}
+	dir, err := m.scratch("case")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := m.runProc([]string{"sh", "-c", `ls -A "$1"; echo listed; cat "$1/srb-machine-queue" 2>/dev/null && echo opened; true`, "sh", mq}, dir, m.baseEnv(), nil, 10*time.Second)
+	if r.Err != nil || r.Exit != 0 || string(r.Stdout) != "listed\n" {
+		t.Errorf("result %+v, output %q: want no queue of the machine's listed or opened", r, r.Stdout)
+	}
+	if _, err := os.Stat(filepath.Join(mq, "srb-machine-queue")); err != nil {
+		t.Errorf("the machine's queue is gone: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -72,6 +73,9 @@ type jailSpec struct {
 
 // jailMain is "srb-helper jail": it never returns when it succeeds.
 func jailMain(stderr io.Writer) int {
+	// One thread from the mounts to the exec: no_new_privs (enterJail) is
+	// a thread's, and the exec must come from the thread that set it.
+	runtime.LockOSThread()
 	var s jailSpec
 	if err := json.Unmarshal([]byte(os.Getenv(EnvJailSpec)), &s); err != nil || len(s.Argv) == 0 {
 		fmt.Fprintf(stderr, "%sno usable %s: %v\n", jailMark, EnvJailSpec, err)
@@ -121,6 +125,14 @@ func enterJail(s jailSpec) error {
 		if err := syscall.Mount("proc", "/proc", "proc", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "hidepid=2"); err != nil {
 			return fmt.Errorf("a private /proc: %w", err)
 		}
+		// The process has an IPC namespace of its own, but a POSIX
+		// message queue file system mounted on the machine (/dev/mqueue)
+		// still shows the machine's queues: each gets this namespace's.
+		for _, at := range mountsOfType("/proc/self/mountinfo", "mqueue") {
+			if err := syscall.Mount("mqueue", at, "mqueue", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, ""); err != nil {
+				return fmt.Errorf("a private %s: %w", at, err)
+			}
+		}
 	}
 	if s.Net {
 		if err := loopbackUp(); err != nil {
@@ -152,6 +164,43 @@ func enterJail(s jailSpec) error {
 		return fmt.Errorf("no_new_privs: %w", err)
 	}
 	return nil
+}
+
+// mountsOfType is the mount points of every mount of type fstype in a
+// mountinfo file (proc(5)), in its order; octal escapes (\040 for a
+// space) are decoded.
+func mountsOfType(mountinfo, fstype string) []string {
+	b, err := os.ReadFile(mountinfo)
+	if err != nil {
+		return nil
+	}
+	var at []string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		for i, x := range f {
+			if x == "-" && i+1 < len(f) && len(f) > 4 && f[i+1] == fstype {
+				at = append(at, unescapeMountPath(f[4]))
+				break
+			}
+		}
+	}
+	return at
+}
+
+// unescapeMountPath decodes mountinfo's octal escapes (\ooo).
+func unescapeMountPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '\\' && i+3 < len(p) {
+			if n, err := strconv.ParseUint(p[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
 }
 
 // loopbackUp brings up the loopback interface of this process's network
