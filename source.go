@@ -16,6 +16,6 @@ import "embed"
 //go:embed go.mod go.sum
 //go:embed cmd/srb-helper/*.go
 //go:embed schema/contract/*.go schema/contract/json/*.json
-//go:embed ladder/internal/py/*.go ladder/result/*.go ladder/proc/*.go ladder/copytree/*.go ladder/cgroup/*.go ladder/progsep/*.go
+//go:embed ladder/internal/py/*.go ladder/result/*.go ladder/proc/*.go ladder/copytree/*.go ladder/cgroup/*.go ladder/progsep/*.go ladder/hostuser/*.go
 //go:embed ladder/behavioural/*.go ladder/behavioural/kinds/*.go
 var HelperSource embed.FS
