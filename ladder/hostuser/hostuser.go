@@ -146,7 +146,7 @@ func killAs(pid, uid int) {
 }
 
 // Sweep kills every process any of whose uids is uid, until none is left
-// (at most 5 s), and reports whether there was one. Each is killed
+// (at most 5 s), and reports whether there was one; never this process. Each is killed
 // through a pidfd after its uids are read again ([killAs]): a process
 // number reused in between is never signalled. A uid below [Base] is
 // refused (nothing is killed): never a user of this machine's own.
@@ -159,6 +159,9 @@ func Sweep(uid int) bool {
 	for {
 		found := false
 		for _, p := range procs() {
+			if p.pid == os.Getpid() {
+				continue // never this process, whatever a thread of it is
+			}
 			if slices.Contains(p.uids, uid) {
 				found, any = true, true
 				killAs(p.pid, uid)
@@ -495,6 +498,21 @@ func OpenToAll(dir string) error {
 		}
 		return os.Chmod(p, mode)
 	})
+}
+
+// init keeps the main goroutine on the main thread for the program's
+// life (LockOSThread in an init: main runs there, and the thread runs
+// nothing else). A thread whose identity this package or its users change
+// (asEffectiveUID here, ladder/progsep's copies as a launched uid) is
+// locked and never unlocked, so the runtime ends it with its goroutine;
+// the main thread it cannot end, only wedge, and /proc/PID/status shows
+// the main thread's uids: a copy that had run there left the process
+// looking like the launched uid's, and the next Sweep of that uid killed
+// srb itself (seen as a CI failure, "signal: killed", of
+// TestLocalLauncherSeparatesTheProgram). With the main thread taken, no
+// such goroutine can land on it.
+func init() {
+	runtime.LockOSThread()
 }
 
 // asEffectiveUID runs f on a thread of its own whose effective uid is uid

@@ -3,9 +3,12 @@ package hostuser
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // startAs starts `sleep 60` as uid (root only) and returns it; it is
@@ -62,5 +65,27 @@ func TestSweepKillsOnlyTheUsers(t *testing.T) {
 	}
 	if Sweep(x) {
 		t.Error("a second Sweep found a process")
+	}
+}
+
+// TestNoGoroutineOnTheMainThread: the package's init keeps the main
+// thread for the main goroutine, so a goroutine that locks its thread and
+// changes its identity (asEffectiveUID, ladder/progsep's copies) never
+// runs on the main thread, whose uids /proc/PID/status shows and which the
+// runtime cannot end: a copy there once made Sweep kill the process.
+func TestNoGoroutineOnTheMainThread(t *testing.T) {
+	const n = 200
+	onMain := make(chan bool, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			onMain <- unix.Gettid() == unix.Getpid()
+		}()
+	}
+	for i := 0; i < n; i++ {
+		if <-onMain {
+			t.Fatal("a goroutine ran on the main thread")
+		}
 	}
 }

@@ -70,7 +70,10 @@ func idOf(fi fs.FileInfo) (fileID, bool) {
 
 // asThread runs fn on an OS thread of its own whose fsuid, fsgid and
 // supplementary groups are c's (c nil: this process's); a thread whose
-// identity changed is never given back to the runtime (it ends with fn).
+// identity changed is never given back to the runtime (it ends with fn),
+// and it is never the main thread, which ladder/hostuser's init keeps for
+// the main goroutine (the runtime cannot end the main thread: its
+// identity would stay, and /proc/PID/status shows it).
 func asThread(c *Creds, fn func() error) error {
 	done := make(chan error, 1)
 	go func() {
