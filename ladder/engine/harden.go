@@ -31,10 +31,11 @@ type Hardening struct {
 	// memory.max already: "" there too.
 	TCPLimit string
 	// ProcHidden: the container's /proc is reconfigured, from this
-	// machine, with hidepid=invisible and gid=0 (procfs, Linux 5.8 or
-	// later: each container's /proc is a procfs instance of its own), so
-	// a process lists and reads only the processes of its own uid, and
-	// root's group (srb's helper, broker and reaper) every one. A program
+	// machine, with hidepid=invisible and gid= the container's root group
+	// (procfs, Linux 5.8 or later: each container's /proc is a procfs
+	// instance of its own), so a process lists and reads only the
+	// processes of its own uid, and root's group (srb's helper, broker
+	// and reaper) every one. A program
 	// srb's launcher runs as a uid of its own then cannot read the
 	// candidate's command lines, nor the candidate srb's (issue 14:
 	// answer-from-cmdline); the container itself could not do this, as
@@ -186,12 +187,6 @@ func boundTCP(paths map[string]string, root string, memory int64) string {
 	return ""
 }
 
-// procHide is the procfs configuration [hideProcs] sets: processes of
-// other uids are invisible (not listed, not found by their pid) to all
-// but the container's root group, whose gid on this machine [hideProcs]
-// adds.
-var procHide = [][2]string{{"hidepid", "invisible"}}
-
 // rootGroupOf is the gid on this machine of the root group (gid 0) of the
 // process pid's user namespace, from its gid_map (user_namespaces(7):
 // "inside outside count" lines): 0 without user namespace remapping, the
@@ -223,7 +218,9 @@ func rootGroupIn(gidMap string) (int, error) {
 }
 
 // hideProcs reconfigures the /proc of the container whose first process
-// is host pid with [procHide], through /proc/PID/root/proc: fspick(2)
+// is host pid, through /proc/PID/root/proc, so processes of other uids
+// are invisible (not listed, not found by their pid) to all but the
+// container's root group ([rootGroupOf]): fspick(2)
 // takes a mount of another mount namespace (mount(2)'s MS_REMOUNT does
 // not), and the procfs superblock is the container's own. It checks the
 // path is a procfs mount's root, and reads the container's mount table
@@ -246,7 +243,7 @@ func hideProcs(pid int) string {
 	if err != nil {
 		return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: its root group: %v", err)
 	}
-	for _, kv := range append(procHide, [2]string{"gid", strconv.Itoa(gid)}) {
+	for _, kv := range [][2]string{{"hidepid", "invisible"}, {"gid", strconv.Itoa(gid)}} {
 		if err := unix.FsconfigSetString(fd, kv[0], kv[1]); err != nil {
 			return fmt.Sprintf("cannot hide other uids' processes in the container's /proc: %s=%s: %v", kv[0], kv[1], err)
 		}
