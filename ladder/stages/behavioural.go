@@ -150,6 +150,7 @@ func Behavioural(ctx context.Context, t *Task, opts BehaviouralOptions) error {
 	st, err := r.Run(ctx, s)
 	if st != nil {
 		recordHostLimits(st, jail, plan, logw)
+		recordHiddenPaths(st, jail)
 		if werr := st.Write(out); werr != nil && err == nil {
 			err = werr
 		}
@@ -349,6 +350,23 @@ func hostJail(decl *behavioural.Declaration, work, results string, helper []stri
 		return nil, nil, err
 	}
 	return j, done, nil
+}
+
+// recordHiddenPaths writes into st's metadata what --host's mount
+// namespace leaves in sight of the submission's processes: the grader's
+// folders (j.Hide) are each covered by an empty read-only tmpfs, and
+// /proc/self/mountinfo lists every mount point, so their paths (never
+// their contents) can be read there. "hidden_paths_visible" is true and a
+// note says so; the stage image has no such covers (the grader's folders
+// there are the image's fixed layout, closed by permissions). Where this
+// falls short of the images is issue 14's "say so" rule (docs/LADDER.md,
+// "The trust model": stage 2's --host jail).
+func recordHiddenPaths(st *result.Stage, j *behavioural.Jail) {
+	if j == nil || !j.Mount || len(j.Hide) == 0 {
+		return
+	}
+	st.Metadata["hidden_paths_visible"] = true
+	st.Note("--host: the grader's folders (the task, work and results folders) are empty to the submission's processes, but their paths can be read in /proc/self/mountinfo, where each empty cover is mounted; the stage image has no such paths")
 }
 
 // recordHostLimits writes into st's metadata how --host bounded the
