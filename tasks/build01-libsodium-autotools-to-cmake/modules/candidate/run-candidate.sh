@@ -130,8 +130,14 @@ launch="$run.launch"
 mkdir "$launch" && printf '#!/bin/sh\nexec%s /usr/bin/env ${SRB_RUN_LIBRARY_PATH:+"LD_LIBRARY_PATH=$SRB_RUN_LIBRARY_PATH"} "$@"\n' "$launcher_q" >"$launch/srb-run" && chmod 755 "$launch" "$launch/srb-run" ||
 	fault 70 "cannot write $launch/srb-run"
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET LD_LIBRARY_PATH LD_PRELOAD SRB_RUN_LIBRARY_PATH
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET LD_LIBRARY_PATH LD_PRELOAD SRB_RUN_LIBRARY_PATH
 export SODIUM_BUILD="$helper" SRB_RUN="$launch/srb-run"
+# The candidate's files are its own (umask 077): a program it launches
+# reads only what it opens to the group (chmod g+r an input passed by path,
+# g+rx a program it built), so what it keeps to compare against is out of
+# the program's reach wherever it writes it (docs/LADDER.md, "The
+# candidate's files").
+umask 077
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
 # the scratch folder and the helper, reports a fault the build helper

@@ -71,7 +71,7 @@ if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
 fi
 port=$(python3 -I -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()') ||
 	fault 70 "cannot find a free port"
-(cd "$srv" && unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE DEBUG &&
+(cd "$srv" && unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME DEBUG &&
 	PYTHONPATH="$pkg/tree" PYTHONDONTWRITEBYTECODE=1 exec "${launcher[@]}" python3 -m httpbin.core --host 127.0.0.1 --port "$port" </dev/null >/dev/null 2>"$srv/log") &
 server=$!
 stop() { kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$srv"; }
@@ -98,8 +98,14 @@ fi
 
 candidate=$SRB_CANDIDATE
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
 export HTTPBIN_URL="http://127.0.0.1:$port"
+# The candidate's files are its own (umask 077): a program it launches
+# reads only what it opens to the group (chmod g+r an input passed by path,
+# g+rx a program it built), so what it keeps to compare against is out of
+# the program's reach wherever it writes it (docs/LADDER.md, "The
+# candidate's files").
+umask 077
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts; the server stays its child.
 # It runs the candidate, stops the server (SIGTERM; this shell reaps it),

@@ -137,7 +137,7 @@ fi
 
 candidate=$SRB_CANDIDATE
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET LD_LIBRARY_PATH LD_PRELOAD
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET LD_LIBRARY_PATH LD_PRELOAD
 export CMARK_PREFIX="$prefix" CMARK="$cmark" SRB_RUN="$launch/srb-run"
 # Every candidate is a bash script (a C program or a Python script is a
 # file it writes, compiles and runs with SRB_RUN); one named as another
@@ -146,6 +146,12 @@ export CMARK_PREFIX="$prefix" CMARK="$cmark" SRB_RUN="$launch/srb-run"
 case "$candidate" in
 *.c | *.py) echo "run-candidate: a candidate is a bash script; ${candidate##*/} is run with bash" >&2 ;;
 esac
+# The candidate's files are its own (umask 077): a program it launches
+# reads only what it opens to the group (chmod g+r an input passed by path,
+# g+rx a program it built), so what it keeps to compare against is out of
+# the program's reach wherever it writes it (docs/LADDER.md, "The
+# candidate's files").
+umask 077
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
 # the scratch folder and the wrappers, and reports the candidate's status,

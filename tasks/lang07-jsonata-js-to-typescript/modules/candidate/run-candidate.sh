@@ -91,6 +91,12 @@ else
 fi
 export SRB_RUN="$launch/srb-run"
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+# The candidate's files are its own (umask 077): a program it launches
+# reads only what it opens to the group (chmod g+r an input passed by path,
+# g+rx a program it built), so what it keeps to compare against is out of
+# the program's reach wherever it writes it (docs/LADDER.md, "The
+# candidate's files").
+umask 077
 exec /bin/bash -c 'run=$1 launch=$2; shift 2; "$@" </dev/null; status=$?; cd / && rm -rf "$run" "$launch"
 if [ "$status" -ge 64 ] && [ "$status" -le 78 ]; then status=1; fi; exit "$status"' candidate-runner "$run" "$launch" /bin/bash "$candidate"

@@ -187,8 +187,14 @@ chmod +x "$helper" || fault 70 "cannot make the build helper executable"
 candidate=$SRB_CANDIDATE
 token=$SRB_TARGET_TOKEN
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
 export QJS_BUILD="$helper" QJS_TESTS="$tests" TZ=UTC LC_ALL=C.UTF-8
+# The candidate's files are its own (umask 077): a program it launches
+# reads only what it opens to the group (chmod g+r an input passed by path,
+# g+rx a program it built), so what it keeps to compare against is out of
+# the program's reach wherever it writes it (docs/LADDER.md, "The
+# candidate's files").
+umask 077
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
 # the scratch folder and the helper, reports a fault the build helper

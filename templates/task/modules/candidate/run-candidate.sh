@@ -12,4 +12,9 @@ cd "$SRB_TARGET" || exit 70
 # system, chosen by the tree's files, never by the role); exit 71 when it
 # does not build.
 cd "$SRB_WORK" || exit 70
+# What the candidate writes is its own (umask 077): a program of the tree
+# that srb's launcher runs as another user reads only what the candidate
+# opens to its group (docs/AUTHORING.md, "Writing the candidate runner").
+unset SRB_CANDIDATE_NAME
+umask 077
 exec /bin/bash "$SRB_CANDIDATE"

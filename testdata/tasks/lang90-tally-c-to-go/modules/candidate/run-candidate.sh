@@ -71,8 +71,8 @@ export TALLY="$run/tally"
 # candidate's processes and files (it could otherwise ptrace this runner
 # and make every run pass: docs/LADDER.md, "Programs under test run
 # apart"). That user may read what this user's group may, so the scratch
-# folder and what the candidate writes are opened to the group, never
-# made writable by it.
+# folder is opened to the group, never made writable by it; what the
+# candidate writes is its own unless it opens it (umask 077 below).
 launch=""
 if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
 	launch="$run.launch"
@@ -83,7 +83,13 @@ if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
 	TALLY="$launch/tally"
 fi
 cd "$run" || fault 70 "cannot enter $run"
-unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
+# The candidate's files are its own (umask 077): a program it launches
+# reads only what it opens to the group (chmod g+r an input passed by path,
+# g+rx a program it built), so what it keeps to compare against is out of
+# the program's reach wherever it writes it (docs/LADDER.md, "The
+# candidate's files").
+umask 077
 # The runner replaces this process (exec), so the role in its argument
 # list is gone before the candidate starts: it runs the candidate, removes
 # the scratch folder and reports the candidate's status, 64-78 as 1.
