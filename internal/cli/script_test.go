@@ -98,6 +98,7 @@ func TestScript(t *testing.T) {
 					"fake-model":  cmdFakeModel,
 					"todo":        cmdTodo,
 					"go-seed":     seed.cmd,
+					"open-dir":    cmdOpenDir,
 				},
 			})
 		})
@@ -212,6 +213,23 @@ func copyTree(src, dst string) error {
 		}
 		return os.WriteFile(target, b, info.Mode().Perm())
 	})
+}
+
+// cmdOpenDir makes a folder every user of this machine may reach, as a
+// user's own ./out usually is (a script's work folder is not: it is
+// 0700): "open-dir NAME" creates it under /tmp, mode 0755, sets NAME to
+// its path and removes it when the script ends. A --host script gives it
+// as a results folder to show srb closes what it writes there to the
+// graded processes.
+func cmdOpenDir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: open-dir NAME")
+	}
+	d, err := os.MkdirTemp("/tmp", "srb-open-")
+	ts.Check(err)
+	ts.Defer(func() { os.RemoveAll(d) })
+	ts.Check(os.Chmod(d, 0o755))
+	ts.Setenv(args[0], d)
 }
 
 // cmdReplace edits a file in place: "replace FILE OLD NEW" replaces every

@@ -157,6 +157,13 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 	defer ground.Close()
 
 	logs := cmpOr(opts.Logs, opts.Results)
+	if opts.Host {
+		// The run tool's commands run here as a uid of their own: the
+		// results and logs folders are closed to it (closeToGraded).
+		for _, n := range closeToGraded(opts.Results, logs) {
+			fmt.Fprintf(logw, "srb: audit: %s\n", n)
+		}
+	}
 	samples := t.Audit.Samples
 	if samples <= 0 {
 		samples = audit.DefaultSamples

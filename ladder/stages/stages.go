@@ -346,3 +346,53 @@ func Ladder(t *Task, opts LadderOptions) pipeline.Stages {
 		}),
 	}
 }
+
+// closeToGraded makes each of dirs (the grader's results and logs folders,
+// created when missing) 0700 when srb runs as root on this machine
+// (--host): no graded uid (a tree's candidates, the programs srb's
+// launcher runs for them, stage 2's submission, the audit's run tool) can
+// then enter it. Stage 3's transcripts there hold every candidate's code,
+// its expected output included, while later candidates of the round still
+// run, and another submission graded on this machine at the same time has
+// graded uids of its own (issue 14: the graded party learns no grader
+// path's content; a break attempt read round-<adversary>.jsonl from a
+// launched program and passed every candidate: fixture
+// answer-from-transcript). In the images the graded code never sees this
+// machine's folders. A folder shared with others (/, or one that anyone
+// may write, as /tmp) is left as it is; the returned notes name each such
+// folder, and any that could not be closed.
+func closeToGraded(dirs ...string) (notes []string) {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil || seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		if err := os.MkdirAll(abs, 0o700); err != nil {
+			notes = append(notes, fmt.Sprintf("%s could not be made: %v", abs, err))
+			continue
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: %v", abs, err))
+			continue
+		}
+		if abs == "/" || fi.Mode()&(os.ModeSticky|0o002) != 0 {
+			notes = append(notes, abs+" is shared with other users (/ or writable by anyone), so it was left open: what srb writes there (transcripts with every candidate's code) is readable by the graded processes on this machine; give --results a folder of its own")
+			continue
+		}
+		if fi.Mode().Perm() != 0o700 {
+			if err := os.Chmod(abs, 0o700); err != nil {
+				notes = append(notes, fmt.Sprintf("%s could not be closed to the graded processes: %v", abs, err))
+			}
+		}
+	}
+	return notes
+}

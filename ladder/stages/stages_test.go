@@ -226,3 +226,44 @@ func TestHostJailClearsItsUserOnClose(t *testing.T) {
 		}
 	}
 }
+
+// As root, the results and logs folders are closed to every other user
+// (0700), and a folder shared with others (writable by anyone, as /tmp)
+// is left as it is and named in a note.
+func TestCloseToGraded(t *testing.T) {
+	if os.Geteuid() != 0 {
+		if notes := closeToGraded(t.TempDir()); notes != nil {
+			t.Errorf("not root: notes %q, want none", notes)
+		}
+		t.Skip("only root's --host closes the results folder")
+	}
+	root := t.TempDir()
+	open := filepath.Join(root, "out")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	made := filepath.Join(root, "logs", "new")
+	shared := filepath.Join(root, "shared")
+	if err := os.Mkdir(shared, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	notes := closeToGraded(open, made, shared, open)
+	for _, p := range []string{open, made} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, want 0700", p, fi.Mode().Perm())
+		}
+	}
+	if fi, _ := os.Stat(shared); fi.Mode()&os.ModeSticky == 0 || fi.Mode().Perm() != 0o777 {
+		t.Errorf("the shared folder was changed: %v", fi.Mode())
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], shared+" is shared with other users") {
+		t.Errorf("notes = %q, want one naming %s", notes, shared)
+	}
+}

@@ -229,6 +229,12 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		if opts.HomeSeed != "" {
 			meta["home_seed"] = opts.HomeSeed
 		}
+		// The results and logs folders (transcripts with every
+		// candidate's code) closed to the graded uids.
+		if notes := closeToGraded(opts.Results, logs); len(notes) > 0 {
+			meta["results_open"] = strings.Join(notes, "; ")
+			fmt.Fprintf(logw, "srb: verification: %s\n", meta["results_open"])
+		}
 	}
 	imgRef := ""
 	if img != nil {
