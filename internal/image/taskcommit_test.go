@@ -74,3 +74,43 @@ func TestTaskCommitIgnoresGeneratedFiles(t *testing.T) {
 		t.Errorf("after committing the edit: taskCommit = %q, want %q", got, want)
 	}
 }
+
+// Every committed images.lock pins images labelled with its task folder's
+// commit: a lock written from a task folder with uncommitted changes
+// records "<commit>-dirty" and the commit before them, so a clean clone
+// builds images labelled otherwise and the digests no longer match (found
+// when eight locks were written before their runners' change was
+// committed). Skipped for a task folder being edited here.
+func TestCommittedLocksNameTheirTaskCommit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git on PATH")
+	}
+	locks, err := filepath.Glob(filepath.Join("..", "..", "tasks", "*", LockName))
+	if err != nil || len(locks) == 0 {
+		t.Fatalf("no committed locks under tasks/ (%v)", err)
+	}
+	for _, p := range locks {
+		dir := filepath.Dir(p)
+		if out, err := exec.Command("git", "-C", dir, "ls-files", "--error-unmatch", LockName).CombinedOutput(); err != nil {
+			t.Logf("%s: not committed (%s)", p, strings.TrimSpace(string(out)))
+			continue
+		}
+		l, err := ReadLock(dir)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		if strings.HasSuffix(l.TaskCommit, "-dirty") || l.TaskCommit == "uncommitted" {
+			t.Errorf("%s: task_commit %q: written from a task folder with uncommitted changes; commit them, run srb build again and commit the lock", p, l.TaskCommit)
+			continue
+		}
+		here := taskCommit(context.Background(), dir)
+		if strings.HasSuffix(here, "-dirty") || here == "uncommitted" {
+			t.Logf("%s: the task folder is being edited here (%s): not compared", p, here)
+			continue
+		}
+		if l.TaskCommit != here {
+			t.Errorf("%s: task_commit %s, but the task folder's last commit is %s: run srb build %s and commit the lock", p, l.TaskCommit, here, dir)
+		}
+	}
+}

@@ -57,8 +57,18 @@ type fileID struct {
 }
 
 // Copied is what [CopyIn] put in the program's folder: each regular file
-// (slash-separated, relative) as it left it.
-type Copied map[string]fileID
+// (slash-separated, relative) as it left it in the program's folder, and
+// the caller's file it was copied from as it was then.
+type Copied map[string]Carried
+
+// Carried is one file [CopyIn] copied: the copy as it left it (work) and
+// the caller's file as it read it (from). [CopyBack] writes a changed
+// copy back only over that same caller's file, unchanged since (a file
+// the caller replaced or rewrote while the program ran keeps what the
+// caller put there).
+type Carried struct {
+	work, from fileID
+}
 
 func idOf(fi fs.FileInfo) (fileID, bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
@@ -184,7 +194,7 @@ func CopyIn(src, dst string, as *Creds) (Copied, error) {
 					return err
 				}
 			case fi.Mode().IsRegular():
-				ok, err := copyFile(from, p, to, p, fi.Mode().Perm(), true)
+				src, ok, err := copyFile(from, p, to, p, fi.Mode().Perm(), true)
 				if err != nil {
 					return err
 				}
@@ -194,7 +204,7 @@ func CopyIn(src, dst string, as *Creds) (Copied, error) {
 				to.Chtimes(p, fi.ModTime(), fi.ModTime())
 				if got, err := to.Lstat(p); err == nil {
 					if id, ok := idOf(got); ok {
-						copied[p] = id
+						copied[p] = Carried{work: id, from: src}
 					}
 				}
 			}
@@ -233,18 +243,21 @@ func CopyIn(src, dst string, as *Creds) (Copied, error) {
 
 // copyFile copies the regular file p of from to q of to (created with
 // perm, or, unless create, truncated), reading it without following a
-// link or blocking on a FIFO; it reports false, with no error, when p
-// cannot be read or is no regular file.
-func copyFile(from *os.Root, p string, to *os.Root, q string, perm fs.FileMode, create bool) (bool, error) {
+// link or blocking on a FIFO, and returns the identity of the file it
+// read; it reports false, with no error, when p cannot be read or is no
+// regular file.
+func copyFile(from *os.Root, p string, to *os.Root, q string, perm fs.FileMode, create bool) (fileID, bool, error) {
 	in, err := from.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false, nil
+		return fileID{}, false, nil
 	}
 	defer in.Close()
-	if fi, err := in.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false, nil
+	fi, err := in.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return fileID{}, false, nil
 	}
-	return true, writeFrom(in, to, q, perm, create)
+	id, _ := idOf(fi)
+	return id, true, writeFrom(in, to, q, perm, create)
 }
 
 func writeFrom(in io.Reader, to *os.Root, q string, perm fs.FileMode, create bool) error {
@@ -277,8 +290,9 @@ type backItem struct {
 
 // localLink says whether a link's target leads only to its own folder or
 // below: relative, with no "..". Such a link the program left (a shared
-// library's libfoo.so -> libfoo.so.1) comes back; any other is left out,
-// since the caller would follow it wherever the program chose.
+// library's libfoo.so -> libfoo.so.1) may come back ([CopyBack]: only to
+// an entry the copy-back itself made); any other is left out, since the
+// caller would follow it wherever the program chose.
 func localLink(target string) bool {
 	if target == "" || path.IsAbs(target) {
 		return false
@@ -295,13 +309,25 @@ func localLink(target string) bool {
 // launched, once none of its processes is left) back into the caller's
 // folder dst, written as caller: folders it made, files it made, and
 // files the copy carried in ([CopyIn]'s copied) that it changed, where
-// dst holds a regular file the copy carried in (never one the program
-// could not read) or nothing; links it left whose target stays in their
-// folder ([localLink]) where dst holds nothing. Other links, FIFOs and
-// the like are not brought back; nothing is removed from dst; a name the
-// caller made meanwhile, or where the caller may not write, keeps what it
-// holds. It returns the first error (a full disk, the bounds) and the
-// number of entries written.
+// dst holds the very file the copy carried in, unchanged since (never one
+// the program could not read) or nothing; links it left whose target
+// stays in their folder ([localLink]) and names an entry this copy-back
+// made, where dst holds nothing. Other links, FIFOs and the like are not
+// brought back; nothing is removed from dst; a name the caller made or
+// changed meanwhile, or where the caller may not write, keeps what it
+// holds.
+//
+// What comes back can never stand in for a file the caller writes after
+// the program ended (issue 14, the break attempt of 2026-12-04): a file
+// made here is the caller's to write (owner read and write whatever mode
+// the program gave it; never writable by the caller's group, every
+// launched program's), and a link leads only to what the program made
+// (expected -> actual, actual being the caller's output file or one the
+// caller's group could read, would have the caller's later "> expected"
+// write into actual and its comparison compare a file with itself).
+//
+// It returns the first error (a full disk, the bounds) and the number of
+// entries written.
 func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, error) {
 	items := make(chan backItem)
 	stop := make(chan struct{})
@@ -337,7 +363,7 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 				case fi.IsDir():
 					it.dir = true
 				case fi.Mode().IsRegular():
-					if id, ok := idOf(fi); ok && copied[p] == id {
+					if id, ok := idOf(fi); ok && copied[p].work == id {
 						return nil // carried in, unchanged
 					}
 					f, err := from.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
@@ -387,6 +413,8 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 		}
 		defer to.Close()
 		skip := map[string]bool{} // folders of work whose place in dst is not a folder
+		made := map[string]bool{} // entries this copy-back created in dst
+		var links []backItem      // links, made once every other entry is in
 		for it := range items {
 			if skip[path.Dir(it.p)] {
 				if it.dir {
@@ -404,6 +432,8 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 				case errors.Is(lerr, fs.ErrNotExist):
 					if err := to.Mkdir(it.p, (it.perm|0o700)&^0o022); err != nil {
 						skip[it.p] = true
+					} else {
+						made[it.p] = true
 					}
 				default:
 					skip[it.p] = true
@@ -412,23 +442,29 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			}
 			create := errors.Is(lerr, fs.ErrNotExist)
 			if it.f == nil {
-				// A link: only where dst holds nothing.
-				if create {
-					if err := to.Symlink(it.link, it.p); err == nil {
-						written++
-					}
-				}
+				links = append(links, it)
 				continue
 			}
-			_, carried := copied[it.p]
+			c, carried := copied[it.p]
+			if carried && lerr == nil {
+				// Only over the caller's file the copy read, as it was.
+				if id, ok := idOf(fi); !ok || id != c.from {
+					carried = false
+				}
+			}
 			var err error
 			if create || (lerr == nil && fi.Mode().IsRegular() && carried) {
-				// Never writable by the caller's group (every launched
-				// program is in it).
-				err = writeFrom(it.f, to, it.p, it.perm&^0o022, create)
+				// The caller's to write (a read-only file made at a name
+				// would make the caller's own later write fail), never
+				// writable by the caller's group (every launched program
+				// is in it).
+				err = writeFrom(it.f, to, it.p, (it.perm|0o600)&^0o022, create)
 				switch {
 				case err == nil:
 					written++
+					if create {
+						made[it.p] = true
+					}
 				case errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrPermission):
 					// The caller made that name meanwhile, or may not
 					// write there itself: its own file or folder wins.
@@ -439,6 +475,31 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			if err != nil {
 				return fmt.Errorf("bring back %s: %w", it.p, err)
 			}
+		}
+		// Links last, each only where dst holds nothing and only to an
+		// entry made above (or a link made here to one: a chain such as
+		// libfoo.so -> libfoo.so.1 -> libfoo.so.1.2.3), until none is left
+		// that may be made.
+		for progress := true; progress && len(links) > 0; {
+			progress = false
+			rest := links[:0]
+			for _, it := range links {
+				if skip[path.Dir(it.p)] {
+					continue
+				}
+				if !made[path.Join(path.Dir(it.p), it.link)] {
+					rest = append(rest, it)
+					continue
+				}
+				if _, err := to.Lstat(it.p); errors.Is(err, fs.ErrNotExist) {
+					if err := to.Symlink(it.link, it.p); err == nil {
+						written++
+						made[it.p] = true
+						progress = true
+					}
+				}
+			}
+			links = rest
 		}
 		return nil
 	})

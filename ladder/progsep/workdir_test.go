@@ -128,3 +128,108 @@ func TestCopyInAndBack(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyBackPlantsNothing (root): what comes back never stands in for a
+// file the caller writes after the program ended (the break attempt of
+// 2026-12-04). A link the program left at a name the caller will write
+// (expected) comes back only when it leads to an entry the copy-back made:
+// not to the caller's private output file (actual, 0600, never carried),
+// nor to a file the copy carried in (out.txt), nor to a name nothing
+// holds; a chain of links to a file the program made does. A read-only
+// file the program made comes back writable by the caller, so the
+// caller's own later write succeeds. A carried file the caller replaced
+// while the program ran keeps the caller's content.
+func TestCopyBackPlantsNothing(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the copies run as other uids: root only")
+	}
+	const callerID, launchedID = 64993, 64994
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755)
+	w := filepath.Join(base, "w")
+	if err := os.Mkdir(w, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	for f, mode := range map[string]os.FileMode{"actual": 0o600, "out.txt": 0o644, "input": 0o644} {
+		p := filepath.Join(w, f)
+		if err := os.WriteFile(p, []byte(f+"\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+	}
+	filepath.Walk(base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, callerID, callerID) })
+	work := filepath.Join(base, "work")
+	os.Mkdir(work, 0o700)
+	os.Chown(work, launchedID, launchedID)
+	launched := &Creds{UID: launchedID, GID: launchedID, Groups: []int{callerID}}
+	caller := &Creds{UID: callerID, GID: callerID, Groups: []int{callerID}}
+	copied, err := CopyIn(w, work, launched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := copied["out.txt"]; !ok {
+		t.Fatal("out.txt was not carried in")
+	}
+
+	link := func(target, name string) {
+		p := filepath.Join(work, name)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+		os.Lchown(p, launchedID, launchedID)
+	}
+	write := func(f, s string, mode os.FileMode) {
+		p := filepath.Join(work, f)
+		if err := os.WriteFile(p, []byte(s), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		os.Lchown(p, launchedID, launchedID)
+	}
+	link("actual", "expected") // the caller's private output file
+	link("out.txt", "want")    // a file the copy carried in
+	link("nothing", "golden")  // a name nothing holds
+	write("lib.so.1.2", "lib\n", 0o644)
+	link("lib.so.1.2", "lib.so.1")
+	link("lib.so.1", "lib.so") // a chain, to a file the program made
+	write("ref", "planted\n", 0o444)
+	write("input", "program's\n", 0o644)
+	// The caller replaces its input while the program runs.
+	if err := os.Remove(filepath.Join(w, "input")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w, "input"), []byte("caller's\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Lchown(filepath.Join(w, "input"), callerID, callerID)
+
+	if _, err := CopyBack(work, w, copied, launched, caller); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"expected", "want", "golden"} {
+		if _, err := os.Lstat(filepath.Join(w, f)); err == nil {
+			t.Errorf("the program's link %s came back", f)
+		}
+	}
+	for _, f := range []string{"lib.so", "lib.so.1"} {
+		if b, err := os.ReadFile(filepath.Join(w, f)); err != nil || string(b) != "lib\n" {
+			t.Errorf("%s (a link to a file the program made) did not come back: %q %v", f, b, err)
+		}
+	}
+	fi, err := os.Stat(filepath.Join(w, "ref"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm()&0o600 != 0o600 || fi.Mode().Perm()&0o022 != 0 {
+		t.Errorf("ref came back %v, want the caller's to read and write, nobody else's to write", fi.Mode().Perm())
+	}
+	if b, err := os.ReadFile(filepath.Join(w, "input")); err != nil || string(b) != "caller's\n" {
+		t.Errorf("the caller's replaced input was written over: %q %v", b, err)
+	}
+	for f, want := range map[string]string{"actual": "actual\n", "out.txt": "out.txt\n"} {
+		if b, err := os.ReadFile(filepath.Join(w, f)); err != nil || string(b) != want {
+			t.Errorf("%s: %q %v, want %q", f, b, err, want)
+		}
+	}
+}
