@@ -33,9 +33,16 @@ if [ "$dir" = tests ]; then
 fi
 std=""
 [ "$name" = test_builtin ] && std=1
-# run PROGRAM ARGS...: the target's launcher, bounded, standard error merged.
+# run PROGRAM ARGS...: the target's launcher, bounded, standard error
+# merged, standard input a FIFO this shell holds open for reading and
+# writing, so it never ends: test_std.js starts `cat` and sends it SIGTERM
+# at once, expecting it killed by the signal, and with the case's empty
+# standard input cat could read the end and exit 0 first (State A's
+# identity run failed that way in 2 of 4 builds on 2026-12-05, more often
+# under qemu-s390x): a race no port should lose or win by chance.
+mkfifo stdin.fifo && exec 3<>stdin.fifo || exit 70
 run() {
-	timeout -k 10 400 sh "$out/run" "$@" 2>&1
+	timeout -k 10 400 sh "$out/run" "$@" 2>&1 <&3
 }
 case "$mode" in
 interpreted)
