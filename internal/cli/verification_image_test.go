@@ -139,7 +139,7 @@ func TestVerificationInImage(t *testing.T) {
 
 	dir := t.TempDir()
 	look := `sleep 600 >/dev/null 2>&1 &
-ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
+ls /sys/class/net; env; echo "pwd=$(pwd)"; stat -c 'cands=%a %u' /srb/candidates; exit 0`
 	opts := &VerificationOptions{IO: IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: &errOut}, Task: taskDir,
 		VerificationOptions: stages.VerificationOptions{Now: time.Now, Lookup: func(string) (string, bool) { return "", false },
 			Submission: sub, Results: t.TempDir(), Original: filepath.Join(taskDir, "..", "..", "statea", "tally-1.0"),
@@ -221,6 +221,11 @@ ls /sys/class/net; env; echo "pwd=$(pwd)"; exit 0`
 		}
 		if !strings.Contains(out, "lo\n") || strings.Contains(out, "eth0") {
 			t.Errorf("%s run: the candidate's network interfaces are not just lo:\n%s", m["target"], out)
+		}
+		// The candidates' folder is the candidate user's alone, so a
+		// program the launcher runs cannot list it.
+		if !strings.Contains(out, "cands=700 65532\n") {
+			t.Errorf("%s run: the candidates' folder is not the candidate user's alone:\n%s", m["target"], out)
 		}
 		if !strings.Contains(out, "pwd=/srb/run/") || !strings.Contains(out, "TALLY=/srb/run/") {
 			t.Errorf("%s run: not in a scratch folder of its own:\n%s", m["target"], out)

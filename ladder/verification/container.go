@@ -139,7 +139,7 @@ const MinRestoreTimeout = 60 * time.Second
 // sandbox:
 //
 //	/srb/trees/<token>      the working tree a candidate runs in (the candidate user's)
-//	/srb/candidates/<file>  candidate files (the candidate user's, 0700)
+//	/srb/candidates/<file>  candidate files (the candidate user's, 0700, in a folder of its, 0700)
 //	/srb/run                SRB_WORK;  /srb/home: HOME;  /srb/tmp: TMPDIR (the candidate user's)
 //
 // and on the grader's side, in Work, the pristine trees (.git left out)
@@ -1117,16 +1117,22 @@ func (c *Container) execute(ctx context.Context, cand *Candidate, role string, r
 	tmp, err := os.MkdirTemp(c.work, "candidate-")
 	if err == nil {
 		defer os.RemoveAll(tmp)
-		// The candidate is the candidate user's alone (0700): a program
-		// under test run apart (the launcher, docs/PROGSEP.md) reads what
-		// that user's group may, and must not read the candidate's
-		// expectations out of its source.
+		// The candidate and its folder are the candidate user's alone
+		// (0700): a program under test run apart (the launcher,
+		// docs/PROGSEP.md) reads what that user's group may, and must
+		// neither read the candidate's expectations out of its source
+		// nor list the folder (the candidates' names and sizes). The
+		// folder is copied in whole (tmp holds this candidate alone), so
+		// its mode and owner are set on every placement.
 		hostFile := filepath.Join(tmp, cand.Filename)
 		if err = os.WriteFile(hostFile, []byte(cand.Code), 0o700); err == nil {
 			err = os.Chmod(hostFile, 0o700)
 		}
 		if err == nil {
-			err = sess.CopyInOwned(ctx, hostFile, path.Join(containerCand, cand.Filename), c.uid, c.gid)
+			err = os.Chmod(tmp, 0o700)
+		}
+		if err == nil {
+			err = sess.CopyInOwned(ctx, tmp, containerCand, c.uid, c.gid)
 		}
 	}
 	if err != nil {

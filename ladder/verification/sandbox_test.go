@@ -138,6 +138,29 @@ func TestHostIsolatesTheTrees(t *testing.T) {
 	}
 }
 
+// With srb as root, the candidate and the folder it is placed in are the
+// candidate user's alone (0700), on every placement: a program under
+// test run apart as another uid of the candidate user's group (the
+// launcher) can neither read a candidate's source (its expectations) nor
+// list the folder (the candidates' names and sizes). Before, the folder
+// was made by the copy, root's and 0755.
+func TestHostCandidateFolderIsTheCandidateUsers(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the candidate user is a uid of its own only as root")
+	}
+	cmd := []string{"/bin/bash", "-c", `exec /bin/bash "$SRB_CANDIDATE" </dev/null`, "runner"}
+	h := hostContainer(t, cmd)
+	uid := sessionUID(t, h.sides[RoleSubmission].sess)
+	probe := `stat -c '%a %u' "$(dirname "$SRB_CANDIDATE")" "$SRB_CANDIDATE"`
+	want := fmt.Sprintf("700 %d\n700 %d\n", uid, uid)
+	for i, name := range []string{"first.sh", "second.sh"} {
+		r := h.Execute(context.Background(), &Candidate{Name: name, Filename: name, Code: probe}, RoleSubmission)
+		if r.Harness != "" || r.Stdout != want {
+			t.Errorf("placement %d: %q (want %q), exit %d %s%s", i+1, r.Stdout, want, r.ExitCode, r.Harness, r.Stderr)
+		}
+	}
+}
+
 // With --host as root, a command the run tool runs in the workspace view
 // (the submission's Makefile run by the adversary's make, say) must not
 // reach the original view, its HOME or its processes: otherwise the
