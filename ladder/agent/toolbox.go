@@ -35,8 +35,8 @@ const (
 	MaxRunOutput   = 20000    // run output bytes
 	MaxSearchLine  = 220      // characters of a search hit's line
 	MaxFileBytes   = 16 << 20 // bytes of one file any tool reads
-	binaryProbe    = 8000     // bytes looked at for a NUL: fetch_source, diff, grounding
-	searchProbe    = 4000     // bytes looked at for a NUL: search
+	binaryProbe    = 8000     // bytes looked at to tell a binary: fetch_source, diff, grounding
+	searchProbe    = 4000     // bytes looked at to tell a binary: search
 	DefaultRunTime = 120 * time.Second
 )
 
@@ -643,8 +643,54 @@ func splitLines(text string) []string {
 	return lines
 }
 
+// isBinary tells a binary file from text by its first probe bytes: one
+// with no NUL there is text; one with a NUL is binary unless what is left
+// without its NULs reads as text (valid UTF-8 with at most one byte in
+// twenty a control character other than tab, line and page breaks and
+// escape). So a NUL (or a thousand) in a comment of a kept source does
+// not make it unreadable to the judge's tools (the break attempt of
+// 2026-12-05: a C source kept with a NUL in its first comment was
+// "binary" to fetch_source, search and diff, so no judge could quote a
+// line of it, and a fail citing it could not ground); an executable,
+// an archive or an image still is binary. The tools show each NUL as
+// U+2400 (␀, [nulShown]), which a quote may carry.
 func isBinary(b []byte, probe int) bool {
-	return bytes.IndexByte(b[:min(len(b), probe)], 0) >= 0
+	head := b[:min(len(b), probe)]
+	if bytes.IndexByte(head, 0) < 0 {
+		return false
+	}
+	rest := bytes.ReplaceAll(head, []byte{0}, nil)
+	if len(rest) == 0 {
+		return true
+	}
+	odd := 0
+	for i := 0; i < len(rest); {
+		r, size := utf8.DecodeRune(rest[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			// A rune cut at the probe's end is not a binary's sign.
+			if len(rest)-i < utf8.UTFMax && !utf8.FullRune(rest[i:]) {
+				i = len(rest)
+				continue
+			}
+			odd++
+		case r < 0x20 && r != '\t' && r != '\n' && r != '\v' && r != '\f' && r != '\r' && r != 0x1b, r == 0x7f:
+			odd++
+		}
+		i += size
+	}
+	return odd*20 > len(rest)
+}
+
+// nulShown is how the judge's tools show a NUL byte of a text file
+// (U+2400 SYMBOL FOR NULL); grounding reads a NUL as it ([loose]), so a
+// quote copied from a tool's output grounds.
+const nulShown = "\u2400"
+
+// asText is raw as the tools show it: NULs as [nulShown], invalid UTF-8
+// as U+FFFD.
+func asText(raw string) string {
+	return strings.ToValidUTF8(strings.ReplaceAll(raw, "\x00", nulShown), "\uFFFD")
 }
 
 func (t *Toolbox) binaryLine(r *root, rel string, raw []byte) string {
@@ -762,7 +808,7 @@ func scanLines(r *root, rel string, keep func(n int) int, fn func(n int, line st
 		}
 		if rerr == nil || seen {
 			line := strings.TrimSuffix(strings.TrimSuffix(string(cur), "\n"), "\r")
-			if !fn(n, strings.ToValidUTF8(line, "\uFFFD")) {
+			if !fn(n, asText(line)) {
 				return nil
 			}
 			n, seen, cur = n+1, false, cur[:0]
@@ -803,7 +849,7 @@ func (t *Toolbox) fetchSource(p string, start, end int) (string, error) {
 	if isBinary(raw, binaryProbe) {
 		return t.binaryLine(r, rel, raw), nil
 	}
-	lines := splitLines(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	lines := splitLines(asText(string(raw)))
 	lo := max(1, start)
 	if truncated && (lo >= len(lines) || end >= len(lines)) {
 		return t.fetchPastBound(r, rel, p, lo, end)
@@ -904,7 +950,7 @@ func (t *Toolbox) search(pattern, p, glob string, ignoreCase bool) (string, erro
 			_ = scanLines(r, file, func(int) int { return MaxFileBytes }, func(n int, line string) bool { return match(file, n, line) })
 			return
 		}
-		for n, line := range splitLines(strings.ToValidUTF8(string(raw), "\uFFFD")) {
+		for n, line := range splitLines(asText(string(raw))) {
 			if !match(file, n+1, line) {
 				return
 			}
@@ -1026,7 +1072,7 @@ func (t *Toolbox) diff(p, left, right string) (string, error) {
 	if bytes.Equal(ltext, rtext) {
 		return fmt.Sprintf("%s is byte-identical in %s and %s.", rel, left, right), nil
 	}
-	out := splitLines(string(diff.Diff(left+"/"+rel, ltext, right+"/"+rel, rtext)))
+	out := splitLines(asText(string(diff.Diff(left+"/"+rel, ltext, right+"/"+rel, rtext))))
 	if len(out) > MaxDiffLines {
 		n := len(out)
 		out = append(out[:MaxDiffLines], fmt.Sprintf("... diff truncated at %d lines of %d; fetch_source the region you care about", MaxDiffLines, n))
@@ -1139,7 +1185,7 @@ func (t *Toolbox) Ground(p string, line int, quote string) (bool, string) {
 	if isBinary(raw, binaryProbe) {
 		return line == 0, "binary file"
 	}
-	text := strings.ToValidUTF8(string(raw), "\uFFFD")
+	text := asText(string(raw))
 	lines := splitLines(text)
 	if line != 0 {
 		if line < 1 || line > len(lines) {
@@ -1200,7 +1246,7 @@ func (t *Toolbox) GroundLine(in, p string, line int, quote string) (bool, string
 	// A NUL does not stop a file from grounding: a submission could
 	// otherwise put one in a comment of a kept source to make every line
 	// of it uncitable.
-	lines := splitLines(strings.ToValidUTF8(string(raw), "\uFFFD"))
+	lines := splitLines(asText(string(raw)))
 	var window string
 	if truncated && line+3 >= len(lines) {
 		// Past what is read at once (the last line read may be cut):
@@ -1265,5 +1311,6 @@ var space = regexp.MustCompile(`\s+`)
 
 // loose collapses white space and case, for comparing a quote with a file.
 func loose(s string) string {
+	s = strings.ReplaceAll(s, "\x00", nulShown)
 	return strings.ToLower(strings.TrimSpace(space.ReplaceAllString(s, " ")))
 }

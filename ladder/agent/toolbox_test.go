@@ -323,3 +323,59 @@ func TestLinesPastTheReadBound(t *testing.T) {
 		t.Errorf("search past the bound: want %q in %.400s", want, got)
 	}
 }
+
+// TestNULsDoNotHideAText: a kept source with NUL bytes in a comment (one,
+// or a thousand) is text to every tool the judge reads with, each NUL
+// shown as ␀, and a line of it can be quoted and cited, with or without
+// the ␀ (the break attempt of 2026-12-05: one NUL in a C file's first
+// comment made fetch_source call it binary, search skip it and diff refuse
+// it, so no honest judge could quote a line and a fail citing it could not
+// ground). An executable, an archive, an image and a run of NULs alone
+// stay binary.
+func TestNULsDoNotHideAText(t *testing.T) {
+	tb, _, ws := toolbox(t, ToolboxOptions{})
+	ctx := context.Background()
+	src := "/* legacy\x00 tally */\n#include <stdio.h>\nint main(void) {\n\treturn count(stdin);\n}\n"
+	write(t, filepath.Join(ws, "one.c"), src)
+	write(t, filepath.Join(ws, "many.c"), "/*"+strings.Repeat("\x00", 9000)+"*/\n"+src)
+	got := tb.Dispatch(ctx, ToolFetchSource, map[string]any{"path": "workspace:one.c"})
+	if !strings.Contains(got, "1\t/* legacy␀ tally */") || !strings.Contains(got, "4\t\treturn count(stdin);") {
+		t.Errorf("fetch_source of a text with a NUL: %.300s", got)
+	}
+	got = tb.Dispatch(ctx, ToolFetchSource, map[string]any{"path": "workspace:many.c", "start_line": 4.0, "end_line": 4.0})
+	if !strings.Contains(got, "4\tint main(void) {") {
+		t.Errorf("fetch_source of a text with 9000 NULs: %.300s", got)
+	}
+	got = tb.Dispatch(ctx, ToolSearch, map[string]any{"pattern": `int main`, "path": "workspace:"})
+	for _, want := range []string{"workspace:one.c:3: int main(void) {", "workspace:many.c:4: int main(void) {"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("search: want %q in %.400s", want, got)
+		}
+	}
+	write(t, filepath.Join(filepath.Dir(ws), "original", "one.c"), strings.Replace(src, "\x00", "", 1))
+	got = tb.Dispatch(ctx, ToolDiff, map[string]any{"path": "one.c"})
+	if !strings.Contains(got, "+/* legacy␀ tally */") || !strings.Contains(got, "-/* legacy tally */") {
+		t.Errorf("diff of a text with a NUL: %.400s", got)
+	}
+	for _, q := range []string{"/* legacy␀ tally */", "int main(void) {", "/* legacy\x00 tally */"} {
+		if ok, note := tb.GroundLine("workspace", "workspace:one.c", 2, q); !ok {
+			t.Errorf("GroundLine(one.c, 2, %q): %s", q, note)
+		}
+	}
+	if ok, note := tb.Ground("workspace:many.c", 5, "return count(stdin);"); !ok {
+		t.Errorf("Ground(many.c, 5): %s", note)
+	}
+	for name, body := range map[string]string{
+		"elf":  "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x3e\x00\x01\x00\x00\x00",
+		"zip":  "PK\x03\x04\x14\x00\x00\x00\x08\x00\x9c\x8b\x83\x58\xd3\x1a\x0e\xf1\x05",
+		"png":  "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10\x00\x00\x00\x10\x08\x06\x00\x00\x00\x1f\xf3\xffa",
+		"nuls": strings.Repeat("\x00", 100),
+	} {
+		if !isBinary([]byte(body), binaryProbe) {
+			t.Errorf("%s read as text", name)
+		}
+	}
+	if isBinary([]byte("a\x00b\xe2\x82"), 4) {
+		t.Error("a rune cut at the probe's end made a text binary")
+	}
+}
