@@ -332,7 +332,11 @@ func (g *Grader) Grade(ctx context.Context, sub Submission) *Outcome {
 		}
 		return out
 	}
-	if err := os.MkdirAll(sub.Results, 0o755); err != nil {
+	// A results folder the ladder makes is its user's alone (0700): stage
+	// 3's transcripts there hold every candidate's code and expected
+	// output, and with --host the graded processes run on this machine
+	// (the stages close a folder that was there before while they run).
+	if err := os.MkdirAll(sub.Results, 0o700); err != nil {
 		out.Err = err
 		return out
 	}

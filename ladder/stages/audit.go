@@ -160,7 +160,9 @@ func Audit(ctx context.Context, t *Task, opts AuditOptions) error {
 	if opts.Host {
 		// The run tool's commands run here as a uid of their own: the
 		// results and logs folders are closed to it (closeToGraded).
-		for _, n := range closeToGraded(opts.Results, logs) {
+		notes, said, restore := closeToGraded(opts.Results, logs)
+		defer restore()
+		for _, n := range append(notes, said...) {
 			fmt.Fprintf(logw, "srb: audit: %s\n", n)
 		}
 	}

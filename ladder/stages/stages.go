@@ -358,41 +358,76 @@ func Ladder(t *Task, opts LadderOptions) pipeline.Stages {
 // path's content; a break attempt read round-<adversary>.jsonl from a
 // launched program and passed every candidate: fixture
 // answer-from-transcript). In the images the graded code never sees this
-// machine's folders. A folder shared with others (/, or one that anyone
-// may write, as /tmp) is left as it is; the returned notes name each such
-// folder, and any that could not be closed.
-func closeToGraded(dirs ...string) (notes []string) {
+// machine's folders.
+//
+// A folder srb made stays 0700. One that was there before (the
+// operator's: --results .) is closed while the stage runs and given its
+// mode back by restore, which the caller runs when the stage ends; each
+// such folder is named in logs. A folder shared with others (/, or one
+// that anyone may write, as /tmp, each judged after its links are
+// resolved) is left as it is; the returned notes name each such folder,
+// and any that could not be closed. restore is never nil.
+func closeToGraded(dirs ...string) (notes, logs []string, restore func()) {
+	restore = func() {}
 	if os.Geteuid() != 0 {
-		return nil
+		return nil, nil, restore
 	}
+	type back struct {
+		dir  string
+		mode os.FileMode
+	}
+	var undo []back
 	seen := map[string]bool{}
 	for _, d := range dirs {
 		if d == "" {
 			continue
 		}
 		abs, err := filepath.Abs(d)
-		if err != nil || seen[abs] {
+		if err != nil {
 			continue
 		}
-		seen[abs] = true
+		_, existed := os.Lstat(abs)
 		if err := os.MkdirAll(abs, 0o700); err != nil {
 			notes = append(notes, fmt.Sprintf("%s could not be made: %v", abs, err))
 			continue
 		}
-		fi, err := os.Stat(abs)
+		// Judged, and changed, as the folder the links lead to: a
+		// --results that is a link to / is /.
+		real, err := filepath.EvalSymlinks(abs)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("%s: %v", abs, err))
 			continue
 		}
-		if abs == "/" || fi.Mode()&(os.ModeSticky|0o002) != 0 {
+		if seen[real] {
+			continue
+		}
+		seen[real] = true
+		fi, err := os.Stat(real)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s: %v", abs, err))
+			continue
+		}
+		if real == "/" || fi.Mode()&(os.ModeSticky|0o002) != 0 {
 			notes = append(notes, abs+" is shared with other users (/ or writable by anyone), so it was left open: what srb writes there (transcripts with every candidate's code) is readable by the graded processes on this machine; give --results a folder of its own")
 			continue
 		}
-		if fi.Mode().Perm() != 0o700 {
-			if err := os.Chmod(abs, 0o700); err != nil {
-				notes = append(notes, fmt.Sprintf("%s could not be closed to the graded processes: %v", abs, err))
-			}
+		mode := fi.Mode().Perm() | fi.Mode()&(os.ModeSetgid|os.ModeSetuid|os.ModeSticky)
+		if fi.Mode().Perm() == 0o700 {
+			continue
+		}
+		if err := os.Chmod(real, 0o700); err != nil {
+			notes = append(notes, fmt.Sprintf("%s could not be closed to the graded processes: %v", abs, err))
+			continue
+		}
+		if existed == nil {
+			undo = append(undo, back{real, mode})
+			logs = append(logs, fmt.Sprintf("%s was there before, mode %04o: closed (0700) while the stage runs and given its mode back after, so what srb leaves in it is readable by the graded processes of later runs on this machine; give --results a folder of its own to keep it closed", abs, mode.Perm()))
 		}
 	}
-	return notes
+	restore = func() {
+		for _, u := range undo {
+			os.Chmod(u.dir, u.mode)
+		}
+	}
+	return notes, logs, restore
 }

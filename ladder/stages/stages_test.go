@@ -228,12 +228,15 @@ func TestHostJailClearsItsUserOnClose(t *testing.T) {
 }
 
 // As root, the results and logs folders are closed to every other user
-// (0700), and a folder shared with others (writable by anyone, as /tmp)
-// is left as it is and named in a note.
+// (0700) while the stage runs: one srb made stays so; one that was there
+// before (the operator's) gets its mode back when the stage ends (restore)
+// and a log line says so; a folder shared with others (writable by
+// anyone, as /tmp, or / itself, through a link included) is left as it
+// is and named in a note.
 func TestCloseToGraded(t *testing.T) {
 	if os.Geteuid() != 0 {
-		if notes := closeToGraded(t.TempDir()); notes != nil {
-			t.Errorf("not root: notes %q, want none", notes)
+		if notes, logs, restore := closeToGraded(t.TempDir()); notes != nil || logs != nil || restore == nil {
+			t.Errorf("not root: notes %q, logs %q, want none", notes, logs)
 		}
 		t.Skip("only root's --host closes the results folder")
 	}
@@ -250,20 +253,37 @@ func TestCloseToGraded(t *testing.T) {
 	if err := os.Chmod(shared, 0o777|os.ModeSticky); err != nil {
 		t.Fatal(err)
 	}
-	notes := closeToGraded(open, made, shared, open)
+	toRoot := filepath.Join(root, "to-root")
+	if err := os.Symlink("/", toRoot); err != nil {
+		t.Fatal(err)
+	}
+	rootMode, _ := os.Stat("/")
+	notes, logs, restore := closeToGraded(open, made, shared, open, toRoot)
 	for _, p := range []string{open, made} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if fi.Mode().Perm() != 0o700 {
-			t.Errorf("%s: mode %v, want 0700", p, fi.Mode().Perm())
+			t.Errorf("%s: mode %v, want 0700 while the stage runs", p, fi.Mode().Perm())
 		}
 	}
 	if fi, _ := os.Stat(shared); fi.Mode()&os.ModeSticky == 0 || fi.Mode().Perm() != 0o777 {
 		t.Errorf("the shared folder was changed: %v", fi.Mode())
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], shared+" is shared with other users") {
-		t.Errorf("notes = %q, want one naming %s", notes, shared)
+	if fi, _ := os.Stat("/"); fi.Mode() != rootMode.Mode() {
+		t.Errorf("/ was changed through a link: %v, was %v", fi.Mode(), rootMode.Mode())
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], shared+" is shared with other users") || !strings.Contains(notes[1], toRoot+" is shared with other users") {
+		t.Errorf("notes = %q, want one naming %s and one naming %s", notes, shared, toRoot)
+	}
+	if len(logs) != 1 || !strings.HasPrefix(logs[0], open+" was there before, mode 0755: closed (0700) while the stage runs") {
+		t.Errorf("logs = %q, want one naming %s", logs, open)
+	}
+	restore()
+	for p, want := range map[string]os.FileMode{open: 0o755, made: 0o700} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s after the stage: %v %v, want %v", p, fi.Mode().Perm(), err, want)
+		}
 	}
 }

@@ -231,9 +231,14 @@ func Verification(ctx context.Context, t *Task, opts VerificationOptions) error 
 		}
 		// The results and logs folders (transcripts with every
 		// candidate's code) closed to the graded uids.
-		if notes := closeToGraded(opts.Results, logs); len(notes) > 0 {
+		notes, said, restore := closeToGraded(opts.Results, logs)
+		defer restore()
+		if len(notes) > 0 {
 			meta["results_open"] = strings.Join(notes, "; ")
 			fmt.Fprintf(logw, "srb: verification: %s\n", meta["results_open"])
+		}
+		for _, n := range said {
+			fmt.Fprintf(logw, "srb: verification: %s\n", n)
 		}
 	}
 	imgRef := ""
