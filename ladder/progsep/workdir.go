@@ -14,12 +14,16 @@ package progsep
 //     processes left), written as the caller, through an [os.Root] at
 //     the caller's folder (no link leads out of it), and only where the
 //     program could have written had it run there with the caller's
-//     rights over what it could read: a file it creates, or one the copy
-//     carried in (the caller's group could read it) and that it changed.
-//     A file of the caller's that the program could not read (0600, a
-//     candidate's expectations), a link, a folder's place taken by
-//     something else: never written. Nothing is removed from the
-//     caller's folder.
+//     rights over what it could read: a file it creates in a folder the
+//     copy carried in (the caller's group could list it) or in one it
+//     made, or a file the copy carried in (the caller's group could read
+//     it) that it changed. A file of the caller's that the program could
+//     not read (0600, a candidate's expectations), a folder of the
+//     caller's it could not list, a folder's place taken by something
+//     else: never written. No link is made in the caller's folder (a link
+//     the program left comes back as a copy of the file it leads to), so
+//     nothing that comes back aliases another name. Nothing is removed
+//     from the caller's folder.
 
 import (
 	"errors"
@@ -58,7 +62,8 @@ type fileID struct {
 
 // Copied is what [CopyIn] put in the program's folder: each regular file
 // (slash-separated, relative) as it left it in the program's folder, and
-// the caller's file it was copied from as it was then.
+// the caller's file it was copied from as it was then; and each folder it
+// could list.
 type Copied map[string]Carried
 
 // Carried is one file [CopyIn] copied: the copy as it left it (work) and
@@ -68,6 +73,10 @@ type Copied map[string]Carried
 // caller put there).
 type Carried struct {
 	work, from fileID
+	// dir says the entry is a folder CopyIn listed (its content, what
+	// the copy's identity may read, was copied): what the program
+	// creates in it may come back.
+	dir bool
 }
 
 func idOf(fi fs.FileInfo) (fileID, bool) {
@@ -136,6 +145,12 @@ type budget struct {
 
 func (b *budget) take(n int64) error {
 	b.entries++
+	return b.takeBytes(n)
+}
+
+// takeBytes counts n more bytes (a file read through a link) against
+// the bounds.
+func (b *budget) takeBytes(n int64) error {
 	b.bytes += n
 	if b.entries > MaxCopyEntries || b.bytes > MaxCopyBytes {
 		return fmt.Errorf("the working folder's copy is past its bounds (%d entries, %d bytes)", MaxCopyEntries, MaxCopyBytes)
@@ -145,8 +160,9 @@ func (b *budget) take(n int64) error {
 
 // CopyIn copies the folder src into dst (an empty folder as's may write)
 // as as: folders it may list, regular files it may read, links as links;
-// what as cannot read, and anything else (FIFOs, sockets, devices), is
-// left out. Modes (permission bits only) and modification times are kept.
+// what as cannot read or list (a folder it may not list is not made
+// either), and anything else (FIFOs, sockets, devices), is left out.
+// Modes (permission bits only) and modification times are kept.
 func CopyIn(src, dst string, as *Creds) (Copied, error) {
 	copied := Copied{}
 	err := asThread(as, func() error {
@@ -166,8 +182,15 @@ func CopyIn(src, dst string, as *Creds) (Copied, error) {
 				return err
 			}
 			if err != nil {
-				// A folder it may not list: left out.
+				// A folder it may not list: left out, the folder too
+				// (made empty when the walk reached it, before it tried
+				// to list it), so the program cannot write where the
+				// caller keeps what its group may not see.
 				if d != nil && d.IsDir() {
+					if c, ok := copied[p]; ok && c.dir {
+						delete(copied, p)
+						to.Remove(p)
+					}
 					return fs.SkipDir
 				}
 				return nil
@@ -184,6 +207,7 @@ func CopyIn(src, dst string, as *Creds) (Copied, error) {
 				if err := to.Mkdir(p, 0o700); err != nil {
 					return err
 				}
+				copied[p] = Carried{dir: true}
 				// Its mode once its content is in: see below.
 			case fi.Mode()&fs.ModeSymlink != 0:
 				target, err := from.Readlink(p)
@@ -285,14 +309,12 @@ type backItem struct {
 	dir  bool
 	perm fs.FileMode
 	f    *os.File
-	link string // a link's target (f nil, dir false)
 }
 
 // localLink says whether a link's target leads only to its own folder or
 // below: relative, with no "..". Such a link the program left (a shared
-// library's libfoo.so -> libfoo.so.1) may come back ([CopyBack]: only to
-// an entry the copy-back itself made); any other is left out, since the
-// caller would follow it wherever the program chose.
+// library's libfoo.so -> libfoo.so.1) comes back as a copy of the regular
+// file it leads to ([CopyBack]); any other is left out.
 func localLink(target string) bool {
 	if target == "" || path.IsAbs(target) {
 		return false
@@ -307,24 +329,28 @@ func localLink(target string) bool {
 
 // CopyBack brings what the program wrote in its folder (work, read as
 // launched, once none of its processes is left) back into the caller's
-// folder dst, written as caller: folders it made, files it made, and
-// files the copy carried in ([CopyIn]'s copied) that it changed, where
-// dst holds the very file the copy carried in, unchanged since (never one
-// the program could not read) or nothing; links it left whose target
-// stays in their folder ([localLink]) and names an entry this copy-back
-// made, where dst holds nothing. Other links, FIFOs and the like are not
-// brought back; nothing is removed from dst; a name the caller made or
-// changed meanwhile, or where the caller may not write, keeps what it
-// holds.
+// folder dst, written as caller, inside dst itself and the folders
+// [CopyIn] listed (copied) or this copy-back made: folders it made, files
+// it made, and files the copy carried in that it changed, where dst holds
+// the very file the copy carried in, unchanged since (never one the
+// program could not read) or nothing. A link it left whose target stays
+// in its folder ([localLink]) and leads (within work) to a regular file
+// comes back as a regular file holding that file's content, made or
+// written under the same rules; no link is ever made in dst. Other links,
+// FIFOs and the like are not brought back; nothing is removed from dst; a
+// name the caller made or changed meanwhile, or where the caller may not
+// write, keeps what it holds; a folder of dst the program could not list
+// (the caller's 0700 one) gets nothing, though the program made a folder
+// of that name.
 //
 // What comes back can never stand in for a file the caller writes after
-// the program ended (issue 14, the break attempt of 2026-12-04): a file
-// made here is the caller's to write (owner read and write whatever mode
-// the program gave it; never writable by the caller's group, every
-// launched program's), and a link leads only to what the program made
-// (expected -> actual, actual being the caller's output file or one the
-// caller's group could read, would have the caller's later "> expected"
-// write into actual and its comparison compare a file with itself).
+// the program ended (issue 14, the break attempts of 2026-12-04 and
+// 2026-12-05): a file made here is the caller's to write (owner read and
+// write whatever mode the program gave it; never writable by the caller's
+// group, every launched program's), and no two names of dst come back as
+// one file (a link expected -> out, out being the program's output file,
+// would have the caller's later "> expected" write into out and its
+// comparison compare a file with itself; a copy does not).
 //
 // It returns the first error (a full disk, the bounds) and the number of
 // entries written.
@@ -376,11 +402,28 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 					}
 					it.f = f
 				case fi.Mode()&fs.ModeSymlink != 0:
+					// The file it leads to, read through the link within
+					// work (the root keeps it there), counted as a file
+					// of its own: a thousand links to one large file are
+					// a thousand copies.
 					target, err := from.Readlink(p)
 					if err != nil || !localLink(target) {
 						return nil
 					}
-					it.link = target
+					f, err := from.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+					if err != nil {
+						return nil
+					}
+					st, err := f.Stat()
+					if err != nil || !st.Mode().IsRegular() {
+						f.Close()
+						return nil
+					}
+					if err := b.takeBytes(st.Size()); err != nil {
+						f.Close()
+						return err
+					}
+					it.f, it.perm = f, st.Mode().Perm()&0o777
 				default:
 					return nil
 				}
@@ -412,9 +455,10 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			return err
 		}
 		defer to.Close()
-		skip := map[string]bool{} // folders of work whose place in dst is not a folder
-		made := map[string]bool{} // entries this copy-back created in dst
-		var links []backItem      // links, made once every other entry is in
+		// Folders of work whose place in dst is not a folder the program
+		// could write in: one that is not a folder, or a folder of the
+		// caller's that CopyIn could not list.
+		skip := map[string]bool{}
 		for it := range items {
 			if skip[path.Dir(it.p)] {
 				if it.dir {
@@ -428,12 +472,10 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			fi, lerr := to.Lstat(it.p)
 			if it.dir {
 				switch {
-				case lerr == nil && fi.IsDir():
+				case lerr == nil && fi.IsDir() && copied[it.p].dir:
 				case errors.Is(lerr, fs.ErrNotExist):
 					if err := to.Mkdir(it.p, (it.perm|0o700)&^0o022); err != nil {
 						skip[it.p] = true
-					} else {
-						made[it.p] = true
 					}
 				default:
 					skip[it.p] = true
@@ -441,11 +483,8 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 				continue
 			}
 			create := errors.Is(lerr, fs.ErrNotExist)
-			if it.f == nil {
-				links = append(links, it)
-				continue
-			}
 			c, carried := copied[it.p]
+			carried = carried && !c.dir
 			if carried && lerr == nil {
 				// Only over the caller's file the copy read, as it was.
 				if id, ok := idOf(fi); !ok || id != c.from {
@@ -462,9 +501,6 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 				switch {
 				case err == nil:
 					written++
-					if create {
-						made[it.p] = true
-					}
 				case errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrPermission):
 					// The caller made that name meanwhile, or may not
 					// write there itself: its own file or folder wins.
@@ -475,31 +511,6 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			if err != nil {
 				return fmt.Errorf("bring back %s: %w", it.p, err)
 			}
-		}
-		// Links last, each only where dst holds nothing and only to an
-		// entry made above (or a link made here to one: a chain such as
-		// libfoo.so -> libfoo.so.1 -> libfoo.so.1.2.3), until none is left
-		// that may be made.
-		for progress := true; progress && len(links) > 0; {
-			progress = false
-			rest := links[:0]
-			for _, it := range links {
-				if skip[path.Dir(it.p)] {
-					continue
-				}
-				if !made[path.Join(path.Dir(it.p), it.link)] {
-					rest = append(rest, it)
-					continue
-				}
-				if _, err := to.Lstat(it.p); errors.Is(err, fs.ErrNotExist) {
-					if err := to.Symlink(it.link, it.p); err == nil {
-						written++
-						made[it.p] = true
-						progress = true
-					}
-				}
-			}
-			links = rest
 		}
 		return nil
 	})

@@ -108,8 +108,12 @@ func TestCopyInAndBack(t *testing.T) {
 	if n != 4 {
 		t.Errorf("%d entries brought back, want 4", n)
 	}
-	if l, err := os.Readlink(filepath.Join(w, "newdir", "y.1")); err != nil || l != "y" {
-		t.Errorf("a link within its folder did not come back: %q %v", l, err)
+	// A link within its folder comes back as a copy of the file it
+	// leads to, never as a link.
+	if fi, err := os.Lstat(filepath.Join(w, "newdir", "y.1")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("a link within its folder did not come back as a file: %v %v", fi, err)
+	} else if b, _ := os.ReadFile(filepath.Join(w, "newdir", "y.1")); string(b) != "deep\n" {
+		t.Errorf("newdir/y.1 holds %q, want y's content", b)
 	}
 	for _, f := range []string{"made.txt", "newdir", "newdir/y"} {
 		fi, err := os.Lstat(filepath.Join(w, f))
@@ -130,15 +134,21 @@ func TestCopyInAndBack(t *testing.T) {
 }
 
 // TestCopyBackPlantsNothing (root): what comes back never stands in for a
-// file the caller writes after the program ended (the break attempt of
-// 2026-12-04). A link the program left at a name the caller will write
-// (expected) comes back only when it leads to an entry the copy-back made:
-// not to the caller's private output file (actual, 0600, never carried),
-// nor to a file the copy carried in (out.txt), nor to a name nothing
-// holds; a chain of links to a file the program made does. A read-only
-// file the program made comes back writable by the caller, so the
-// caller's own later write succeeds. A carried file the caller replaced
-// while the program ran keeps the caller's content.
+// file the caller writes after the program ended (the break attempts of
+// 2026-12-04 and 2026-12-05). No link comes back: one the program left at
+// a name the caller will write (expected) leading to the caller's
+// private output file (actual, 0600, never carried) or to a name nothing
+// holds comes back as nothing; one leading to a file the copy carried in
+// (out.txt) or that the program made (its output file, in.css; a chain
+// such as lib.so -> lib.so.1 -> lib.so.1.2) comes back as a copy of that
+// file, so the caller's later write of expected.css leaves in.css as the
+// program wrote it (as a link it compared a file with itself: 100 where
+// 90 was earned). A read-only file the program made comes back writable
+// by the caller, so the caller's own later write succeeds. A carried file
+// the caller replaced while the program ran keeps the caller's content.
+// A folder of the caller's that its group may not list (0700, the
+// candidate's umask) is neither carried in nor written into, though the
+// program made a folder of that name.
 func TestCopyBackPlantsNothing(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("the copies run as other uids: root only")
@@ -151,7 +161,8 @@ func TestCopyBackPlantsNothing(t *testing.T) {
 	if err := os.Mkdir(w, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	for f, mode := range map[string]os.FileMode{"actual": 0o600, "out.txt": 0o644, "input": 0o644} {
+	for f, mode := range map[string]os.FileMode{"actual": 0o600, "out.txt": 0o644, "input": 0o644, "priv/want": 0o600} {
+		os.MkdirAll(filepath.Join(w, filepath.Dir(f)), 0o700)
 		p := filepath.Join(w, f)
 		if err := os.WriteFile(p, []byte(f+"\n"), mode); err != nil {
 			t.Fatal(err)
@@ -170,6 +181,9 @@ func TestCopyBackPlantsNothing(t *testing.T) {
 	}
 	if _, ok := copied["out.txt"]; !ok {
 		t.Fatal("out.txt was not carried in")
+	}
+	if _, err := os.Lstat(filepath.Join(work, "priv")); err == nil {
+		t.Error("a folder the caller's group may not list was carried in")
 	}
 
 	link := func(target, name string) {
@@ -194,6 +208,15 @@ func TestCopyBackPlantsNothing(t *testing.T) {
 	link("lib.so.1.2", "lib.so.1")
 	link("lib.so.1", "lib.so") // a chain, to a file the program made
 	write("ref", "planted\n", 0o444)
+	write("in.css", "the program's output\n", 0o644)
+	link("in.css", "expected.css") // the program's own output file
+	write("golden.out", "planted\n", 0o644)
+	link("golden.out", "out.log") // its output name, a link to a planted file
+	if err := os.Mkdir(filepath.Join(work, "priv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Lchown(filepath.Join(work, "priv"), launchedID, launchedID)
+	write("priv/planted", "planted\n", 0o644)
 	write("input", "program's\n", 0o644)
 	// The caller replaces its input while the program runs.
 	if err := os.Remove(filepath.Join(w, "input")); err != nil {
@@ -207,15 +230,40 @@ func TestCopyBackPlantsNothing(t *testing.T) {
 	if _, err := CopyBack(work, w, copied, launched, caller); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"expected", "want", "golden"} {
+	for _, f := range []string{"expected", "golden"} {
 		if _, err := os.Lstat(filepath.Join(w, f)); err == nil {
-			t.Errorf("the program's link %s came back", f)
+			t.Errorf("the program's link %s to nothing it could read came back", f)
 		}
 	}
-	for _, f := range []string{"lib.so", "lib.so.1"} {
-		if b, err := os.ReadFile(filepath.Join(w, f)); err != nil || string(b) != "lib\n" {
-			t.Errorf("%s (a link to a file the program made) did not come back: %q %v", f, b, err)
+	for f, want := range map[string]string{"lib.so": "lib\n", "lib.so.1": "lib\n", "want": "out.txt\n", "expected.css": "the program's output\n", "out.log": "planted\n"} {
+		fi, err := os.Lstat(filepath.Join(w, f))
+		if err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s (a link to a file in the program's folder) did not come back as a file: %v %v", f, fi, err)
+			continue
 		}
+		if b, _ := os.ReadFile(filepath.Join(w, f)); string(b) != want {
+			t.Errorf("%s holds %q, want %q", f, b, want)
+		}
+	}
+	// The caller writes its expectations after the run: no other name
+	// changes with them.
+	if err := asThread(caller, func() error {
+		for _, f := range []string{"expected.css", "out.log", "want"} {
+			if err := os.WriteFile(filepath.Join(w, f), []byte("the caller's\n"), 0o600); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{"in.css": "the program's output\n", "golden.out": "planted\n", "out.txt": "out.txt\n"} {
+		if b, err := os.ReadFile(filepath.Join(w, f)); err != nil || string(b) != want {
+			t.Errorf("the caller's write of another name changed %s: %q %v, want %q", f, b, err, want)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(w, "priv", "planted")); err == nil {
+		t.Error("the program wrote into the caller's folder its group may not list")
 	}
 	fi, err := os.Stat(filepath.Join(w, "ref"))
 	if err != nil {

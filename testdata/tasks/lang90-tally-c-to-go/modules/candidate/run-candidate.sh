@@ -79,9 +79,21 @@ if [ -n "${SRB_LAUNCH:-}" ] && [ -n "${SRB_LAUNCH_SOCKET:-}" ]; then
 	umask 022
 	chmod g+x "$SRB_WORK" && chmod 750 "$run" && mkdir "$launch" &&
 		printf '#!/bin/sh\nexec %q --socket %q -- %q "$@"\n' "$SRB_LAUNCH" "$SRB_LAUNCH_SOCKET" "$run/tally" >"$launch/tally" &&
-		chmod 755 "$launch" "$launch/tally" || fault 70 "cannot write the launcher's wrapper"
+		printf '#!/bin/sh\nexec %q --socket %q --copy-cwd -- "$@"\n' "$SRB_LAUNCH" "$SRB_LAUNCH_SOCKET" >"$launch/srb-run" &&
+		chmod 755 "$launch" "$launch/tally" "$launch/srb-run" || fault 70 "cannot write the launcher's wrappers"
 	TALLY="$launch/tally"
+else
+	launch="$run.launch"
+	mkdir "$launch" && printf '#!/bin/sh\nexec "$@"\n' >"$launch/srb-run" && chmod 755 "$launch" "$launch/srb-run" ||
+		fault 70 "cannot write $launch/srb-run"
 fi
+# SRB_RUN runs any other command the launcher's way, in a copy of its
+# working folder (--copy-cwd: what it writes there comes back into the
+# candidate's folder when it ends), as pf02's, fw02's and several other
+# tasks' runners offer; TALLY_BIN is the built program itself, for a
+# command run that way ("$SRB_RUN" sh -c '"$1" <in >out' sh "$TALLY_BIN").
+# Without the launcher SRB_RUN runs its command as it is.
+export SRB_RUN="$launch/srb-run" TALLY_BIN="$run/tally"
 cd "$run" || fault 70 "cannot enter $run"
 unset SRB_TARGET SRB_TARGET_TOKEN SRB_TARGET_ROLE SRB_TARGET_NAME SRB_ORIGINAL SRB_CANDIDATE SRB_CANDIDATE_NAME OLDPWD SRB_LAUNCH SRB_LAUNCH_SOCKET
 # The candidate's files are its own (umask 077): a program it launches
