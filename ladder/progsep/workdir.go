@@ -33,7 +33,6 @@ import (
 	"os"
 	"path"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -309,22 +308,16 @@ type backItem struct {
 	dir  bool
 	perm fs.FileMode
 	f    *os.File
+	size int64 // the bytes of f counted against the bounds: what is copied
 }
 
-// localLink says whether a link's target leads only to its own folder or
-// below: relative, with no "..". Such a link the program left (a shared
-// library's libfoo.so -> libfoo.so.1) comes back as a copy of the regular
-// file it leads to ([CopyBack]); any other is left out.
+// localLink says whether a link's target is relative. Such a link the
+// program left (a shared library's libfoo.so -> libfoo.so.1, an install
+// tree's bin/tool -> ../lib/tool) comes back as a copy of the regular file
+// it leads to ([CopyBack]), read through the root at the program's folder,
+// which no link leads out of; an absolute one is left out.
 func localLink(target string) bool {
-	if target == "" || path.IsAbs(target) {
-		return false
-	}
-	for _, c := range strings.Split(target, "/") {
-		if c == ".." {
-			return false
-		}
-	}
-	return true
+	return target != "" && !path.IsAbs(target)
 }
 
 // CopyBack brings what the program wrote in its folder (work, read as
@@ -378,7 +371,12 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 					return nil
 				}
 				fi, err := from.Lstat(p)
-				if err != nil {
+				if err != nil || d.IsDir() != fi.IsDir() {
+					// Changed since its folder was listed (another uid's
+					// process): never walked through.
+					if d.IsDir() {
+						return fs.SkipDir
+					}
 					return nil
 				}
 				if err := b.take(fi.Size()); err != nil {
@@ -400,7 +398,7 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 						f.Close()
 						return nil
 					}
-					it.f = f
+					it.f, it.size = f, fi.Size()
 				case fi.Mode()&fs.ModeSymlink != 0:
 					// The file it leads to, read through the link within
 					// work (the root keeps it there), counted as a file
@@ -423,7 +421,7 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 						f.Close()
 						return err
 					}
-					it.f, it.perm = f, st.Mode().Perm()&0o777
+					it.f, it.perm, it.size = f, st.Mode().Perm()&0o777, st.Size()
 				default:
 					return nil
 				}
@@ -455,15 +453,15 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			return err
 		}
 		defer to.Close()
-		// Folders of work whose place in dst is not a folder the program
-		// could write in: one that is not a folder, or a folder of the
-		// caller's that CopyIn could not list.
-		skip := map[string]bool{}
+		// The folders of dst the program could write in, an allow-list:
+		// dst itself, a folder CopyIn listed that is still a folder, one
+		// made here. An item whose folder is not one of them is dropped
+		// (its folder was refused, or never came: another uid's process
+		// swapped a folder of work for a link while the walk ran, and the
+		// walk went through it).
+		ok := map[string]bool{".": true}
 		for it := range items {
-			if skip[path.Dir(it.p)] {
-				if it.dir {
-					skip[it.p] = true
-				}
+			if !ok[path.Dir(it.p)] {
 				if it.f != nil {
 					it.f.Close()
 				}
@@ -473,12 +471,11 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			if it.dir {
 				switch {
 				case lerr == nil && fi.IsDir() && copied[it.p].dir:
+					ok[it.p] = true
 				case errors.Is(lerr, fs.ErrNotExist):
-					if err := to.Mkdir(it.p, (it.perm|0o700)&^0o022); err != nil {
-						skip[it.p] = true
+					if err := to.Mkdir(it.p, (it.perm|0o700)&^0o022); err == nil {
+						ok[it.p] = true
 					}
-				default:
-					skip[it.p] = true
 				}
 				continue
 			}
@@ -497,7 +494,10 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 				// would make the caller's own later write fail), never
 				// writable by the caller's group (every launched program
 				// is in it).
-				err = writeFrom(it.f, to, it.p, (it.perm|0o600)&^0o022, create)
+				// No more than was counted: a file another uid's process
+				// grows while the copy runs stops at the size the bounds
+				// took.
+				err = writeFrom(io.LimitReader(it.f, it.size), to, it.p, (it.perm|0o600)&^0o022, create)
 				switch {
 				case err == nil:
 					written++
