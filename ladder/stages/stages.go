@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/swe-refactor-bench/srb/ladder/audit"
@@ -365,8 +366,9 @@ func Ladder(t *Task, opts LadderOptions) pipeline.Stages {
 // mode back by restore, which the caller runs when the stage ends; each
 // such folder is named in logs. A folder shared with others (/, or one
 // that anyone may write, as /tmp, each judged after its links are
-// resolved) is left as it is; the returned notes name each such folder,
-// and any that could not be closed. restore is never nil.
+// resolved) is left as it is, and so is one named by a link another
+// user made; the returned notes name each such folder, and any that could
+// not be closed. restore is never nil.
 func closeToGraded(dirs ...string) (notes, logs []string, restore func()) {
 	restore = func() {}
 	if os.Geteuid() != 0 {
@@ -386,7 +388,16 @@ func closeToGraded(dirs ...string) (notes, logs []string, restore func()) {
 		if err != nil {
 			continue
 		}
-		_, existed := os.Lstat(abs)
+		li, existed := os.Lstat(abs)
+		if existed == nil && li.Mode()&os.ModeSymlink != 0 {
+			// A link another user made (a graded uid of an earlier run
+			// can make one at a name in /tmp) would have srb close,
+			// while a stage runs, whatever folder it names (/etc).
+			if st, ok := li.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != os.Geteuid() {
+				notes = append(notes, fmt.Sprintf("%s is a link made by uid %d, so the folder it leads to was left as it is: what srb writes there is readable by the graded processes on this machine; give --results a folder of its own", abs, st.Uid))
+				continue
+			}
+		}
 		if err := os.MkdirAll(abs, 0o700); err != nil {
 			notes = append(notes, fmt.Sprintf("%s could not be made: %v", abs, err))
 			continue

@@ -232,7 +232,8 @@ func TestHostJailClearsItsUserOnClose(t *testing.T) {
 // before (the operator's) gets its mode back when the stage ends (restore)
 // and a log line says so; a folder shared with others (writable by
 // anyone, as /tmp, or / itself, through a link included) is left as it
-// is and named in a note.
+// is and named in a note, and so is the folder that a link another user
+// made leads to (a graded uid of an earlier run planting /tmp/out -> /etc).
 func TestCloseToGraded(t *testing.T) {
 	if os.Geteuid() != 0 {
 		if notes, logs, restore := closeToGraded(t.TempDir()); notes != nil || logs != nil || restore == nil {
@@ -257,8 +258,21 @@ func TestCloseToGraded(t *testing.T) {
 	if err := os.Symlink("/", toRoot); err != nil {
 		t.Fatal(err)
 	}
+	// A link another user made, to a folder of root's (an earlier run's
+	// graded uid planting /tmp/out -> /etc).
+	theirs := filepath.Join(root, "theirs")
+	if err := os.Mkdir(theirs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(root, "planted")
+	if err := os.Symlink(theirs, planted); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(planted, 64990, 64990); err != nil {
+		t.Fatal(err)
+	}
 	rootMode, _ := os.Stat("/")
-	notes, logs, restore := closeToGraded(open, made, shared, open, toRoot)
+	notes, logs, restore := closeToGraded(open, made, shared, open, toRoot, planted)
 	for _, p := range []string{open, made} {
 		fi, err := os.Stat(p)
 		if err != nil {
@@ -274,8 +288,12 @@ func TestCloseToGraded(t *testing.T) {
 	if fi, _ := os.Stat("/"); fi.Mode() != rootMode.Mode() {
 		t.Errorf("/ was changed through a link: %v, was %v", fi.Mode(), rootMode.Mode())
 	}
-	if len(notes) != 2 || !strings.Contains(notes[0], shared+" is shared with other users") || !strings.Contains(notes[1], toRoot+" is shared with other users") {
-		t.Errorf("notes = %q, want one naming %s and one naming %s", notes, shared, toRoot)
+	if fi, _ := os.Stat(theirs); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the folder another user's link leads to was changed: %v", fi.Mode())
+	}
+	if len(notes) != 3 || !strings.Contains(notes[0], shared+" is shared with other users") || !strings.Contains(notes[1], toRoot+" is shared with other users") ||
+		!strings.HasPrefix(notes[2], planted+" is a link made by uid 64990, so the folder it leads to was left as it is") {
+		t.Errorf("notes = %q, want one naming %s, one naming %s and one naming %s", notes, shared, toRoot, planted)
 	}
 	if len(logs) != 1 || !strings.HasPrefix(logs[0], open+" was there before, mode 0755: closed (0700) while the stage runs") {
 		t.Errorf("logs = %q, want one naming %s", logs, open)

@@ -139,7 +139,7 @@ const MinRestoreTimeout = 60 * time.Second
 // sandbox:
 //
 //	/srb/trees/<token>      the working tree a candidate runs in (the candidate user's)
-//	/srb/candidates/<file>  candidate files (the candidate user's, 0700, in a folder of its, 0700)
+//	/srb/candidates/<file>  candidate files (the candidate user's, 0700, in a folder that is the user's alone, 0700)
 //	/srb/run                SRB_WORK;  /srb/home: HOME;  /srb/tmp: TMPDIR (the candidate user's)
 //
 // and on the grader's side, in Work, the pristine trees (.git left out)
