@@ -15,24 +15,9 @@ import (
 // carried and the two identities.
 func privateSetup(t *testing.T, callerID, launchedID int) (string, string, Copied, *Creds, *Creds) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("root only")
-	}
-	base := t.TempDir()
-	os.Chmod(base, 0o755)
-	os.Chmod(filepath.Dir(base), 0o755)
-	w := filepath.Join(base, "w")
-	if err := os.Mkdir(w, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	os.Mkdir(filepath.Join(w, "priv"), 0o700)
-	os.WriteFile(filepath.Join(w, "priv", "want"), []byte("the caller's\n"), 0o600)
-	filepath.Walk(base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, callerID, callerID) })
-	work := filepath.Join(base, "work")
-	os.Mkdir(work, 0o700)
-	os.Chown(work, launchedID, launchedID)
-	launched := &Creds{UID: launchedID, GID: launchedID, Groups: []int{callerID}}
-	caller := &Creds{UID: callerID, GID: callerID, Groups: []int{callerID}}
+	w, work, launched, caller := twoUsers(t, callerID, launchedID, func(w string) {
+		writeModes(t, w, map[string]os.FileMode{"priv/want": 0o600})
+	})
 	copied, err := CopyIn(w, work, launched)
 	if err != nil {
 		t.Fatal(err)
@@ -148,26 +133,14 @@ func TestCopyBackLinksThroughDotDot(t *testing.T) {
 // files of their own.
 func TestCopyBackIntoWhatTheProgramCouldNotReach(t *testing.T) {
 	const callerID, launchedID = 64988, 64989
-	if os.Geteuid() != 0 {
-		t.Skip("root only")
-	}
-	base := t.TempDir()
-	os.Chmod(base, 0o755)
-	os.Chmod(filepath.Dir(base), 0o755)
-	w := filepath.Join(base, "w")
-	os.Mkdir(w, 0o750)
-	os.Mkdir(filepath.Join(w, "rnox"), 0o740)
-	os.Mkdir(filepath.Join(w, "xnor"), 0o710)
-	os.WriteFile(filepath.Join(w, "rnox", "want"), []byte("c\n"), 0o640)
-	os.WriteFile(filepath.Join(w, "xnor", "want"), []byte("c\n"), 0o640)
-	os.WriteFile(filepath.Join(w, "in.txt"), []byte("in\n"), 0o644)
-	os.Symlink("xnor", filepath.Join(w, "lx"))
-	filepath.Walk(base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, callerID, callerID) })
-	work := filepath.Join(base, "work")
-	os.Mkdir(work, 0o700)
-	os.Chown(work, launchedID, launchedID)
-	launched := &Creds{UID: launchedID, GID: launchedID, Groups: []int{callerID}}
-	caller := &Creds{UID: callerID, GID: callerID, Groups: []int{callerID}}
+	w, work, launched, caller := twoUsers(t, callerID, launchedID, func(w string) {
+		os.Mkdir(filepath.Join(w, "rnox"), 0o740)
+		os.Mkdir(filepath.Join(w, "xnor"), 0o710)
+		os.WriteFile(filepath.Join(w, "rnox", "want"), []byte("c\n"), 0o640)
+		os.WriteFile(filepath.Join(w, "xnor", "want"), []byte("c\n"), 0o640)
+		os.WriteFile(filepath.Join(w, "in.txt"), []byte("in\n"), 0o644)
+		os.Symlink("xnor", filepath.Join(w, "lx"))
+	})
 	copied, err := CopyIn(w, work, launched)
 	if err != nil {
 		t.Fatal(err)

@@ -7,43 +7,68 @@ import (
 	"testing"
 )
 
-// TestCopyInAndBack (root: the copies run as two other uids): the copy
-// carries what the caller's group may read (folders, files, links as
-// links), never a file only the caller may read; back come the files the
-// program made and the carried files it changed, as the caller's, and a
-// link it made within its folder; never over a file it could not read,
-// never through a link of the caller's folder, never a link leading out
-// of its folder, nor a FIFO.
-func TestCopyInAndBack(t *testing.T) {
+// twoUsers makes, for a copy between two uids (root only), a caller's
+// folder w (0750) beside a program's folder work (0700, the launched
+// uid's) under a fresh folder every user may enter; fill writes w's
+// content (and anything beside it) first, and all of it is then the
+// caller's. It returns w, work and the two identities, the launched one
+// in the caller's group.
+func twoUsers(t *testing.T, callerID, launchedID int, fill func(w string)) (w, work string, launched, caller *Creds) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("the copies run as other uids: root only")
 	}
-	const callerID, launchedID = 64991, 64992
 	base := t.TempDir()
 	os.Chmod(base, 0o755)
 	os.Chmod(filepath.Dir(base), 0o755) // t.TempDir's own folder
-	w := filepath.Join(base, "w")
-	outside := filepath.Join(base, "outside")
-	for _, d := range []string{w, outside, filepath.Join(w, "sub")} {
-		if err := os.Mkdir(d, 0o750); err != nil {
-			t.Fatal(err)
-		}
+	w = filepath.Join(base, "w")
+	if err := os.Mkdir(w, 0o750); err != nil {
+		t.Fatal(err)
 	}
-	files := map[string]os.FileMode{"in.txt": 0o644, "secret.txt": 0o600, "sub/x": 0o644, "keep.txt": 0o644}
+	fill(w)
+	filepath.Walk(base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, callerID, callerID) })
+	work = filepath.Join(base, "work")
+	os.Mkdir(work, 0o700)
+	os.Chown(work, launchedID, launchedID)
+	launched = &Creds{UID: launchedID, GID: launchedID, Groups: []int{callerID}}
+	caller = &Creds{UID: callerID, GID: callerID, Groups: []int{callerID}}
+	return w, work, launched, caller
+}
+
+// writeModes writes each file of files under w (its folders made 0700),
+// holding its own name, with its mode.
+func writeModes(t *testing.T, w string, files map[string]os.FileMode) {
+	t.Helper()
 	for f, mode := range files {
 		p := filepath.Join(w, f)
+		os.MkdirAll(filepath.Dir(p), 0o700)
 		if err := os.WriteFile(p, []byte(f+"\n"), mode); err != nil {
 			t.Fatal(err)
 		}
 		os.Chmod(p, mode)
 	}
-	os.Symlink(outside, filepath.Join(w, "out"))
-	filepath.Walk(base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, callerID, callerID) })
-	work := filepath.Join(base, "work")
-	os.Mkdir(work, 0o700)
-	os.Chown(work, launchedID, launchedID)
-	launched := &Creds{UID: launchedID, GID: launchedID, Groups: []int{callerID}}
-	caller := &Creds{UID: callerID, GID: callerID, Groups: []int{callerID}}
+}
+
+// TestCopyInAndBack (root: the copies run as two other uids): the copy
+// carries what the caller's group may read (folders, files, links as
+// links), never a file only the caller may read; back come the files the
+// program made and the carried files it changed, as the caller's, and a
+// copy of the file a link it made within its folder leads to; never over a file it could not read,
+// never through a link of the caller's folder, never a link leading out
+// of its folder, nor a FIFO.
+func TestCopyInAndBack(t *testing.T) {
+	const callerID, launchedID = 64991, 64992
+	var outside string
+	w, work, launched, caller := twoUsers(t, callerID, launchedID, func(w string) {
+		outside = filepath.Join(filepath.Dir(w), "outside")
+		for _, d := range []string{outside, filepath.Join(w, "sub")} {
+			if err := os.Mkdir(d, 0o750); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeModes(t, w, map[string]os.FileMode{"in.txt": 0o644, "secret.txt": 0o600, "sub/x": 0o644, "keep.txt": 0o644})
+		os.Symlink(outside, filepath.Join(w, "out"))
+	})
 
 	copied, err := CopyIn(w, work, launched)
 	if err != nil {
@@ -150,31 +175,10 @@ func TestCopyInAndBack(t *testing.T) {
 // candidate's umask) is neither carried in nor written into, though the
 // program made a folder of that name.
 func TestCopyBackPlantsNothing(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the copies run as other uids: root only")
-	}
 	const callerID, launchedID = 64993, 64994
-	base := t.TempDir()
-	os.Chmod(base, 0o755)
-	os.Chmod(filepath.Dir(base), 0o755)
-	w := filepath.Join(base, "w")
-	if err := os.Mkdir(w, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	for f, mode := range map[string]os.FileMode{"actual": 0o600, "out.txt": 0o644, "input": 0o644, "priv/want": 0o600} {
-		os.MkdirAll(filepath.Join(w, filepath.Dir(f)), 0o700)
-		p := filepath.Join(w, f)
-		if err := os.WriteFile(p, []byte(f+"\n"), mode); err != nil {
-			t.Fatal(err)
-		}
-		os.Chmod(p, mode)
-	}
-	filepath.Walk(base, func(p string, _ os.FileInfo, _ error) error { return os.Lchown(p, callerID, callerID) })
-	work := filepath.Join(base, "work")
-	os.Mkdir(work, 0o700)
-	os.Chown(work, launchedID, launchedID)
-	launched := &Creds{UID: launchedID, GID: launchedID, Groups: []int{callerID}}
-	caller := &Creds{UID: callerID, GID: callerID, Groups: []int{callerID}}
+	w, work, launched, caller := twoUsers(t, callerID, launchedID, func(w string) {
+		writeModes(t, w, map[string]os.FileMode{"actual": 0o600, "out.txt": 0o644, "input": 0o644, "priv/want": 0o600})
+	})
 	copied, err := CopyIn(w, work, launched)
 	if err != nil {
 		t.Fatal(err)
