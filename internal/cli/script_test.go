@@ -18,12 +18,14 @@ import (
 
 	"github.com/swe-refactor-bench/srb/internal/image"
 	"github.com/swe-refactor-bench/srb/internal/source"
+	"github.com/swe-refactor-bench/srb/internal/testenv"
 	"github.com/swe-refactor-bench/srb/ladder/engine"
 )
 
 // TestMain makes the test binary double as srb, so scripts run the real
 // command tree in a subprocess (cue's cmd/cue/cmd/script_test.go).
 func TestMain(m *testing.M) {
+	testenv.QuickRaceExit()
 	testscript.Main(m, map[string]func(){
 		"srb": func() { os.Exit(Main()) },
 		// What a child of srb sees before and after processDefaults
@@ -70,7 +72,9 @@ func TestScript(t *testing.T) {
 					// The engines, for the steps behind [engines], and the
 					// cache they share (the debootstrap base and the helper
 					// are made once, not once per script).
-					for _, k := range []string{"BUILDKIT_HOST", "DOCKER_HOST", "SRB_REGISTRY"} {
+					// GORACE: no race-enabled srb sleeps at its exit
+					// (testenv.QuickRaceExit).
+					for _, k := range []string{"BUILDKIT_HOST", "DOCKER_HOST", "SRB_REGISTRY", "GORACE"} {
 						env.Setenv(k, os.Getenv(k))
 					}
 					if d, err := source.DefaultCacheDir(); err == nil {

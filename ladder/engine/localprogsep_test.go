@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/swe-refactor-bench/srb/internal/testenv"
 )
 
 // probeEnv makes this test binary the launched probe of
@@ -20,6 +22,7 @@ import (
 const probeEnv = "SRB_TEST_PROGSEP_PROBE"
 
 func TestMain(m *testing.M) {
+	testenv.QuickRaceExit()
 	if os.Getenv(probeEnv) != "" {
 		os.Exit(progsepProbe(os.Args[1:]))
 	}

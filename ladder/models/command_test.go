@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/swe-refactor-bench/srb/internal/testenv"
 )
 
 // TestMain lets the test binary play an external model program for the
 // command driver when SRB_FAKE_MODEL_COMMAND names a behaviour.
 func TestMain(m *testing.M) {
+	testenv.QuickRaceExit()
 	if mode := os.Getenv("SRB_FAKE_MODEL_COMMAND"); mode != "" {
 		os.Exit(fakeModelCommand(mode))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/swe-refactor-bench/srb/internal/cli"
 	"github.com/swe-refactor-bench/srb/internal/grade"
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/internal/testenv"
 	"github.com/swe-refactor-bench/srb/ladder/copytree"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/pipeline"
@@ -20,6 +21,7 @@ import (
 // TestMain lets this test binary double as srb's host helper: stage 2 on
 // the host runs "<this binary> helper …" for its declarative modules.
 func TestMain(m *testing.M) {
+	testenv.QuickRaceExit()
 	if len(os.Args) > 1 && os.Args[1] == "helper" {
 		os.Exit(cli.Main())
 	}

@@ -70,10 +70,23 @@ func TestCgroupsHoldTheCommand(t *testing.T) {
 			dir := v1Cgroup(t, "pids", "pids.max", "24")
 			m := marker(t)
 			out := &lockedBuffer{}
-			script := `grep pids /proc/self/cgroup; setsid sh -c 'grep pids /proc/self/cgroup; exec sleep 30' </dev/null & sleep 1
+			// The fork loop starts once the setsid child has read its
+			// group (a fixed sleep was not enough on a loaded machine:
+			// the loop took every pid first and the child's grep could
+			// not start).
+			seen, err := os.MkdirTemp("", "srb-cgroup-test-") // a folder uid 65534 reaches
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(seen) })
+			if err := os.Chmod(seen, 0o777); err != nil {
+				t.Fatal(err)
+			}
+			script := `grep pids /proc/self/cgroup; setsid sh -c 'grep pids /proc/self/cgroup; : >"$SEEN/child"; exec sleep 30' </dev/null &
+n=0; while [ ! -e "$SEEN/child" ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done
 (i=0; while [ $i -lt 60 ]; do sleep 30 & i=$((i+1)); done) 2>/dev/null; echo ready; wait`
 			p, err := Start(Spec{Argv: []string{"sh", "-c", script},
-				Env: []string{"PATH=/usr/bin:/bin", "MARK=" + m}, Stdout: out, Stderr: out,
+				Env: []string{"PATH=/usr/bin:/bin", "MARK=" + m, "SEEN=" + seen}, Stdout: out, Stderr: out,
 				Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}},
 				Cgroups:    []string{filepath.Join(dir, "cgroup.procs")}})
 			if err != nil {

@@ -71,7 +71,7 @@ func runInit(mode Containment, attrs, path string, argv []string) int {
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
 	c := containment{ns: inNS, privateProc: rep.privateProc, self: os.Getpid()}
-	env := withoutInitEnv(os.Environ())
+	env := initCommandEnv(os.Environ())
 	// One thread starts the command and never lets go: a session keyring
 	// is a thread's (the command inherits the one of the thread that
 	// forks it), and every ptrace request must come from the tracer's

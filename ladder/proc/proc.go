@@ -300,7 +300,7 @@ func Start(s Spec) (*Process, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(withoutInitEnv(env), initEnv+"=1")
+	env = initProcessEnv(commandEnv(withoutInitEnv(env), path))
 	for m := modeRootNS; m <= modeSubreaper; m++ {
 		if failed[m].Load() || (m == modeRootNS && os.Geteuid() != 0) || (m == modeUserNS && s.TraceExecs) {
 			continue
@@ -419,7 +419,7 @@ func namespaceRefused(err error) bool {
 func withoutInitEnv(env []string) []string {
 	out := make([]string, 0, len(env)+1)
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, initEnv+"=") {
+		if !strings.HasPrefix(kv, initEnv+"=") && !strings.HasPrefix(kv, cmdPrefix) {
 			out = append(out, kv)
 		}
 	}

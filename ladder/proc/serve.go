@@ -143,7 +143,7 @@ func newServer(m int) (*Server, error) {
 	}
 	// The init's own environment reaches no command (each request carries
 	// its command's).
-	env := []string{initEnv + "=1"}
+	env := serveProcessEnv()
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{serveName, string(mode)}, Env: env, ExtraFiles: []*os.File{w, cw}}
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	switch m {
@@ -405,7 +405,7 @@ func (sv *Server) Start(s Spec) (*Process, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = withoutInitEnv(env)
+	env = commandEnv(withoutInitEnv(env), path)
 	sv.mu.Lock()
 	if sv.dead || sv.busy {
 		sv.mu.Unlock()

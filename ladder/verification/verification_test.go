@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/swe-refactor-bench/srb/internal/task"
+	"github.com/swe-refactor-bench/srb/internal/testenv"
 	"github.com/swe-refactor-bench/srb/ladder/agent"
 	"github.com/swe-refactor-bench/srb/ladder/models"
 	"github.com/swe-refactor-bench/srb/ladder/result"
@@ -190,6 +191,7 @@ func homeSeed(t *testing.T) string {
 
 // TestMain removes the seed HOME after the tests.
 func TestMain(m *testing.M) {
+	testenv.QuickRaceExit()
 	code := m.Run()
 	if seedDir != "" {
 		os.RemoveAll(seedDir)

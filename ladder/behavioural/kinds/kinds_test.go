@@ -21,6 +21,7 @@ import (
 	"cuelang.org/go/cue/cuecontext"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/swe-refactor-bench/srb/internal/testenv"
 	"github.com/swe-refactor-bench/srb/ladder/behavioural"
 	"github.com/swe-refactor-bench/srb/ladder/result"
 	"github.com/swe-refactor-bench/srb/schema"
@@ -29,6 +30,7 @@ import (
 // TestMain lets the test binary be the helper (SRB_KINDS_HELPER=1) and a
 // small HTTP server (SRB_KINDS_SERVE=addr) for the modules it runs.
 func TestMain(m *testing.M) {
+	testenv.QuickRaceExit()
 	if addr := os.Getenv("SRB_KINDS_SERVE"); addr != "" {
 		if os.Getenv(EnvProbe) != "" {
 			probe()
