@@ -20,6 +20,9 @@
 //     [Options.Git] says; [Options.Exclude] leaves out more.
 //   - Special files (FIFOs, sockets, devices) are never copied: skipped and
 //     listed, or refused ([Options.Special]).
+//   - A sparse file stays sparse: only its data is read and written, its
+//     holes stay holes (a tree with a 1 GiB file of one written byte costs
+//     a block, not 1 GiB, in every copy a stage makes of it).
 package copytree
 
 import (
@@ -30,6 +33,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Modes says how a copy's permission bits are set.
@@ -333,12 +339,7 @@ func (c *copier) file(from, to string, info fs.FileInfo) error {
 	if err != nil {
 		return err
 	}
-	// No more than the walk measured: a file that grows while it is read
-	// is refused, so MaxBytes holds.
-	n, err := io.Copy(out, io.LimitReader(in, info.Size()+1))
-	if err == nil && n != info.Size() {
-		err = ErrChanged
-	}
+	err = copyData(out, in, info)
 	if err != nil {
 		out.Close()
 		return err
@@ -352,6 +353,82 @@ func (c *copier) file(from, to string, info fs.FileInfo) error {
 	}
 	if c.o.Times {
 		return c.dst.Chtimes(to, info.ModTime(), info.ModTime())
+	}
+	return nil
+}
+
+// copyData copies in, which the walk measured as info, to the new file
+// out. A file with holes (fewer blocks than its size needs) is copied
+// range by range: only what SEEK_DATA and SEEK_HOLE say holds data, the
+// holes between left holes, out then truncated to the size; a file with
+// none, or on a file system that cannot tell, as one stream. No more than
+// the walk's size is read: a file that is not that long after the copy
+// (it grew or shrank while it was read) is ErrChanged, so MaxBytes holds.
+func copyData(out, in *os.File, info fs.FileInfo) error {
+	size := info.Size()
+	if st, ok := info.Sys().(*syscall.Stat_t); !ok || st.Blocks*512 >= size {
+		return copyWhole(out, in, size)
+	}
+	fd := int(in.Fd())
+	for off := int64(0); off < size; {
+		data, err := unix.Seek(fd, off, unix.SEEK_DATA)
+		if errors.Is(err, unix.ENXIO) {
+			break // nothing but a hole from off on
+		}
+		if err != nil {
+			if off > 0 {
+				return err
+			}
+			return copyWhole(out, in, size) // no SEEK_DATA here; in is still at 0
+		}
+		if data >= size {
+			break
+		}
+		hole, err := unix.Seek(fd, data, unix.SEEK_HOLE)
+		if err != nil {
+			return err
+		}
+		hole = min(hole, size)
+		if _, err := in.Seek(data, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := out.Seek(data, io.SeekStart); err != nil {
+			return err
+		}
+		// io.CopyN: the kernel copies the range (copy_file_range).
+		if _, err := io.CopyN(out, in, hole-data); err != nil {
+			if errors.Is(err, io.EOF) {
+				return ErrChanged // shorter than the walk measured
+			}
+			return err
+		}
+		off = hole
+	}
+	if err := out.Truncate(size); err != nil {
+		return err
+	}
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != size {
+		return ErrChanged
+	}
+	return nil
+}
+
+// copyWhole copies size bytes of in, from its start, to out as a stream,
+// refusing a file that is not size bytes long; nothing past size is
+// written.
+func copyWhole(out, in *os.File, size int64) error {
+	if _, err := io.CopyN(out, in, size); err != nil {
+		if errors.Is(err, io.EOF) {
+			return ErrChanged // shorter than the walk measured
+		}
+		return err
+	}
+	if n, _ := in.Read(make([]byte, 1)); n > 0 {
+		return ErrChanged // longer
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -229,5 +230,154 @@ func TestBounds(t *testing.T) {
 	sum, err = Copy(src, filepath.Join(t.TempDir(), "f"), Options{MaxBytes: 3000, MaxEntries: 4})
 	if err != nil || sum.Files != 3 {
 		t.Errorf("at the bounds exactly: %+v %v", sum, err)
+	}
+}
+
+// allocated is the bytes path takes on its file system.
+func allocated(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Blocks * 512
+}
+
+// A sparse file is copied sparse (helper-72's stage-2 attack: a 20 KiB
+// tree holding a 1 GiB file of holes cost 2.1 GiB of disk in two copies):
+// its data where it was, its holes holes, its size kept; and a file with
+// no holes, or an empty one, is copied as before.
+func TestSparseFileStaysSparse(t *testing.T) {
+	src, dst := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	const size = 1 << 30
+	f, err := os.Create(filepath.Join(src, "holes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, off := range []int64{0, 300 << 20, size - 5} {
+		if _, err := f.WriteAt([]byte("data!"), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	// A file ending in a hole, and one that is all hole.
+	if err := os.WriteFile(filepath.Join(src, "tail"), []byte("head"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(src, "tail"), 64<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "empty-sparse"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(src, "empty-sparse"), 8<<20); err != nil {
+		t.Fatal(err)
+	}
+	dense := make([]byte, 3<<20+7)
+	for i := range dense {
+		dense[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(filepath.Join(src, "dense"), dense, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a := allocated(t, filepath.Join(src, "holes")); a > 16<<20 {
+		t.Skipf("this file system does not keep holes (%d bytes allocated)", a)
+	}
+	if _, err := Copy(src, dst, Options{Times: true, MaxBytes: 2 << 30}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int64{"holes": size, "tail": 64 << 20, "empty-sparse": 8 << 20, "dense": int64(len(dense))} {
+		fi, err := os.Stat(filepath.Join(dst, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() != want {
+			t.Errorf("%s: size %d, want %d", name, fi.Size(), want)
+		}
+		if name != "dense" {
+			if a := allocated(t, filepath.Join(dst, name)); a > 1<<20 {
+				t.Errorf("%s: the copy takes %d bytes of disk, want its few blocks of data", name, a)
+			}
+		}
+	}
+	g, err := os.Open(filepath.Join(dst, "holes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	for off, want := range map[int64]string{0: "data!", 300 << 20: "data!", size - 5: "data!", 1 << 20: "\x00\x00\x00\x00\x00", 600 << 20: "\x00\x00\x00\x00\x00"} {
+		b := make([]byte, 5)
+		if _, err := g.ReadAt(b, off); err != nil || string(b) != want {
+			t.Errorf("holes at %d: %q (%v), want %q", off, b, err, want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "tail")); err != nil || !strings.HasPrefix(string(b), "head\x00") {
+		t.Errorf("tail: the copy does not start with its data (%v)", err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dst, "dense")); err != nil || !slices.Equal(got, dense) {
+		t.Errorf("dense: the copy differs (%v)", err)
+	}
+}
+
+// A file that is not the size the walk measured when it is read (it grew
+// or shrank since) is ErrChanged, with or without holes, and nothing past
+// the measured size is copied.
+func TestCopyDataRefusesAChangedFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name   string
+		sparse bool
+		change int64 // bytes added (above 0) or cut (below 0) after the walk
+	}{
+		{"dense grew", false, 1 << 20},
+		{"dense shrank", false, -1},
+		{"sparse grew", true, 1 << 20},
+		{"sparse shrank", true, -(4 << 20)},
+	} {
+		src := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+		body := make([]byte, 64<<10)
+		for i := range body {
+			body[i] = 'x'
+		}
+		if err := os.WriteFile(src, body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if c.sparse {
+			if err := os.Truncate(src, 16<<20); err != nil {
+				t.Fatal(err)
+			}
+		}
+		info, err := os.Stat(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := info.Sys().(*syscall.Stat_t).Blocks*512 < info.Size(); got != c.sparse {
+			t.Skipf("%s: this file system shows holes as %v, want %v", c.name, got, c.sparse)
+		}
+		if c.change > 0 {
+			f, _ := os.OpenFile(src, os.O_WRONLY|os.O_APPEND, 0)
+			f.Write(make([]byte, c.change))
+			f.Close()
+		} else if err := os.Truncate(src, info.Size()+c.change); err != nil {
+			t.Fatal(err)
+		}
+		in, err := os.Open(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(src + ".copy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = copyData(out, in, info)
+		in.Close()
+		st, _ := out.Stat()
+		out.Close()
+		if !errors.Is(err, ErrChanged) {
+			t.Errorf("%s: %v, want ErrChanged", c.name, err)
+		}
+		if st.Size() > info.Size() {
+			t.Errorf("%s: %d bytes copied, past the %d the walk measured", c.name, st.Size(), info.Size())
+		}
 	}
 }
