@@ -55,6 +55,11 @@ func runStage(ctx context.Context, stage, taskArg, results string, errOut io.Wri
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// A results folder another user could redirect gets nothing, not
+	// even a failed stage file.
+	if err := pipeline.MakeResultsFolder(results, 0o700); err != nil {
+		return &pipeline.Error{Code: pipeline.CouldNotRun, Err: err}
+	}
 	sf := &grade.StageFile{Stage: stage, TaskID: filepath.Base(taskArg), Path: filepath.Join(results, stage+".json"), Now: now(), Log: errOut}
 	dirs, err := resolveTasks([]string{taskArg})
 	if err != nil {

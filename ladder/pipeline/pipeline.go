@@ -271,11 +271,12 @@ func ClearResults(dir string, resume bool) []string {
 }
 
 // PublishError publishes an invalid verdict naming msg into dir (created
-// when missing), after removing the result files a grading would write
-// (all but the resumed ones when resume). Each annotate is called on the
-// verdict before it is published (e.g. to add metadata.config_error).
+// when missing; refused as [CheckResultsFolder] says, nothing written),
+// after removing the result files a grading would write (all but the
+// resumed ones when resume). Each annotate is called on the verdict before
+// it is published (e.g. to add metadata.config_error).
 func PublishError(dir, taskID, msg string, resume bool, annotate ...func(*result.Verdict)) (*result.Verdict, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MakeResultsFolder(dir, 0o755); err != nil {
 		return nil, err
 	}
 	ClearResults(dir, resume)
@@ -288,13 +289,14 @@ func PublishError(dir, taskID, msg string, resume bool, annotate ...func(*result
 	return v, result.Publish(dir, v, report.Render(v, taskID))
 }
 
-// PublishRefused publishes into dir (created when missing) the verdict on
+// PublishRefused publishes into dir (created when missing; refused as
+// [CheckResultsFolder] says, nothing written) the verdict on
 // a submission refused before grading for a fault of its own, why (a
 // workspace past the bounds of its copy): score 0 of policy.MaxScore, and
 // valid, since the number is a judgement about the submission; no stage
 // ran. metadata.submission_refused holds why, and a note says it in words.
 func PublishRefused(dir, taskID string, policy scoring.Policy, why string) (*result.Verdict, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := MakeResultsFolder(dir, 0o755); err != nil {
 		return nil, err
 	}
 	ClearResults(dir, false)
@@ -336,7 +338,7 @@ func (g *Grader) Grade(ctx context.Context, sub Submission) *Outcome {
 	// 3's transcripts there hold every candidate's code and expected
 	// output, and with --host the graded processes run on this machine
 	// (the stages close a folder that was there before while they run).
-	if err := os.MkdirAll(sub.Results, 0o700); err != nil {
+	if err := MakeResultsFolder(sub.Results, 0o700); err != nil {
 		out.Err = err
 		return out
 	}

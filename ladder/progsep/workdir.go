@@ -459,9 +459,9 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 		// (its folder was refused, or never came: another uid's process
 		// swapped a folder of work for a link while the walk ran, and the
 		// walk went through it).
-		ok := map[string]bool{".": true}
+		accepted := map[string]bool{".": true}
 		for it := range items {
-			if !ok[path.Dir(it.p)] {
+			if !accepted[path.Dir(it.p)] {
 				if it.f != nil {
 					it.f.Close()
 				}
@@ -471,10 +471,10 @@ func CopyBack(work, dst string, copied Copied, launched, caller *Creds) (int, er
 			if it.dir {
 				switch {
 				case lerr == nil && fi.IsDir() && copied[it.p].dir:
-					ok[it.p] = true
+					accepted[it.p] = true
 				case errors.Is(lerr, fs.ErrNotExist):
 					if err := to.Mkdir(it.p, (it.perm|0o700)&^0o022); err == nil {
-						ok[it.p] = true
+						accepted[it.p] = true
 					}
 				}
 				continue
