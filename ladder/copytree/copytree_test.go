@@ -355,9 +355,16 @@ func TestCopyDataRefusesAChangedFile(t *testing.T) {
 			t.Skipf("%s: this file system shows holes as %v, want %v", c.name, got, c.sparse)
 		}
 		if c.change > 0 {
-			f, _ := os.OpenFile(src, os.O_WRONLY|os.O_APPEND, 0)
-			f.Write(make([]byte, c.change))
-			f.Close()
+			f, err := os.OpenFile(src, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write(make([]byte, c.change)); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
 		} else if err := os.Truncate(src, info.Size()+c.change); err != nil {
 			t.Fatal(err)
 		}
@@ -371,8 +378,11 @@ func TestCopyDataRefusesAChangedFile(t *testing.T) {
 		}
 		err = copyData(out, in, info)
 		in.Close()
-		st, _ := out.Stat()
+		st, serr := out.Stat()
 		out.Close()
+		if serr != nil {
+			t.Fatal(serr)
+		}
 		if !errors.Is(err, ErrChanged) {
 			t.Errorf("%s: %v, want ErrChanged", c.name, err)
 		}
